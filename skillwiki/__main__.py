@@ -1,0 +1,3 @@
+from skillwiki.cli.app import main
+
+main()

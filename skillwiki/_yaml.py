@@ -1,0 +1,62 @@
+"""The YAML dialect of skillwiki files: safe, strict on input, deterministic on output."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import yaml
+from yaml.constructor import ConstructorError
+from yaml.nodes import MappingNode, Node
+
+
+class StrictLoader(yaml.SafeLoader):
+    """A SafeLoader that refuses duplicate keys and aliases, and leaves dates as strings."""
+
+    def compose_node(self, parent: Node | None, index: int) -> Node | None:
+        if self.check_event(yaml.AliasEvent):
+            # Aliases make "billion laughs" documents possible, and frontmatter never needs them.
+            event = cast(Any, self).peek_event()
+            raise yaml.composer.ComposerError(
+                None, None, "aliases (*name) are not allowed", event.start_mark
+            )
+        return super().compose_node(parent, index)
+
+    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[object] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if key in seen:
+                raise ConstructorError(None, None, f"duplicate key '{key}'", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+class _Dumper(yaml.SafeDumper):
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+def _without_timestamps(
+    resolvers: dict[Any, list[tuple[str, Any]]],
+) -> dict[Any, list[tuple[str, Any]]]:
+    return {
+        first: [(tag, regex) for tag, regex in found if tag != "tag:yaml.org,2002:timestamp"]
+        for first, found in resolvers.items()
+    }
+
+
+# Dates stay text both ways, so `created: 2026-11-30` round-trips to the same bytes.
+StrictLoader.yaml_implicit_resolvers = _without_timestamps(yaml.SafeLoader.yaml_implicit_resolvers)
+_Dumper.yaml_implicit_resolvers = _without_timestamps(yaml.SafeDumper.yaml_implicit_resolvers)
+
+
+def dump(meta: dict[str, Any]) -> str:
+    """Dump a mapping in insertion order, block lists, no line folding, Unicode kept."""
+    return yaml.dump(
+        meta,
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=1_000_000,
+    )

@@ -1,0 +1,245 @@
+"""Render one raw file into its article: a pure function of the raw path and bytes."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+from urllib.parse import unquote
+
+from skillwiki import markdown
+from skillwiki.documents import Document, join, optional_str, string_list
+from skillwiki.errors import InputError
+from skillwiki.fingerprint import fingerprint
+from skillwiki.workspace import MARKDOWN_SUFFIXES, article_rel
+
+COMPILER = "skillwiki/1"
+DOCUMENT_TYPES = ("document", "lesson")
+LESSON_KEYS = (
+    "id",
+    "trigger",
+    "severity",
+    "scope",
+    "agents",
+    "category",
+    "prevention_rule",
+    "paths",
+    "status",
+    "created",
+)
+_OWN_KEYS = frozenset(
+    {
+        "title",
+        "type",
+        "summary",
+        "tags",
+        "origin",
+        "sources",
+        "source_fingerprints",
+        "compiled_fingerprint",
+        "compiler",
+        *LESSON_KEYS,
+    }
+)
+# Text files that compile into a fenced block, with the info string of the fence.
+CODE_INFO = {
+    ".txt": "text",
+    ".text": "text",
+    ".log": "text",
+    ".rst": "rst",
+    ".adoc": "asciidoc",
+    ".org": "org",
+    ".csv": "csv",
+    ".py": "python",
+    ".sh": "bash",
+    ".bash": "bash",
+    ".js": "javascript",
+    ".ts": "typescript",
+    ".json": "json",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".toml": "toml",
+    ".ini": "ini",
+    ".cfg": "ini",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+    ".c": "c",
+    ".h": "c",
+    ".cpp": "cpp",
+    ".hpp": "cpp",
+    ".rb": "ruby",
+    ".sql": "sql",
+    ".html": "html",
+    ".css": "css",
+    ".xml": "xml",
+}
+TEXT_SUFFIXES = MARKDOWN_SUFFIXES | frozenset(CODE_INFO)
+SUMMARY_LIMIT = 200
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s|[。！？]")
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A compiled article: its bytes and the catalog entry that index.json lists."""
+
+    text: str
+    meta: dict[str, Any]
+    headings: tuple[str, ...]
+
+
+def render(raw_rel: str, raw: Document, raw_fingerprint: str, algorithm: str) -> Rendered:
+    """Compile a parsed raw file into its article (SPEC 2.3)."""
+    where = f".wiki/raw/{raw_rel}"
+    kind = optional_str(raw.meta, "type", where) or "document"
+    if kind not in DOCUMENT_TYPES:
+        raise InputError(where, f"frontmatter key 'type' must be document or lesson, not {kind!r}")
+    is_markdown = PurePosixPath(raw_rel).suffix.lower() in MARKDOWN_SUFFIXES
+    tokens = markdown.parse(raw.body) if is_markdown else []
+    title = _title(raw_rel, raw, tokens, where)
+    if is_markdown:
+        body = _rewrite_links(raw_rel, raw.body, tokens, optional_str(raw.meta, "origin", where))
+        body = _drop_leading_title(body, tokens, title)
+    else:
+        body = _fence(raw.body, CODE_INFO.get(PurePosixPath(raw_rel).suffix.lower(), "text"))
+    summary = _summary(raw, tokens, is_markdown, where)
+    article_body = _article_body(raw_rel, title, body)
+    meta: dict[str, Any] = {
+        "title": title,
+        "type": kind,
+        "summary": summary,
+        "tags": string_list(raw.meta, "tags", where),
+        "sources": [f"raw/{raw_rel}"],
+        "source_fingerprints": [f"raw/{raw_rel}={raw_fingerprint}"],
+        "compiled_fingerprint": fingerprint(article_body.encode(), algorithm),
+        "compiler": COMPILER,
+    }
+    for key in LESSON_KEYS if kind == "lesson" else ():
+        if key in raw.meta:
+            meta[key] = raw.meta[key]
+    if "origin" in raw.meta:
+        meta["origin"] = raw.meta["origin"]
+    meta.update((key, value) for key, value in raw.meta.items() if key not in _OWN_KEYS)
+    found = tuple(h.text for h in markdown.headings(markdown.parse(article_body)) if h.level > 1)
+    return Rendered(join(meta, article_body), meta, found)
+
+
+def _title(raw_rel: str, raw: Document, tokens: list[Any], where: str) -> str:
+    title = optional_str(raw.meta, "title", where)
+    if title is None:
+        leading = next((h for h in markdown.headings(tokens) if h.level == 1), None)
+        title = leading.text if leading else None
+    if not title:
+        title = readable_name(raw_rel)
+    return " ".join(title.split())
+
+
+def readable_name(rel: str) -> str:
+    """Turn `docs/retry_policy.md` into `Retry policy`."""
+    name = PurePosixPath(rel).name
+    for suffix in TEXT_SUFFIXES:
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    words = " ".join(re.split(r"[-_\s]+", name)).strip() or name
+    return words[:1].upper() + words[1:]
+
+
+def _summary(raw: Document, tokens: list[Any], is_markdown: bool, where: str) -> str:
+    given = optional_str(raw.meta, "summary", where)
+    if given is not None:
+        return " ".join(given.split())
+    if is_markdown:
+        paragraph = markdown.first_paragraph(tokens)
+    else:
+        paragraph = " ".join(raw.body.strip().split("\n\n", 1)[0].split())
+    return first_sentence(paragraph)
+
+
+def first_sentence(text: str) -> str:
+    """Return the first sentence of `text`, at most SUMMARY_LIMIT characters."""
+    text = " ".join(text.split())
+    end = _SENTENCE_END.search(text)
+    sentence = text[: end.end()].strip() if end else text
+    if len(sentence) <= SUMMARY_LIMIT:
+        return sentence
+    cut = sentence[: SUMMARY_LIMIT - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > SUMMARY_LIMIT // 2 else cut).rstrip() + "…"
+
+
+def _drop_leading_title(body: str, tokens: list[Any], title: str) -> str:
+    leading = markdown.leading_h1(tokens)
+    if leading is None or " ".join(leading[0].split()) != title:
+        return body
+    return "".join(body.splitlines(keepends=True)[leading[1] :])
+
+
+def _fence(text: str, info: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text.rstrip(chr(10))}\n{fence}\n"
+
+
+def _article_body(raw_rel: str, title: str, body: str) -> str:
+    depth = raw_rel.count("/")
+    back = "../" * (depth + 1)
+    content = body.strip("\n")
+    parts = [f"# {title}\n"]
+    if content:
+        parts.append(content + "\n")
+    parts.append(f"## Sources\n- [raw/{raw_rel}]({link_destination(back + 'raw/' + raw_rel)})\n")
+    return "\n".join(parts)
+
+
+def link_destination(path: str) -> str:
+    """Write `path` as a Markdown link destination, in <> when it has spaces or parentheses."""
+    return f"<{path}>" if re.search(r"[\s()<>]", path) else path
+
+
+def _rewrite_links(raw_rel: str, body: str, tokens: list[Any], origin: str | None) -> str:
+    pieces: list[str] = []
+    last = 0
+    for link in markdown.links(body, tokens):
+        if link.kind == "wikilink":
+            continue
+        new = rewrite_target(raw_rel, link.target, origin)
+        if new != link.target:
+            pieces.append(body[last : link.start])
+            pieces.append(new)
+            last = link.end
+    pieces.append(body[last:])
+    return "".join(pieces)
+
+
+def rewrite_target(raw_rel: str, target: str, origin: str | None) -> str:
+    """Return the link target that, from the article, reaches what `target` reached from raw."""
+    if not target or target.startswith(("#", "/")) or _SCHEME.match(target):
+        return target
+    path, sep, fragment = _split_fragment(target)
+    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(raw_rel), unquote(path)))
+    suffix = PurePosixPath(resolved).suffix.lower()
+    inside_raw = not (resolved.startswith("../") or resolved == "..")
+    if inside_raw and suffix in MARKDOWN_SUFFIXES:
+        return target  # the mirror layout: the same path reaches the other article
+    if inside_raw and suffix in TEXT_SUFFIXES:
+        return path + ".md" + sep + fragment  # a text file's article has .md appended
+    # Anything else (images, files never ingested) stays in the repository: point there.
+    if origin is None or origin == "-" or posixpath.isabs(origin) or origin.startswith("../"):
+        return target
+    in_repo = posixpath.normpath(posixpath.join(posixpath.dirname(origin), unquote(path)))
+    if in_repo.startswith("../") or in_repo == "..":
+        return target
+    up = "../" * (article_rel(raw_rel).count("/") + 2)
+    return up + in_repo + sep + fragment
+
+
+def _split_fragment(target: str) -> tuple[str, str, str]:
+    for mark in ("#", "?"):
+        if mark in target:
+            path, _, rest = target.partition(mark)
+            return path, mark, rest
+    return target, "", ""

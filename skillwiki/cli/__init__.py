@@ -1,0 +1,1 @@
+"""The command line: parse, call one core function, render. The only place that prints."""

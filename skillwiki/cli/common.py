@@ -1,0 +1,43 @@
+"""What every command shares: the workspace option, opening the workspace, refreshing it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from skillwiki.config import Config, load_config
+from skillwiki.workspace import Workspace, find_workspace
+
+WorkspaceOption = Annotated[
+    Path | None,
+    typer.Option(
+        "-w",
+        "--workspace",
+        help="The directory that holds .wiki/ (default: the nearest one at or above here).",
+        envvar="SKILLWIKI_WORKSPACE",
+        show_default=False,
+    ),
+]
+JsonOption = Annotated[
+    bool, typer.Option("--json", help="Print one JSON object on stdout and nothing else.")
+]
+NoCompileOption = Annotated[
+    bool, typer.Option("--no-compile", help="Do not bring the wiki up to date first.")
+]
+
+
+def chosen_workspace(ctx: typer.Context, given: Path | None) -> Path | None:
+    """Return the -w given after the command, else the one given before it."""
+    if given is not None:
+        return given
+    before = ctx.find_root().obj
+    return before if isinstance(before, Path) else None
+
+
+def open_workspace(ctx: typer.Context, given: Path | None) -> tuple[Workspace, Config]:
+    """Find the workspace and load its config."""
+    ws = find_workspace(Path(os.getcwd()), chosen_workspace(ctx, given))
+    return ws, load_config(ws.config_file)

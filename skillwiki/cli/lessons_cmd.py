@@ -1,0 +1,89 @@
+"""record-lesson: write a lesson after the user agreed, then compile it."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import asdict
+from typing import Annotated
+
+import typer
+
+from skillwiki.cli import render
+from skillwiki.cli.common import JsonOption, WorkspaceOption, open_workspace
+
+
+def register(app: typer.Typer) -> None:
+    app.command("record-lesson", no_args_is_help=True)(record_lesson)
+
+
+def record_lesson(
+    ctx: typer.Context,
+    title: Annotated[str, typer.Option(help="One line: what went wrong.")],
+    summary: Annotated[str, typer.Option(help="What happened, in a sentence or two.")],
+    body: Annotated[
+        str | None, typer.Option(help="The lesson's text, or - to read it from stdin.")
+    ] = None,
+    trigger: Annotated[
+        str, typer.Option(help="What made it a lesson (manual, retries, ...).")
+    ] = "manual",
+    severity: Annotated[str, typer.Option(help="LOW, MEDIUM, HIGH or CRITICAL.")] = "MEDIUM",
+    scope: Annotated[
+        str | None, typer.Option(help="global or targeted (default: targeted when --agent given).")
+    ] = None,
+    agent: Annotated[
+        list[str] | None, typer.Option(help="An agent it concerns (repeatable).")
+    ] = None,
+    tag: Annotated[list[str] | None, typer.Option(help="A tag (repeatable).")] = None,
+    category: Annotated[str | None, typer.Option(help="A category, e.g. agent-config.")] = None,
+    prevention_rule: Annotated[
+        str | None, typer.Option(help="The one-line rule that prevents a repeat.")
+    ] = None,
+    path: Annotated[
+        list[str] | None, typer.Option(help="A file the lesson is about (repeatable).")
+    ] = None,
+    workspace: WorkspaceOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Record a lesson in .wiki/raw/lessons/ (secrets redacted), compile it, print its id and path.
+
+    Recording exactly the same lesson again creates nothing new.
+
+    Examples:
+      skillwiki record-lesson --title "allowedTools must include telegram_send" \\
+        --summary "channel-op failed 3 times: telegram_send was not whitelisted" \\
+        --severity HIGH --agent channel-op --tag allowedTools \\
+        --prevention-rule "Check allowedTools covers every tool the prompt asks for."
+      git log -1 --format=%B | skillwiki record-lesson --title "..." --summary "..." --body -
+    """
+    from skillwiki.compiler import compile_workspace
+    from skillwiki.lessons import LessonInput, record
+
+    ws, config = open_workspace(ctx, workspace)
+    text = sys.stdin.read() if body == "-" else body
+    lesson = LessonInput(
+        title=title,
+        summary=summary,
+        body=text,
+        trigger=trigger,
+        severity=severity,
+        scope=scope,
+        agents=tuple(agent or ()),
+        tags=tuple(tag or ()),
+        category=category,
+        prevention_rule=prevention_rule,
+        paths=tuple(path or ()),
+    )
+    recorded = record(ws, config, lesson)
+    compile_workspace(ws, config)
+    if as_json:
+        render.print_json(asdict(recorded))
+        return
+    if recorded.redacted:
+        render.warn(f"redacted secrets from the lesson: {', '.join(recorded.redacted)}")
+    if recorded.created:
+        render.echo(f"recorded {recorded.id} ({recorded.status})", style="bold green")
+    else:
+        render.echo(f"already recorded as {recorded.id}; nothing new written")
+    render.echo(f"  {recorded.path}")
+    for other in recorded.similar:
+        render.echo(f"  similar lesson: {other}")

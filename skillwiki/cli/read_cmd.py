@@ -1,0 +1,112 @@
+"""Commands that read the wiki: query and show."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from skillwiki.cli import render
+from skillwiki.cli.common import JsonOption, NoCompileOption, WorkspaceOption, open_workspace
+from skillwiki.reading import Refresh
+
+
+class ArticleType(StrEnum):
+    document = "document"
+    lesson = "lesson"
+
+
+def register(app: typer.Typer) -> None:
+    app.command("query", no_args_is_help=True)(query)
+    app.command("show", no_args_is_help=True)(show)
+
+
+def query(
+    ctx: typer.Context,
+    text: Annotated[str, typer.Argument(help="What you are looking for, in plain words.")],
+    limit: Annotated[int, typer.Option(min=1, max=1000, help="How many hits at most.")] = 10,
+    kind: Annotated[
+        ArticleType | None, typer.Option("--type", help="Only documents or only lessons.")
+    ] = None,
+    tag: Annotated[
+        list[str] | None, typer.Option(help="Only articles with this tag (repeatable).")
+    ] = None,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Include archived and superseded lessons.")
+    ] = False,
+    no_compile: NoCompileOption = False,
+    workspace: WorkspaceOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Search the compiled articles, best first, after bringing the wiki up to date.
+
+    Examples:
+      skillwiki query "tool failure retry"
+      skillwiki query 重试 --type lesson
+      skillwiki query "deploy" --tag ci --limit 3 --json
+    """
+    from skillwiki.reading import query as run
+
+    ws, config = open_workspace(ctx, workspace)
+    with render.progress("Compiling") as progress:
+        hits, done = run(
+            ws,
+            config,
+            text,
+            limit=limit,
+            kind=kind.value if kind else None,
+            tags=tag or (),
+            include_hidden=show_all,
+            compile_first=not no_compile,
+            progress=progress,
+        )
+    _warn_problems(done)
+    if as_json:
+        render.print_json(
+            {"query": text, "refreshed": done.refreshed, "results": [asdict(hit) for hit in hits]}
+        )
+        return
+    if not hits:
+        render.echo(f"No results for {text!r}.")
+    for number, hit in enumerate(hits, start=1):
+        render.echo(f"{number}. {hit.title}  [{hit.type}, {hit.score:.2f}]", style="bold")
+        render.echo(f"   {hit.path}", style="cyan")
+        if hit.snippet:
+            render.echo(f"   {hit.snippet}")
+
+
+def show(
+    ctx: typer.Context,
+    key: Annotated[
+        str, typer.Argument(metavar="ID-OR-PATH", help="Lesson id, article or raw path.")
+    ],
+    no_compile: NoCompileOption = False,
+    workspace: WorkspaceOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Print one article or lesson in full.
+
+    Examples:
+      skillwiki show 2026-11-30-telegram-send-missing
+      skillwiki show .wiki/wiki/docs/design.md
+      skillwiki show raw/docs/design.md --json
+    """
+    from skillwiki.reading import refresh
+    from skillwiki.reading import show as run
+
+    ws, config = open_workspace(ctx, workspace)
+    if not no_compile:
+        with render.progress("Compiling") as progress:
+            _warn_problems(refresh(ws, config, progress))
+    shown = run(ws, key)
+    if as_json:
+        render.print_json({"path": shown.path, "meta": shown.meta, "body": shown.body})
+    else:
+        typer.echo(shown.text, nl=False)
+
+
+def _warn_problems(done: Refresh) -> None:
+    for problem in done.problems:
+        render.warn(f"{problem.path}: {problem.message} (not compiled)")

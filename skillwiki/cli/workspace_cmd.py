@@ -1,0 +1,209 @@
+"""Commands that build the wiki: init, ingest, compile, status."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from skillwiki.cli import render
+from skillwiki.cli.common import JsonOption, WorkspaceOption, chosen_workspace, open_workspace
+from skillwiki.compiler import CompileResult, State, compile_workspace, make_plan
+from skillwiki.config import Config
+from skillwiki.errors import InputError
+from skillwiki.workspace import Workspace
+
+
+def register(app: typer.Typer) -> None:
+    app.command("init")(init)
+    app.command("ingest", no_args_is_help=True)(ingest)
+    app.command("compile")(compile_)
+    app.command("status")(status)
+
+
+def init(ctx: typer.Context, workspace: WorkspaceOption = None) -> None:
+    """Create .wiki/ (raw/, wiki/, index, log, config) here or in -w DIR; safe to run again.
+
+    Examples:
+      skillwiki init
+      skillwiki init -w path/to/repo
+    """
+    from skillwiki.layout import init_workspace
+
+    ws, created = init_workspace(chosen_workspace(ctx, workspace) or Path(os.getcwd()))
+    if created:
+        render.echo(f"Initialised {ws.dot}", style="bold green")
+        for path in created:
+            render.echo(f"  created {path}")
+    else:
+        render.echo(f"Already initialised: {ws.dot} (nothing changed)")
+
+
+def ingest(
+    ctx: typer.Context,
+    paths: Annotated[list[str], typer.Argument(help="Files or folders, or - for stdin.")],
+    name: Annotated[str | None, typer.Option(help="File name for stdin input.")] = None,
+    title: Annotated[str | None, typer.Option(help="Set the title of the note(s).")] = None,
+    tags: Annotated[str | None, typer.Option(help="Comma-separated tags to set.")] = None,
+    summary: Annotated[str | None, typer.Option(help="Set the one-line summary.")] = None,
+    no_compile: Annotated[bool, typer.Option("--no-compile", help="Do not compile.")] = False,
+    workspace: WorkspaceOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Copy files, whole folders, or stdin into .wiki/raw/ (mirroring their paths), then compile.
+
+    Re-ingesting a file updates its raw copy in place; unchanged content writes nothing.
+
+    Examples:
+      skillwiki ingest docs/
+      skillwiki ingest README.md notes/design.md --tags design,api
+      echo "# Deploy notes" | skillwiki ingest - --name deploy.md
+    """
+    from skillwiki.ingest import STDIN, Overrides
+    from skillwiki.ingest import ingest as run
+
+    ws, config = open_workspace(ctx, workspace)
+    tag_list = tuple(tag.strip() for tag in (tags or "").split(",") if tag.strip())
+    data = sys.stdin.buffer.read() if STDIN in paths else None
+    result = run(
+        ws, config, paths, stdin=data, name=name, overrides=Overrides(title, summary, tag_list)
+    )
+    compiled = None if no_compile else _compile(ws, config, force=False)
+    if as_json:
+        render.print_json(
+            {
+                "files": [asdict(item) for item in result.files],
+                "skipped": result.skipped,
+                "compile": None if compiled is None else _compile_json(ws, compiled),
+            }
+        )
+    else:
+        for item in result.files:
+            verb = "ingested" if item.changed else "unchanged"
+            render.echo(f"{verb} {item.origin} -> .wiki/raw/{item.raw}")
+        if result.skipped:
+            render.echo(f"skipped {result.skipped} file(s) that are not Markdown or text")
+        if compiled is not None:
+            _print_compile(compiled)
+    _raise_problems(compiled)
+
+
+def compile_(
+    ctx: typer.Context,
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite hand-edited articles (a backup is kept).")
+    ] = False,
+    workspace: WorkspaceOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Bring wiki/ and the indexes up to date with raw/; when nothing changed, write nothing.
+
+    Examples:
+      skillwiki compile
+      skillwiki compile --force
+    """
+    ws, config = open_workspace(ctx, workspace)
+    result = _compile(ws, config, force=force)
+    if as_json:
+        render.print_json(_compile_json(ws, result))
+    else:
+        _print_compile(result)
+    _raise_problems(result)
+
+
+def status(
+    ctx: typer.Context,
+    check: Annotated[
+        bool, typer.Option("--check", help="Exit 1 unless every article is fresh (for CI).")
+    ] = False,
+    workspace: WorkspaceOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Show the freshness of every raw file and article; never writes.
+
+    Examples:
+      skillwiki status
+      skillwiki status --check
+    """
+    ws, config = open_workspace(ctx, workspace)
+    plan = make_plan(ws, config)
+    counts = plan.count()
+    fresh = counts[State.FRESH] == len(plan.entries) and not plan.problems
+    if as_json:
+        render.print_json(
+            {
+                "fresh": fresh,
+                "totals": {state.value: counts[state] for state in State},
+                "files": [
+                    {
+                        "article": f".wiki/wiki/{entry.article}",
+                        "raw": None if entry.raw is None else f".wiki/raw/{entry.raw}",
+                        "state": entry.state.value,
+                    }
+                    for entry in plan.entries
+                ],
+            }
+        )
+    else:
+        for entry in plan.entries:
+            if entry.state is not State.FRESH:
+                shown = (
+                    f".wiki/raw/{entry.raw}"
+                    if entry.state is State.NEW
+                    else f".wiki/wiki/{entry.article}"
+                )
+                render.echo(f"{entry.state.value:<7} {shown}")
+        for problem in plan.problems:
+            render.warn(f"{problem.path}: {problem.message}")
+        totals = ", ".join(f"{counts[state]} {state.value}" for state in State)
+        render.echo(f"{len(plan.entries)} articles: {totals}")
+    if check and not fresh:
+        raise typer.Exit(1)
+
+
+def _compile(ws: Workspace, config: Config, *, force: bool) -> CompileResult:
+    with render.progress("Compiling") as progress:
+        return compile_workspace(ws, config, force=force, progress=progress)
+
+
+def _compile_json(ws: Workspace, result: CompileResult) -> dict[str, object]:
+    return {
+        "counts": {state.value: result.counts[state] for state in State},
+        "written": [f".wiki/wiki/{rel}" for rel in result.written],
+        "removed": [f".wiki/wiki/{rel}" for rel in result.removed],
+        "kept_edited": [f".wiki/wiki/{rel}" for rel in result.kept_edited],
+        "backups": result.backups,
+        "indexes_written": result.indexes_written,
+        "problems": [asdict(problem) for problem in result.problems],
+    }
+
+
+def _print_compile(result: CompileResult) -> None:
+    for rel in result.kept_edited:
+        render.warn(
+            f".wiki/wiki/{rel} was edited by hand and was left as it is; "
+            "move the change into raw/ or run 'skillwiki compile --force'"
+        )
+    for backup in result.backups:
+        render.echo(f"backed up the hand-edited article to {backup}")
+    counts = result.counts
+    render.echo(
+        f"compiled: {len(result.written)} written, {len(result.removed)} removed "
+        f"({counts[State.NEW]} new, {counts[State.STALE]} stale, {counts[State.ORPHAN]} orphan, "
+        f"{counts[State.EDITED]} edited, {counts[State.FRESH]} fresh)"
+    )
+
+
+def _raise_problems(result: CompileResult | None) -> None:
+    if result is None or not result.problems:
+        return
+    for problem in result.problems[1:]:
+        render.warn(f"{problem.path}: {problem.message}")
+    first = result.problems[0]
+    count = len(result.problems)
+    prefix = f"{count} raw files could not be compiled; first: " if count > 1 else ""
+    raise InputError(None, f"{prefix}{first.path}: {first.message}")

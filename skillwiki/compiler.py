@@ -1,0 +1,294 @@
+"""Bring wiki/ and the indexes up to date: plan (fresh/new/stale/orphan/edited), then apply."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from skillwiki import catalog, fsio, statcache
+from skillwiki.article import COMPILER, render
+from skillwiki.config import Config
+from skillwiki.documents import decode, split
+from skillwiki.errors import InputError
+from skillwiki.fingerprint import algorithm_of, fingerprint, matches
+from skillwiki.statcache import Stat, StatCache
+from skillwiki.workspace import Workspace, article_rel
+
+Progress = Callable[[int, int], None]
+
+
+class State(Enum):
+    FRESH = "fresh"
+    NEW = "new"
+    STALE = "stale"
+    ORPHAN = "orphan"
+    EDITED = "edited"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One article and its raw source (None for an orphan), with its freshness state."""
+
+    article: str
+    raw: str | None
+    state: State
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A raw file that could not be compiled, and why."""
+
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What an article's frontmatter says, as far as freshness and the catalog need it."""
+
+    source_fingerprint: str | None
+    compiler: str | None
+    edited: bool
+    entry: dict[str, Any]
+
+    def to_tuple(self) -> tuple[Any, ...]:
+        return (self.source_fingerprint, self.compiler, self.edited, self.entry)
+
+
+@dataclass
+class Plan:
+    entries: list[Entry]
+    raw_stats: dict[str, Stat]
+    wiki_stats: dict[str, Stat]
+    facts: dict[str, Facts]
+    problems: list[Problem]
+    cache: StatCache
+
+    def count(self) -> dict[State, int]:
+        counts = dict.fromkeys(State, 0)
+        for entry in self.entries:
+            counts[entry.state] += 1
+        return counts
+
+    def pending(self, force: bool) -> list[Entry]:
+        todo = {State.NEW, State.STALE, State.ORPHAN} | ({State.EDITED} if force else set())
+        return [entry for entry in self.entries if entry.state in todo]
+
+
+@dataclass
+class CompileResult:
+    counts: dict[State, int]
+    written: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    kept_edited: list[str] = field(default_factory=list)
+    backups: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    indexes_written: bool = False
+    articles: dict[str, Stat] = field(default_factory=dict)
+
+    @property
+    def refreshed(self) -> int:
+        return len(self.written) + len(self.removed)
+
+
+def cache_path(ws: Workspace) -> Path:
+    return ws.cache / "state.marshal"
+
+
+def make_plan(ws: Workspace, config: Config) -> Plan:
+    """Work out the state of every raw file and article, hashing only files whose stat changed."""
+    cache = statcache.load(cache_path(ws), config.fingerprint)
+    raw_stats = statcache.scan(ws.raw)
+    wiki_stats = statcache.scan(ws.wiki)
+    plan = Plan([], raw_stats, wiki_stats, {}, [], cache)
+    expected: dict[str, str] = {}
+    for raw_rel in sorted(raw_stats):
+        target = article_rel(raw_rel)
+        if target in expected:
+            plan.problems.append(
+                Problem(
+                    f".wiki/raw/{raw_rel}",
+                    f"compiles to the same article as raw/{expected[target]}; rename one",
+                )
+            )
+            continue
+        expected[target] = raw_rel
+    for target in sorted(set(expected) | set(wiki_stats)):
+        plan.entries.append(_state_of(ws, config, plan, target, expected.get(target)))
+    cache.prune(set(raw_stats), set(wiki_stats))
+    return plan
+
+
+def _state_of(ws: Workspace, config: Config, plan: Plan, target: str, raw_rel: str | None) -> Entry:
+    if target not in plan.wiki_stats:
+        return Entry(target, raw_rel, State.NEW)
+    facts = _facts(ws, plan, target)
+    if facts.edited:
+        return Entry(target, raw_rel, State.EDITED)
+    if raw_rel is None:
+        return Entry(target, None, State.ORPHAN)
+    stored = facts.source_fingerprint
+    if facts.compiler != COMPILER or stored is None:
+        return Entry(target, raw_rel, State.STALE)
+    current = _raw_fingerprint(ws, config, plan, raw_rel)
+    if stored == current:
+        return Entry(target, raw_rel, State.FRESH)
+    if algorithm_of(stored) not in (None, config.fingerprint):
+        fresh = matches((ws.raw / raw_rel).read_bytes(), stored)
+        return Entry(target, raw_rel, State.FRESH if fresh else State.STALE)
+    return Entry(target, raw_rel, State.STALE)
+
+
+def _raw_fingerprint(ws: Workspace, config: Config, plan: Plan, raw_rel: str) -> str:
+    stat = plan.raw_stats[raw_rel]
+    known = plan.cache.raw_fingerprint(raw_rel, stat)
+    if known is None:
+        known = fingerprint(_read(ws.raw / raw_rel), config.fingerprint)
+        plan.cache.remember_raw(raw_rel, stat, known)
+    return known
+
+
+def _facts(ws: Workspace, plan: Plan, target: str) -> Facts:
+    stat = plan.wiki_stats[target]
+    known = plan.cache.article_facts(target, stat)
+    if known is not None:
+        facts = Facts(*known)
+    else:
+        facts = read_facts(ws.wiki / target, target)
+        plan.cache.remember_article(target, stat, facts.to_tuple())
+    plan.facts[target] = facts
+    return facts
+
+
+def read_facts(path: Path, target: str) -> Facts:
+    """Parse an article's frontmatter: its source fingerprint, compiler, and hand edits."""
+    data = _read(path)
+    try:
+        document = split(decode(data, path, len(data) + 1), path)
+    except InputError:
+        return Facts(None, None, True, catalog.fallback_entry(target))
+    meta = document.meta
+    stored = meta.get("compiled_fingerprint")
+    edited = not (isinstance(stored, str) and matches(document.body.encode(), stored))
+    sources = meta.get("source_fingerprints")
+    source = None
+    if isinstance(sources, list) and sources and isinstance(sources[0], str):
+        source = sources[0].rpartition("=")[2] or None
+    compiler = meta.get("compiler") if isinstance(meta.get("compiler"), str) else None
+    return Facts(source, compiler, edited, catalog.entry(target, meta))
+
+
+def _read(path: Path) -> bytes:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return os.read(fd, os.fstat(fd).st_size + 1)
+    finally:
+        os.close(fd)
+
+
+def compile_workspace(
+    ws: Workspace, config: Config, *, force: bool = False, progress: Progress | None = None
+) -> CompileResult:
+    """Compile what is new or stale, drop orphans, refresh index.md/index.json and the log."""
+    plan = make_plan(ws, config)
+    if not plan.pending(force) and _indexes_current(ws, plan):
+        statcache.save(cache_path(ws), plan.cache, config.fingerprint)
+        return CompileResult(plan.count(), problems=plan.problems, articles=plan.wiki_stats)
+    with fsio.workspace_lock(ws, config.lock_timeout):
+        plan = make_plan(ws, config)  # another writer may have done part of the work meanwhile
+        result = _apply(ws, config, plan, force, progress)
+        statcache.save(cache_path(ws), plan.cache, config.fingerprint)
+    return result
+
+
+def _indexes_current(ws: Workspace, plan: Plan) -> bool:
+    entries = {target: plan.facts[target].entry for target in plan.facts}
+    if set(entries) != set(plan.wiki_stats):
+        return False
+    expected_md, expected_json = catalog.render(entries)
+    return _same_bytes(ws.index_md, expected_md) and _same_bytes(ws.index_json, expected_json)
+
+
+def _same_bytes(path: Path, data: bytes) -> bool:
+    try:
+        return path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _apply(
+    ws: Workspace, config: Config, plan: Plan, force: bool, progress: Progress | None
+) -> CompileResult:
+    result = CompileResult(plan.count(), problems=list(plan.problems))
+    pending = plan.pending(force)
+    stamp = fsio.utc_now().replace(":", "")
+    for done, entry in enumerate(pending, start=1):
+        if entry.state is State.EDITED:
+            result.backups.append(_backup(ws, entry.article, stamp))
+        if entry.raw is None:
+            fsio.remove(ws.wiki / entry.article, ws.wiki)
+            plan.wiki_stats.pop(entry.article, None)
+            plan.facts.pop(entry.article, None)
+            result.removed.append(entry.article)
+        else:
+            _compile_one(ws, config, plan, entry, result)
+        if progress is not None:
+            progress(done, len(pending))
+    result.kept_edited = [e.article for e in plan.entries if e.state is State.EDITED and not force]
+    entries = {target: facts.entry for target, facts in plan.facts.items()}
+    index_md, index_json = catalog.render(entries)
+    wrote_md = fsio.write_if_changed(ws.index_md, index_md)
+    wrote_json = fsio.write_if_changed(ws.index_json, index_json)
+    result.indexes_written = wrote_md or wrote_json
+    result.articles = plan.wiki_stats
+    if result.refreshed or result.indexes_written:
+        fsio.append_log(ws, "compile", _log_details(result))
+    return result
+
+
+def _compile_one(
+    ws: Workspace, config: Config, plan: Plan, entry: Entry, result: CompileResult
+) -> None:
+    assert entry.raw is not None
+    raw_path = ws.raw / entry.raw
+    try:
+        data = _read(raw_path)
+        document = split(
+            decode(data, f".wiki/raw/{entry.raw}", config.max_file_bytes), f".wiki/raw/{entry.raw}"
+        )
+        raw_fp = fingerprint(data, config.fingerprint)
+        rendered = render(entry.raw, document, raw_fp, config.fingerprint)
+    except InputError as exc:
+        result.problems.append(Problem(exc.path or f".wiki/raw/{entry.raw}", exc.message))
+        return
+    target = ws.wiki / entry.article
+    if fsio.write_if_changed(target, rendered.text.encode()):
+        result.written.append(entry.article)
+    stat = statcache.stat_of(target)
+    facts = Facts(raw_fp, COMPILER, False, catalog.entry(entry.article, rendered.meta))
+    plan.wiki_stats[entry.article] = stat
+    plan.facts[entry.article] = facts
+    plan.cache.remember_article(entry.article, stat, facts.to_tuple())
+    plan.cache.remember_raw(entry.raw, statcache.stat_of(raw_path), raw_fp)
+
+
+def _backup(ws: Workspace, article: str, stamp: str) -> str:
+    source = ws.wiki / article
+    backup = ws.cache / "backups" / stamp / article
+    fsio.atomic_write(backup, source.read_bytes())
+    return ws.rel(backup)
+
+
+def _log_details(result: CompileResult) -> str:
+    counts = result.counts
+    parts = [
+        f"{len(result.written)} written",
+        f"{len(result.removed)} removed",
+        f"({counts[State.NEW]} new, {counts[State.STALE]} stale, {counts[State.ORPHAN]} orphan,"
+        f" {counts[State.EDITED]} edited)",
+    ]
+    return " ".join(parts)

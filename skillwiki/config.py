@@ -1,0 +1,154 @@
+"""Read .wiki/config.toml into a frozen dataclass; an unknown key or a wrong type is an error."""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skillwiki.errors import ConfigError
+
+FINGERPRINT_ALGORITHMS = ("xxh3", "fnv1a64")
+RULE_IDS = tuple(f"SW{n:03d}" for n in range(1, 14))
+RULE_SETTINGS = ("off", "error", "warning")
+
+
+@dataclass(frozen=True)
+class LintConfig:
+    rules: dict[str, str] = field(default_factory=dict)
+    near_duplicate_jaccard: float = 0.6
+
+
+@dataclass(frozen=True)
+class SuggestConfig:
+    replans: int = 1
+    consecutive_failures: int = 3
+    repeated_failures: int = 3
+    retries: int = 2
+    cost_factor: float = 2.0
+    confidence_low: float = 0.3
+    confidence_high: float = 0.6
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    budget: int = 1500
+    max_entries: int = 5
+    min_confidence: float = 0.2
+    half_life_days: float = 90.0
+
+
+@dataclass(frozen=True)
+class LessonsConfig:
+    require_review: bool = False
+
+
+@dataclass(frozen=True)
+class MaintainConfig:
+    archive_after_days: int = 90
+    dedupe_jaccard: float = 0.6
+    promote_hits: int = 10
+    promote_min_age_days: int = 14
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every setting of SPEC section 9, with its default."""
+
+    fingerprint: str = "xxh3"
+    max_file_bytes: int = 5_000_000
+    lock_timeout: float = 30.0
+    lint: LintConfig = field(default_factory=LintConfig)
+    suggest: SuggestConfig = field(default_factory=SuggestConfig)
+    recall: RecallConfig = field(default_factory=RecallConfig)
+    lessons: LessonsConfig = field(default_factory=LessonsConfig)
+    maintain: MaintainConfig = field(default_factory=MaintainConfig)
+
+
+def load_config(path: Path) -> Config:
+    """Load `path` (a missing file means all defaults) and validate every key."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return Config()
+    except UnicodeDecodeError:
+        raise ConfigError(path, "not valid UTF-8; save it as UTF-8") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(path, f"invalid TOML ({exc}); fix the syntax") from None
+    config: Config = _build(Config, data, path, "")
+    _check_values(config, path)
+    return config
+
+
+def _build(cls: Any, data: dict[str, Any], path: Path, prefix: str) -> Any:
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        dotted = prefix + key
+        if key not in fields:
+            known = ", ".join(sorted(fields))
+            raise ConfigError(path, f"unknown key; known keys here: {known}", dotted)
+        default = getattr(cls(), key)
+        if dataclasses.is_dataclass(default):
+            if not isinstance(value, dict):
+                raise ConfigError(path, "must be a table", dotted)
+            values[key] = _build(type(default), value, path, dotted + ".")
+        else:
+            values[key] = _coerce(value, default, path, dotted)
+    return cls(**values)
+
+
+def _coerce(value: Any, default: Any, path: Path, key: str) -> Any:
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, float):
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    elif isinstance(default, int):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif isinstance(default, dict):
+        ok = isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+        value = dict(value) if ok else value
+    else:
+        ok = isinstance(value, type(default))
+    if not ok:
+        kind = "a table of strings" if isinstance(default, dict) else type(default).__name__
+        raise ConfigError(path, f"must be {_article(kind)}, not {value!r}", key)
+    return value
+
+
+def _article(kind: str) -> str:
+    return {"bool": "true or false", "int": "an integer", "float": "a number"}.get(
+        kind, "a string" if kind == "str" else kind
+    )
+
+
+def _check_values(config: Config, path: Path) -> None:
+    if config.fingerprint not in FINGERPRINT_ALGORITHMS:
+        raise ConfigError(
+            path, f"must be one of {', '.join(FINGERPRINT_ALGORITHMS)}", "fingerprint"
+        )
+    positive = {
+        "max_file_bytes": config.max_file_bytes,
+        "recall.budget": config.recall.budget,
+        "recall.max_entries": config.recall.max_entries,
+        "recall.half_life_days": config.recall.half_life_days,
+    }
+    for key, number in positive.items():
+        if number <= 0:
+            raise ConfigError(path, "must be greater than 0", key)
+    if config.lock_timeout < 0:
+        raise ConfigError(path, "must be 0 or more seconds", "lock_timeout")
+    for rule, setting in config.lint.rules.items():
+        if rule not in RULE_IDS:
+            raise ConfigError(
+                path,
+                f"unknown rule id; rules are SW001 to SW{len(RULE_IDS):03d}",
+                f"lint.rules.{rule}",
+            )
+        if setting not in RULE_SETTINGS:
+            raise ConfigError(
+                path, f"must be one of {', '.join(RULE_SETTINGS)}", f"lint.rules.{rule}"
+            )

@@ -1,0 +1,122 @@
+"""Raw files and articles: decode, split, load frontmatter strictly, dump it deterministically."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skillwiki.errors import InputError
+
+_BOUNDARY = re.compile(r"^-{3}[ \t]*\r?$", re.MULTILINE)
+_UTF8_BOM = b"\xef\xbb\xbf"
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+@dataclass(frozen=True)
+class Document:
+    """A Markdown file split into its frontmatter mapping and its body."""
+
+    meta: dict[str, Any]
+    body: str
+    has_frontmatter: bool
+
+
+def decode(data: bytes, where: Path | str, max_bytes: int) -> str:
+    """Decode a text file's bytes as UTF-8 (BOM stripped, CRLF to LF) or explain why not."""
+    check_size(len(data), where, max_bytes)
+    if data.startswith(_UTF16_BOMS):
+        raise InputError(where, "file is UTF-16 encoded; save it as UTF-8")
+    if b"\x00" in data:
+        raise InputError(where, "binary file (contains NUL bytes); only text files can be used")
+    if data.startswith(_UTF8_BOM):
+        data = data[len(_UTF8_BOM) :]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            where, f"not valid UTF-8 (byte {exc.start}); convert the file to UTF-8"
+        ) from None
+    return text.replace("\r\n", "\n")
+
+
+def check_size(size: int, where: Path | str, max_bytes: int) -> None:
+    """Refuse a file larger than max_bytes."""
+    if size > max_bytes:
+        raise InputError(
+            where,
+            f"file is {size} bytes, over the limit of {max_bytes} "
+            "(max_file_bytes in .wiki/config.toml)",
+        )
+
+
+def split(text: str, where: Path | str) -> Document:
+    """Split `text` into frontmatter and body; frontmatter must be a closed YAML mapping."""
+    first = _BOUNDARY.match(text)
+    if first is None:
+        return Document({}, text, False)
+    closing = _BOUNDARY.search(text, first.end())
+    if closing is None:
+        raise InputError(where, "frontmatter starts with '---' but is never closed by '---'")
+    meta = load_yaml(text[first.end() : closing.start()], where)
+    body = text[closing.end() :]
+    return Document(meta, body[1:] if body.startswith("\n") else body, True)
+
+
+def load_yaml(source: str, where: Path | str) -> dict[str, Any]:
+    """Load frontmatter YAML safely: a mapping, no duplicate keys, no aliases, dates as text."""
+    import yaml
+
+    from skillwiki._yaml import StrictLoader
+
+    try:
+        value = yaml.load(source, Loader=StrictLoader)  # noqa: S506 - StrictLoader is a SafeLoader
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" (frontmatter line {mark.line + 1})" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise InputError(where, f"unparsable YAML frontmatter{line}: {problem}") from None
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        kind = "a list" if isinstance(value, list) else f"a {type(value).__name__}"
+        raise InputError(where, f"frontmatter must be a mapping of keys to values, not {kind}")
+    return {str(key): item for key, item in value.items()}
+
+
+def dump_yaml(meta: Mapping[str, Any]) -> str:
+    """Dump `meta` in its own key order, block style, one line per scalar: deterministic."""
+    from skillwiki._yaml import dump
+
+    return dump(dict(meta))
+
+
+def join(meta: Mapping[str, Any], body: str) -> str:
+    """Return a file's text: frontmatter (when there is any) then body."""
+    if not meta:
+        return body
+    return f"---\n{dump_yaml(meta)}---\n{body}"
+
+
+def string_list(meta: Mapping[str, Any], key: str, where: Path | str) -> list[str]:
+    """Return a frontmatter list of strings (a single string counts as one item)."""
+    value = meta.get(key)
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(item, str | int | float) for item in value):
+        return [str(item) for item in value]
+    raise InputError(where, f"frontmatter key '{key}' must be a list of strings")
+
+
+def optional_str(meta: Mapping[str, Any], key: str, where: Path | str) -> str | None:
+    """Return a frontmatter string value, or None when the key is absent or empty."""
+    value = meta.get(key)
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise InputError(where, f"frontmatter key '{key}' must be a string")
+    return str(value)

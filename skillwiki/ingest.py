@@ -1,0 +1,211 @@
+"""Copy files, folders or stdin into raw/, mirroring repo paths and recording their origin."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from skillwiki import fsio
+from skillwiki.article import TEXT_SUFFIXES
+from skillwiki.config import Config
+from skillwiki.documents import check_size, decode, join, split
+from skillwiki.errors import InputError
+from skillwiki.names import check_component, check_relative
+from skillwiki.workspace import MARKDOWN_SUFFIXES, WIKI_DIR, Workspace
+
+STDIN = "-"
+STDIN_ORIGIN = "stdin"
+SKIPPED_DIRS = frozenset({"node_modules", "__pycache__"})
+
+
+@dataclass(frozen=True)
+class Source:
+    """One file to ingest: where it came from and its decoded text."""
+
+    origin: str
+    name: str  # the raw-relative path it mirrors to, before any collision suffix
+    text: str
+    shown: str  # how to name it in messages
+
+
+@dataclass(frozen=True)
+class Ingested:
+    origin: str
+    raw: str  # relative to raw/
+    changed: bool
+
+
+@dataclass
+class IngestResult:
+    files: list[Ingested] = field(default_factory=list)
+    skipped: int = 0
+
+
+@dataclass(frozen=True)
+class Overrides:
+    title: str | None = None
+    summary: str | None = None
+    tags: tuple[str, ...] = ()
+
+
+def ingest(
+    ws: Workspace,
+    config: Config,
+    paths: Sequence[str],
+    *,
+    stdin: bytes | None = None,
+    name: str | None = None,
+    overrides: Overrides = Overrides(),
+) -> IngestResult:
+    """Validate every input first, then copy them into raw/ under the workspace lock."""
+    result = IngestResult()
+    sources: list[Source] = []
+    for given in paths:
+        if given == STDIN:
+            sources.append(_stdin_source(config, stdin, name))
+        else:
+            sources.extend(_collect(ws, config, Path(given), result))
+    texts = [(source, _raw_text(source, overrides)) for source in _unique(sources)]
+    with fsio.workspace_lock(ws, config.lock_timeout):
+        claimed: dict[str, str] = {}
+        targets = [_target(ws, source, claimed) for source, _ in texts]
+        for (source, text), rel in zip(texts, targets, strict=True):
+            changed = fsio.write_if_changed(ws.raw / rel, text.encode())
+            if changed:
+                fsio.append_log(ws, "ingest", f"{source.origin} -> raw/{rel}")
+            result.files.append(Ingested(source.origin, rel, changed))
+    return result
+
+
+def _unique(sources: list[Source]) -> list[Source]:
+    seen: dict[tuple[str, str], Source] = {}
+    for source in sources:
+        seen.setdefault((source.origin, source.name), source)
+    return list(seen.values())
+
+
+def _stdin_source(config: Config, data: bytes | None, name: str | None) -> Source:
+    if not name:
+        raise InputError(None, "reading from stdin ('-') needs --name FILE.md to name the note")
+    check_relative(name, "--name")
+    text = decode(data or b"", "stdin", config.max_file_bytes)
+    if not text.strip():
+        raise InputError("stdin", "nothing to ingest: the input is empty")
+    return Source(STDIN_ORIGIN, name, text, "stdin")
+
+
+def _collect(ws: Workspace, config: Config, given: Path, result: IngestResult) -> list[Source]:
+    path = Path(os.path.abspath(given))
+    if not path.exists() and not path.is_symlink():
+        raise InputError(given, "no such file or directory")
+    _check_link(ws, path, given)
+    if ws.dot in (path, *path.parents):
+        raise InputError(given, f"is inside {WIKI_DIR}/; ingest files from the repository instead")
+    if path.is_dir():
+        return [_read(ws, config, file, file) for file in _walk(ws, path, result)]
+    if not path.is_file():
+        raise InputError(given, "is not a regular file")
+    return [_read(ws, config, path, given)]
+
+
+def _walk(ws: Workspace, folder: Path, result: IngestResult) -> list[Path]:
+    found: list[Path] = []
+    for entry in sorted(os.scandir(folder), key=lambda item: item.name):
+        path = Path(entry.path)
+        if entry.name.startswith(".") or entry.name in SKIPPED_DIRS:
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            found.extend(_walk(ws, path, result))
+        elif PurePosixPath(entry.name).suffix.lower() in TEXT_SUFFIXES and entry.is_file():
+            _check_link(ws, path, path)
+            found.append(path)
+        else:
+            result.skipped += 1
+    return found
+
+
+def _check_link(ws: Workspace, path: Path, given: Path) -> None:
+    if not _inside(path, ws.root):
+        return
+    real = path.resolve()
+    if not _inside(real, ws.root):
+        raise InputError(
+            given, f"is a symbolic link to {real}, outside the workspace; copy the file instead"
+        )
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _read(ws: Workspace, config: Config, path: Path, given: Path) -> Source:
+    check_size(path.stat().st_size, given, config.max_file_bytes)
+    try:
+        data = path.read_bytes()
+    except PermissionError:
+        raise InputError(given, "cannot be read (permission denied)") from None
+    text = decode(data, given, config.max_file_bytes)
+    if _inside(path, ws.root):
+        origin = ws.rel(path)
+        check_relative(origin, str(given))
+        return Source(origin, origin, text, str(given))
+    check_component(path.name, str(given))
+    return Source(path.as_posix(), path.name, text, str(given))
+
+
+def _raw_text(source: Source, overrides: Overrides) -> str:
+    is_markdown = PurePosixPath(source.name).suffix.lower() in MARKDOWN_SUFFIXES
+    if is_markdown:
+        document = split(source.text, source.shown)
+        meta: dict[str, Any] = dict(document.meta)
+        body = document.body
+    else:
+        meta, body = {}, source.text
+    if overrides.title:
+        meta["title"] = overrides.title
+    if overrides.summary:
+        meta["summary"] = overrides.summary
+    if overrides.tags:
+        meta["tags"] = list(overrides.tags)
+    meta["origin"] = source.origin
+    return join(meta, body)
+
+
+def _target(ws: Workspace, source: Source, claimed: dict[str, str]) -> str:
+    """Return the raw path for `source`: its mirror, or a free name when another origin has it."""
+    stem, suffix = _split_name(source.name)
+    attempt = 1
+    while True:
+        rel = source.name if attempt == 1 else f"{stem}-{attempt}{suffix}"
+        holder = claimed.get(rel) or _origin_of(ws.raw / rel)
+        if holder is None or holder == source.origin:
+            claimed[rel] = source.origin
+            return rel
+        if source.origin == source.name:  # a repo file owns its mirror path
+            raise InputError(
+                f".wiki/raw/{rel}",
+                f"already holds a note from {holder!r}, not from {source.origin!r}; move it first",
+            )
+        attempt += 1
+
+
+def _split_name(name: str) -> tuple[str, str]:
+    suffix = PurePosixPath(name).suffix
+    return (name[: -len(suffix)], suffix) if suffix else (name, "")
+
+
+def _origin_of(path: Path) -> str | None:
+    """Return the origin recorded in a raw file, '' for a raw file without one, None if absent."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    try:
+        meta = split(data.decode("utf-8", errors="replace"), path).meta
+    except InputError:
+        return ""
+    origin = meta.get("origin")
+    return origin if isinstance(origin, str) else ""

@@ -1,0 +1,59 @@
+"""Create the .wiki/ layout of SPEC section 1, never touching a file that already exists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skillwiki import catalog, fsio
+from skillwiki.errors import InputError
+from skillwiki.workspace import Workspace
+
+GITIGNORE = ".cache/\n.lock\n"
+LOG_HEADER = (
+    "# Operations log\n\nOne line per write, appended by skillwiki; never edit earlier lines.\n\n"
+)
+CONFIG = """\
+# skillwiki settings. Every key is optional; the values shown are the defaults.
+# fingerprint = "xxh3"          # or "fnv1a64"
+# max_file_bytes = 5000000
+# lock_timeout = 30             # seconds a writer waits for another writer
+
+# [lint.rules]
+# SW012 = "off"                 # "off", "error" or "warning"
+
+# [recall]
+# budget = 1500
+# max_entries = 5
+# min_confidence = 0.2
+
+# [lessons]
+# require_review = false
+"""
+
+
+def init_workspace(root: Path) -> tuple[Workspace, list[str]]:
+    """Create whatever part of the layout is missing; return the paths created."""
+    if not root.is_dir():
+        raise InputError(root, "is not a directory; create it first or pick another")
+    ws = Workspace(root.resolve())
+    created: list[str] = []
+    try:
+        for folder in (ws.dot, ws.raw, ws.wiki):
+            if not folder.is_dir():
+                folder.mkdir(parents=True, exist_ok=True)
+                created.append(ws.rel(folder) + "/")
+        index_md, index_json = catalog.render({})
+        files = {
+            ws.dot / ".gitignore": GITIGNORE.encode(),
+            ws.config_file: CONFIG.encode(),
+            ws.index_md: index_md,
+            ws.index_json: index_json,
+            ws.log_md: LOG_HEADER.encode(),
+        }
+        for path, data in files.items():
+            if not path.exists():
+                fsio.atomic_write(path, data)
+                created.append(ws.rel(path))
+    except PermissionError:
+        raise InputError(root, "cannot create .wiki/ here (permission denied)") from None
+    return ws, created

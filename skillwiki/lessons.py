@@ -1,0 +1,240 @@
+"""Lessons: the four-section template, recording one safely, and what makes two the same."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from skillwiki import fsio, secrets
+from skillwiki.config import Config
+from skillwiki.documents import Document, decode, join, split
+from skillwiki.errors import InputError
+from skillwiki.fingerprint import fingerprint
+from skillwiki.names import slugify
+from skillwiki.workspace import Workspace
+
+TRIGGERS = (
+    "replan",
+    "consecutive_tool_failures",
+    "repeated_tool_failures",
+    "retries",
+    "cost_overrun",
+    "low_confidence",
+    "rejected",
+    "manual",
+)
+SEVERITIES = ("LOW", "MEDIUM", "HIGH", "CRITICAL")
+SCOPES = ("global", "targeted")
+STATUSES = ("candidate", "active", "archived", "superseded")
+SECTIONS = ("What Happened", "Root Cause", "Optimization", "Next Time")
+# Guidance text that record-lesson puts into sections it was not given; lint reads it as
+# "not yet filled in".
+TEMPLATE_TEXT = {
+    "Root Cause": "_Not yet filled in: why did it happen? Name the cause, not the symptom._",
+    "Optimization": "_Not yet filled in: what was changed so that it cannot happen again?_",
+    "Next Time": "- _Not yet filled in: the check to make before this happens again._",
+}
+LESSONS_DIR = "lessons"
+_SECTION = re.compile(r"^##\s+(.+?)\s*#*\s*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class LessonInput:
+    title: str
+    summary: str
+    body: str | None = None
+    trigger: str = "manual"
+    severity: str = "MEDIUM"
+    scope: str | None = None
+    agents: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    category: str | None = None
+    prevention_rule: str | None = None
+    paths: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Recorded:
+    id: str
+    path: str  # relative to the workspace root
+    status: str
+    created: bool
+    similar: list[str] = field(default_factory=list)
+    redacted: list[str] = field(default_factory=list)
+
+
+def sections(body: str) -> dict[str, str]:
+    """Return the text under each `## ` heading of a lesson body."""
+    found: dict[str, str] = {}
+    matches = list(_SECTION.finditer(body))
+    for index, match in enumerate(matches):
+        end = matches[index + 1].start() if index + 1 < len(matches) else len(body)
+        found.setdefault(match.group(1).strip(), body[match.end() : end].strip())
+    return found
+
+
+def build_body(lesson: LessonInput) -> str:
+    """Return the four-section body: a complete given body is kept as written."""
+    given = (lesson.body or "").strip()
+    if given and all(name in sections(given) for name in SECTIONS):
+        return given + "\n"
+    happened = given or lesson.summary.strip()
+    next_time = (
+        f"- {lesson.prevention_rule.strip()}"
+        if lesson.prevention_rule
+        else TEMPLATE_TEXT["Next Time"]
+    )
+    parts = [
+        f"## What Happened\n\n{happened}\n\nTrigger: {lesson.trigger}.",
+        f"## Root Cause\n\n{TEMPLATE_TEXT['Root Cause']}",
+        f"## Optimization\n\n{TEMPLATE_TEXT['Optimization']}",
+        f"## Next Time\n\n{next_time}",
+    ]
+    return "\n\n".join(parts) + "\n"
+
+
+def validate(lesson: LessonInput) -> None:
+    """Refuse unknown enum values and empty required text, naming the option."""
+    choices = (
+        ("--trigger", lesson.trigger, TRIGGERS),
+        ("--severity", lesson.severity, SEVERITIES),
+        ("--scope", lesson.scope, SCOPES),
+    )
+    for option, value, allowed in choices:
+        if value is not None and value not in allowed:
+            raise InputError(None, f"{option} {value!r} is not one of {', '.join(allowed)}")
+    for option, text in (("--title", lesson.title), ("--summary", lesson.summary)):
+        if not text.strip():
+            raise InputError(None, f"{option} must not be empty")
+    if lesson.scope == "targeted" and not lesson.agents:
+        raise InputError(None, "--scope targeted needs at least one --agent")
+
+
+def record(
+    ws: Workspace, config: Config, lesson: LessonInput, today: str | None = None
+) -> Recorded:
+    """Write the lesson into raw/lessons/ under the workspace lock (the caller compiles)."""
+    validate(lesson)
+    lesson, redacted = _redacted(lesson)
+    paths = [_path_fingerprint(ws, config, given) for given in lesson.paths]
+    body = build_body(lesson)
+    created = today or datetime.now(UTC).strftime("%Y-%m-%d")
+    with fsio.workspace_lock(ws, config.lock_timeout):
+        existing = load_all(ws, config)
+        for lesson_id, document in existing.items():
+            same_title = document.meta.get("title") == " ".join(lesson.title.split())
+            if same_title and document.body.strip() == body.strip():
+                status = str(document.meta.get("status", "active"))
+                rel = ws.rel(ws.raw / LESSONS_DIR / f"{lesson_id}.md")
+                return Recorded(lesson_id, rel, status, False, [], redacted)
+        lesson_id = _free_id(existing, f"{created}-{slugify(lesson.title)}")
+        status = "candidate" if config.lessons.require_review else "active"
+        meta = _meta(lesson, lesson_id, status, created, paths)
+        target = ws.raw / LESSONS_DIR / f"{lesson_id}.md"
+        fsio.atomic_write(target, join(meta, body).encode())
+        fsio.append_log(ws, "record-lesson", f"{lesson_id} -> raw/{LESSONS_DIR}/{lesson_id}.md")
+    similar = [other for other, doc in existing.items() if _similar(meta, doc.meta)]
+    return Recorded(lesson_id, ws.rel(target), status, True, similar, redacted)
+
+
+def _redacted(lesson: LessonInput) -> tuple[LessonInput, list[str]]:
+    kinds: list[str] = []
+
+    def clean(text: str | None) -> str | None:
+        if text is None:
+            return None
+        cleaned, found = secrets.redact(text)
+        kinds.extend(found)
+        return cleaned
+
+    result = LessonInput(
+        title=clean(lesson.title) or "",
+        summary=clean(lesson.summary) or "",
+        body=clean(lesson.body),
+        trigger=lesson.trigger,
+        severity=lesson.severity,
+        scope=lesson.scope,
+        agents=lesson.agents,
+        tags=tuple(clean(tag) or "" for tag in lesson.tags),
+        category=clean(lesson.category),
+        prevention_rule=clean(lesson.prevention_rule),
+        paths=lesson.paths,
+    )
+    return result, sorted(set(kinds))
+
+
+def _meta(
+    lesson: LessonInput, lesson_id: str, status: str, created: str, paths: Sequence[str]
+) -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "type": "lesson",
+        "id": lesson_id,
+        "title": " ".join(lesson.title.split()),
+        "summary": " ".join(lesson.summary.split()),
+        "trigger": lesson.trigger,
+        "severity": lesson.severity,
+        "scope": lesson.scope or ("targeted" if lesson.agents else "global"),
+        "agents": list(dict.fromkeys(lesson.agents)),
+        "tags": list(dict.fromkeys(lesson.tags)),
+    }
+    if lesson.category:
+        meta["category"] = lesson.category
+    if lesson.prevention_rule:
+        meta["prevention_rule"] = " ".join(lesson.prevention_rule.split())
+    if paths:
+        meta["paths"] = list(paths)
+    meta["status"] = status
+    meta["created"] = created
+    return meta
+
+
+def _path_fingerprint(ws: Workspace, config: Config, given: str) -> str:
+    path = (Path.cwd() / given).resolve() if not Path(given).is_absolute() else Path(given)
+    if not path.is_file():
+        raise InputError(given, "--path names no file; give a file the lesson is about")
+    if ws.root not in path.parents:
+        raise InputError(given, "--path must name a file inside the workspace")
+    return f"{ws.rel(path)}={fingerprint(path.read_bytes(), config.fingerprint)}"
+
+
+def _free_id(existing: dict[str, Document], base: str) -> str:
+    if base not in existing:
+        return base
+    number = 2
+    while f"{base}-{number}" in existing:
+        number += 1
+    return f"{base}-{number}"
+
+
+def _similar(new: dict[str, Any], old: dict[str, Any]) -> bool:
+    if str(old.get("title", "")).lower() == str(new["title"]).lower():
+        return True
+    if new.get("category") is None or old.get("category") != new.get("category"):
+        return False
+    return jaccard(new.get("tags") or [], old.get("tags") or []) >= 0.6
+
+
+def jaccard(left: Sequence[Any], right: Sequence[Any]) -> float:
+    """Return the Jaccard similarity of two tag lists (case-insensitive); 0 when both are empty."""
+    a = {str(item).lower() for item in left}
+    b = {str(item).lower() for item in right}
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+def load_all(ws: Workspace, config: Config) -> dict[str, Document]:
+    """Return every readable lesson in raw/lessons/, keyed by the file's stem (its id)."""
+    found: dict[str, Document] = {}
+    folder = ws.raw / LESSONS_DIR
+    if not folder.is_dir():
+        return found
+    for path in sorted(folder.glob("*.md")):
+        try:
+            document = split(decode(path.read_bytes(), path, config.max_file_bytes), path)
+        except InputError:
+            continue
+        found[path.stem] = document
+    return found

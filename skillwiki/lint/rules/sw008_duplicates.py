@@ -1,0 +1,32 @@
+"""SW008: two lessons with one id, or two articles with one title."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from skillwiki.lint.model import Finding, LintContext, ParsedFile, Severity
+
+
+def check(ctx: LintContext) -> Iterator[Finding]:
+    yield from _duplicates(ctx.lessons(), "id", "lesson id")
+    yield from _duplicates(list(ctx.articles.values()), "title", "article title")
+
+
+def _duplicates(files: list[ParsedFile], key: str, what: str) -> Iterator[Finding]:
+    first: dict[str, str] = {}
+    for parsed in files:
+        value = parsed.meta.get(key)
+        if not isinstance(value, str) or not value.strip():
+            continue
+        normal = " ".join(value.split()).lower()
+        if normal in first:
+            yield Finding(
+                parsed.path,
+                parsed.key_line(key),
+                1,
+                "SW008",
+                Severity.ERROR,
+                f"duplicate {what} {value!r}, also used by {first[normal]}; make it unique",
+            )
+        else:
+            first[normal] = parsed.path

@@ -1,0 +1,28 @@
+"""SW010: index.md or index.json does not match the articles."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from skillwiki import catalog
+from skillwiki.lint.model import Finding, LintContext, Severity
+
+
+def check(ctx: LintContext) -> Iterator[Finding]:
+    entries = {target: facts.entry for target, facts in ctx.plan.facts.items()}
+    expected_md, expected_json = catalog.render(entries)
+    for path, expected in ((ctx.ws.index_md, expected_md), (ctx.ws.index_json, expected_json)):
+        try:
+            current = path.read_bytes()
+        except OSError:
+            current = None
+        if current != expected:
+            state = "missing" if current is None else "out of date"
+            yield Finding(
+                ctx.ws.rel(path),
+                1,
+                1,
+                "SW010",
+                Severity.ERROR,
+                f"{path.name} is {state}; run 'skillwiki compile'",
+            )

@@ -1,0 +1,148 @@
+"""The one markdown-it-py parser, and what skillwiki reads from Markdown: headings, links, text."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
+
+@cache
+def parser() -> MarkdownIt:
+    """Return the shared CommonMark parser (tables on); it holds no per-document state."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table")
+
+
+def parse(text: str) -> list[Token]:
+    """Parse `text` into markdown-it block tokens."""
+    return parser().parse(text)
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    text: str
+    line: int  # 1-based
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link target in the text: `start`/`end` are offsets of the target itself."""
+
+    kind: str  # "inline", "image", "reference", "wikilink"
+    target: str
+    line: int  # 1-based
+    column: int  # 1-based
+    start: int
+    end: int
+
+
+def inline_text(token: Token) -> str:
+    """Return the plain text of an inline token: no markers, links as their text."""
+    parts: list[str] = []
+    for child in token.children or []:
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+        elif child.type == "image":
+            parts.append(child.content)
+    return " ".join("".join(parts).split())
+
+
+def headings(tokens: Sequence[Token]) -> list[Heading]:
+    """Return every heading with its level, plain text and line."""
+    found = []
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open" and index + 1 < len(tokens):
+            line = token.map[0] + 1 if token.map else 0
+            found.append(Heading(int(token.tag[1:]), inline_text(tokens[index + 1]), line))
+    return found
+
+
+def first_paragraph(tokens: Sequence[Token]) -> str:
+    """Return the plain text of the first paragraph that has any text."""
+    for index, token in enumerate(tokens):
+        if token.type == "paragraph_open" and index + 1 < len(tokens):
+            text = inline_text(tokens[index + 1])
+            if text:
+                return text
+    return ""
+
+
+def leading_h1(tokens: Sequence[Token]) -> tuple[str, int] | None:
+    """Return (text, end line) of an H1 that is the first block of the text, if there is one."""
+    if len(tokens) > 1 and tokens[0].type == "heading_open" and tokens[0].tag == "h1":
+        end = tokens[0].map[1] if tokens[0].map else 1
+        return inline_text(tokens[1]), end
+    return None
+
+
+def code_lines(tokens: Sequence[Token]) -> set[int]:
+    """Return the 0-based line numbers that belong to fenced or indented code blocks."""
+    lines: set[int] = set()
+    for token in tokens:
+        if token.type in ("fence", "code_block", "html_block") and token.map:
+            lines.update(range(token.map[0], token.map[1]))
+    return lines
+
+
+_INLINE = re.compile(
+    r"(!?)\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*(<[^<>\n]*>|[^\s()<>]+(?:\([^\s()]*\))?)"
+)
+_REFERENCE = re.compile(r"^ {0,3}\[[^\]]+\]:\s*(<[^<>\n]*>|\S+)")
+_WIKILINK = re.compile(r"\[\[([^\[\]\n]+)\]\]")
+_CODE_SPAN = re.compile(r"(`+)(?:.+?)\1")
+
+
+def links(text: str, tokens: Sequence[Token] | None = None) -> Iterator[Link]:
+    """Yield every link outside code: inline links, images, reference definitions, wikilinks."""
+    skip = code_lines(parse(text) if tokens is None else tokens)
+    offset = 0
+    for number, line in enumerate(text.splitlines(keepends=True)):
+        if number not in skip:
+            yield from _line_links(_mask_code_spans(line), number + 1, offset)
+        offset += len(line)
+
+
+def _mask_code_spans(line: str) -> str:
+    return _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
+
+
+def _line_links(line: str, number: int, offset: int) -> Iterator[Link]:
+    for match in _INLINE.finditer(line):
+        start, end = match.span(2)
+        target = match.group(2)
+        if target.startswith("<"):
+            start, end, target = start + 1, end - 1, target[1:-1]
+        kind = "image" if match.group(1) else "inline"
+        yield Link(kind, target, number, start + 1, offset + start, offset + end)
+    reference = _REFERENCE.match(line)
+    if reference:
+        start, end = reference.span(1)
+        target = reference.group(1).strip("<>")
+        yield Link("reference", target, number, start + 1, offset + start, offset + end)
+    for match in _WIKILINK.finditer(line):
+        start, end = match.span(1)
+        yield Link("wikilink", match.group(1), number, start + 1, offset + start, offset + end)
+
+
+def slug(heading: str) -> str:
+    """Return GitHub's anchor for a heading: lower case, punctuation dropped, spaces to '-'."""
+    kept = []
+    for char in heading.strip().lower():
+        category = unicodedata.category(char)
+        if char in "-_" or category[0] in "LNM":
+            kept.append(char)
+        elif char == " ":
+            kept.append("-")
+    return "".join(kept)

@@ -1,0 +1,43 @@
+"""What may be a file or folder name inside .wiki/: Unicode letters yes, escapes no."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from skillwiki.errors import InputError
+
+_RESERVED = re.compile(r"^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$", re.IGNORECASE)
+
+
+def check_component(name: str, where: str) -> None:
+    """Refuse a path component that could escape .wiki/, hide itself, or break a filesystem."""
+    problem = None
+    if name in ("", ".", ".."):
+        problem = f"the name {name!r} is not allowed"
+    elif "/" in name or "\\" in name:
+        problem = f"the name {name!r} contains a path separator"
+    elif any(unicodedata.category(char) == "Cc" for char in name):
+        problem = f"the name {name!r} contains control characters"
+    elif name.startswith((".", "-")):
+        problem = f"the name {name!r} starts with {name[0]!r}"
+    elif _RESERVED.match(name):
+        problem = f"the name {name!r} is reserved on Windows"
+    if problem:
+        raise InputError(where, problem + "; rename it")
+
+
+def check_relative(rel: str, where: str) -> None:
+    """Refuse a relative path with any component that check_component refuses."""
+    for part in rel.split("/"):
+        check_component(part, where)
+
+
+def slugify(text: str, limit: int = 60) -> str:
+    """Make a file-name slug that keeps Unicode letters: `Retry on 429!` -> `retry-on-429`."""
+    kept = [char if unicodedata.category(char)[0] in "LN" else "-" for char in text.lower()]
+    slug = re.sub(r"-+", "-", "".join(kept)).strip("-")
+    if len(slug) > limit:
+        cut = slug[: limit + 1]
+        slug = cut[: cut.rfind("-")] if "-" in cut[limit // 2 :] else slug[:limit]
+    return slug.strip("-") or "lesson"

@@ -1,0 +1,96 @@
+"""Read paths: query and show, each first bringing the wiki up to date unless told not to."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from skillwiki import search, statcache
+from skillwiki.compiler import Problem, Progress, compile_workspace
+from skillwiki.config import Config
+from skillwiki.documents import decode, split
+from skillwiki.errors import NotFound
+from skillwiki.search import Hit
+from skillwiki.workspace import Workspace, article_rel
+
+
+@dataclass(frozen=True)
+class Refresh:
+    refreshed: int
+    problems: list[Problem] = field(default_factory=list)
+
+
+def refresh(ws: Workspace, config: Config, progress: Progress | None = None) -> Refresh:
+    """Compile what changed and bring the search index in step with the articles."""
+    result = compile_workspace(ws, config, progress=progress)
+    search.sync(ws, result.articles)
+    return Refresh(result.refreshed, result.problems)
+
+
+def query(
+    ws: Workspace,
+    config: Config,
+    text: str,
+    *,
+    limit: int = 10,
+    kind: str | None = None,
+    tags: Sequence[str] = (),
+    include_hidden: bool = False,
+    compile_first: bool = True,
+    progress: Progress | None = None,
+) -> tuple[list[Hit], Refresh]:
+    """Return ranked hits for `text`, after refreshing the wiki (unless compile_first is off)."""
+    if compile_first:
+        done = refresh(ws, config, progress)
+    else:
+        search.sync(ws, statcache.scan(ws.wiki))
+        done = Refresh(0)
+    hits = search.search(ws, text, limit=limit, kind=kind, tags=tags, include_hidden=include_hidden)
+    return hits, done
+
+
+@dataclass(frozen=True)
+class Shown:
+    path: str  # relative to the workspace root
+    text: str
+    meta: dict[str, Any]
+    body: str
+
+
+def show(ws: Workspace, key: str) -> Shown:
+    """Return one article in full, found by lesson id, article path or raw path."""
+    rel = _resolve(ws, key)
+    if rel is None:
+        raise NotFound(f"no article or lesson {key!r}; try: skillwiki query {json.dumps(key)}")
+    path = ws.wiki / rel
+    text = decode(path.read_bytes(), ws.rel(path), 1 << 40)
+    document = split(text, ws.rel(path))
+    return Shown(ws.rel(path), text, document.meta, document.body)
+
+
+def _resolve(ws: Workspace, key: str) -> str | None:
+    cleaned = key.strip().removeprefix("./").removeprefix(".wiki/")
+    candidates = []
+    if cleaned.startswith("wiki/"):
+        candidates.append(cleaned.removeprefix("wiki/"))
+    elif cleaned.startswith("raw/"):
+        candidates.append(article_rel(cleaned.removeprefix("raw/")))
+    else:
+        candidates += [f"lessons/{cleaned}.md", cleaned, article_rel(cleaned)]
+    for rel in candidates:
+        if ".." not in rel.split("/") and (ws.wiki / rel).is_file():
+            return rel
+    return _by_id(ws, cleaned)
+
+
+def _by_id(ws: Workspace, key: str) -> str | None:
+    try:
+        articles = json.loads(ws.index_json.read_text(encoding="utf-8"))["articles"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    for item in articles:
+        if isinstance(item, dict) and item.get("id") == key:
+            return str(item["path"]).removeprefix("wiki/")
+    return None

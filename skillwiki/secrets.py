@@ -1,0 +1,85 @@
+"""Find and redact credentials: lessons never store one, and lint finds any that slip in."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# (kind, pattern, group): `group` is the part of the match that is the secret itself.
+_PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
+    (
+        "private_key",
+        re.compile(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*"
+            r"PRIVATE KEY-----)?"
+        ),
+        0,
+    ),
+    ("aws_access_key", re.compile(r"\b((?:AKIA|ASIA)[0-9A-Z]{16})\b"), 1),
+    (
+        "aws_secret_key",
+        re.compile(r"(?i)aws_secret_access_key[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})\b"),
+        1,
+    ),
+    ("github_token", re.compile(r"\b(gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"), 1),
+    ("gitlab_token", re.compile(r"\b(glpat-[A-Za-z0-9_-]{20,})"), 1),
+    (
+        "slack_webhook",
+        re.compile(r"(https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+)"),
+        1,
+    ),
+    ("slack_token", re.compile(r"\b(xox[abposr]-[A-Za-z0-9-]{10,})"), 1),
+    ("stripe_key", re.compile(r"\b((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})"), 1),
+    ("anthropic_key", re.compile(r"\b(sk-ant-[A-Za-z0-9_-]{20,})"), 1),
+    ("openai_key", re.compile(r"\b(sk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,})"), 1),
+    ("google_api_key", re.compile(r"\b(AIza[0-9A-Za-z_-]{35})"), 1),
+    (
+        "jwt",
+        re.compile(r"\b(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"),
+        1,
+    ),
+    ("url_password", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]{3,})@"), 1),
+    (
+        "password",
+        re.compile(
+            r"(?i)\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token"
+            r"|token)\b[\"']?\s*[:=]\s*[\"']?([^\s\"'`,;]{6,})"
+        ),
+        1,
+    ),
+)
+_PLACEHOLDER = re.compile(
+    r"(?i)^(?:[$<{%\[(*x.]|.*(?:example|placeholder|redacted|changeme|your[_-]|dummy|xxxx))"
+)
+
+
+@dataclass(frozen=True)
+class Secret:
+    kind: str
+    start: int
+    end: int
+
+
+def find(text: str) -> list[Secret]:
+    """Return the secrets in `text`, earliest first, never overlapping."""
+    found: list[Secret] = []
+    taken: list[tuple[int, int]] = []
+    for kind, pattern, group in _PATTERNS:
+        for match in pattern.finditer(text):
+            start, end = match.span(group)
+            value = match.group(group)
+            if kind == "password" and _PLACEHOLDER.match(value):
+                continue
+            if any(start < other_end and other_start < end for other_start, other_end in taken):
+                continue
+            taken.append((start, end))
+            found.append(Secret(kind, start, end))
+    return sorted(found, key=lambda secret: secret.start)
+
+
+def redact(text: str) -> tuple[str, list[str]]:
+    """Replace each secret with `[REDACTED:<kind>]`; return the text and the kinds replaced."""
+    secrets = find(text)
+    for secret in reversed(secrets):
+        text = text[: secret.start] + f"[REDACTED:{secret.kind}]" + text[secret.end :]
+    return text, [secret.kind for secret in secrets]

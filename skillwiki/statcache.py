@@ -1,0 +1,124 @@
+"""The stat cache in .cache/: what was known about each file at a given (size, mtime, inode)."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skillwiki import fsio
+
+FORMAT = 1
+# A file modified this close to when the cache was saved may have changed again within the same
+# timestamp tick without its stat changing ("racily clean"): such entries are re-checked.
+RACY_NS = 2_000_000_000
+
+Stat = tuple[int, int, int]  # size, mtime_ns, inode
+
+
+@dataclass
+class StatCache:
+    """Facts per path, valid while the file's stat is unchanged."""
+
+    saved_ns: int = 0
+    raw: dict[str, tuple[Stat, str]] = field(default_factory=dict)
+    wiki: dict[str, tuple[Stat, tuple[Any, ...]]] = field(default_factory=dict)
+    dirty: bool = False
+
+    def raw_fingerprint(self, rel: str, stat: Stat) -> str | None:
+        entry = self.raw.get(rel)
+        return entry[1] if entry and entry[0] == stat and self._settled(stat) else None
+
+    def article_facts(self, rel: str, stat: Stat) -> tuple[Any, ...] | None:
+        entry = self.wiki.get(rel)
+        return entry[1] if entry and entry[0] == stat and self._settled(stat) else None
+
+    def _settled(self, stat: Stat) -> bool:
+        return stat[1] < self.saved_ns - RACY_NS
+
+    def remember_raw(self, rel: str, stat: Stat, fingerprint: str) -> None:
+        if self.raw.get(rel) != (stat, fingerprint):
+            self.raw[rel] = (stat, fingerprint)
+            self.dirty = True
+
+    def remember_article(self, rel: str, stat: Stat, facts: tuple[Any, ...]) -> None:
+        if self.wiki.get(rel) != (stat, facts):
+            self.wiki[rel] = (stat, facts)
+            self.dirty = True
+
+    def racy_entries(self) -> bool:
+        """Tell whether some entries are still too recent to trust (a save would settle them)."""
+        limit = self.saved_ns - RACY_NS
+        stats = [entry[0] for entry in self.raw.values()]
+        stats += [entry[0] for entry in self.wiki.values()]
+        return any(stat[1] >= limit for stat in stats)
+
+    def prune(self, raw: set[str], wiki: set[str]) -> None:
+        for table, alive in ((self.raw, raw), (self.wiki, wiki)):
+            for rel in [rel for rel in table if rel not in alive]:
+                del table[rel]
+                self.dirty = True
+
+
+def load(path: Path, algorithm: str) -> StatCache:
+    """Load the cache; a missing, corrupt or foreign one is an empty cache."""
+    try:
+        with open(path, "rb") as handle:
+            data = marshal.loads(handle.read())
+        if data["format"] != FORMAT or data["algorithm"] != algorithm:
+            return StatCache()
+        return StatCache(data["saved_ns"], data["raw"], data["wiki"])
+    except (OSError, EOFError, ValueError, TypeError, KeyError):
+        return StatCache()
+
+
+def save(path: Path, cache: StatCache, algorithm: str) -> None:
+    """Save the cache if it changed or holds entries that a later save would settle."""
+    if not (cache.dirty or cache.racy_entries()):
+        return
+    cache.saved_ns = time.time_ns()
+    data = {
+        "format": FORMAT,
+        "algorithm": algorithm,
+        "saved_ns": cache.saved_ns,
+        "raw": cache.raw,
+        "wiki": cache.wiki,
+    }
+    try:
+        fsio.atomic_write(path, marshal.dumps(data))
+    except OSError:
+        return  # the cache is an optimisation: a read-only checkout still works without it
+    cache.dirty = False
+
+
+def scan(root: Path) -> dict[str, Stat]:
+    """Stat every regular file below `root` (hidden names and temp files skipped)."""
+    found: dict[str, Stat] = {}
+    for rel, entry in _walk(root, ""):
+        stat = entry.stat(follow_symlinks=False)
+        found[rel] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    return found
+
+
+def stat_of(path: Path) -> Stat:
+    """Return the (size, mtime_ns, inode) of `path`."""
+    stat = os.stat(path, follow_symlinks=False)
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+
+
+def _walk(directory: Path, prefix: str) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    try:
+        entries = list(os.scandir(directory))
+    except FileNotFoundError:
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            yield from _walk(Path(entry.path), prefix + entry.name + "/")
+        elif entry.is_file(follow_symlinks=False):
+            yield prefix + entry.name, entry
