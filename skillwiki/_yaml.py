@@ -50,6 +50,28 @@ StrictLoader.yaml_implicit_resolvers = _without_timestamps(yaml.SafeLoader.yaml_
 _Dumper.yaml_implicit_resolvers = _without_timestamps(yaml.SafeDumper.yaml_implicit_resolvers)
 
 
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    # Line breaks other than \n, and characters YAML cannot print, only survive double quotes.
+    style = '"' if any(not _plain_char(char) for char in value) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+def _plain_char(char: str) -> bool:
+    return (
+        char == "\n"
+        or ("\x20" <= char <= "\x7e")
+        or (
+            "\xa0" <= char <= "\U0010ffff"
+            and char not in "\u2028\u2029\ufeff"
+            and not "\ud800" <= char <= "\udfff"
+            and char not in "\ufffe\uffff"
+        )
+    )
+
+
+_Dumper.add_representer(str, _represent_str)
+
+
 def dump(meta: dict[str, Any]) -> str:
     """Dump a mapping in insertion order, block lists, no line folding, Unicode kept."""
     return yaml.dump(

@@ -79,6 +79,7 @@ CODE_INFO = {
 TEXT_SUFFIXES = MARKDOWN_SUFFIXES | frozenset(CODE_INFO)
 SUMMARY_LIMIT = 200
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_FENCE_RUN = re.compile(r"`{3,}|~{3,}")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s|[。！？]")
 
 
@@ -153,10 +154,17 @@ def _summary(raw: Document, tokens: list[Any], is_markdown: bool, where: str) ->
     if given is not None:
         return " ".join(given.split())
     if is_markdown:
-        paragraph = markdown.first_paragraph(tokens)
-    else:
-        paragraph = " ".join(raw.body.strip().split("\n\n", 1)[0].split())
-    return first_sentence(paragraph)
+        return first_sentence(markdown.first_paragraph(tokens))
+    return first_sentence(_first_text_line(raw.body))
+
+
+def _first_text_line(text: str) -> str:
+    """Return the first line of a plain-text file that has words (not a rule or fence)."""
+    for line in text.splitlines():
+        cleaned = " ".join(_FENCE_RUN.sub(" ", line).split())
+        if cleaned.strip("-=#*~_ "):
+            return cleaned
+    return ""
 
 
 def first_sentence(text: str) -> str:

@@ -89,6 +89,6 @@ def _line(item: Mapping[str, Any]) -> str:
 def escape(text: str) -> str:
     """Escape what would break a Markdown list line: backslash, brackets, pipes, newlines."""
     text = " ".join(text.split())
-    for char in ("\\", "[", "]", "|", "<", ">", "*", "_", "`"):
+    for char in ("\\", "[", "]", "|", "<", "*", "_", "`"):
         text = text.replace(char, "\\" + char)
     return text

@@ -74,6 +74,9 @@ class Plan:
             counts[entry.state] += 1
         return counts
 
+    def edited(self) -> list[str]:
+        return [entry.article for entry in self.entries if entry.state is State.EDITED]
+
     def pending(self, force: bool) -> list[Entry]:
         todo = {State.NEW, State.STALE, State.ORPHAN} | ({State.EDITED} if force else set())
         return [entry for entry in self.entries if entry.state in todo]
@@ -197,7 +200,12 @@ def compile_workspace(
     plan = make_plan(ws, config)
     if not plan.pending(force) and _indexes_current(ws, plan):
         statcache.save(cache_path(ws), plan.cache, config.fingerprint)
-        return CompileResult(plan.count(), problems=plan.problems, articles=plan.wiki_stats)
+        return CompileResult(
+            plan.count(),
+            kept_edited=plan.edited(),
+            problems=plan.problems,
+            articles=plan.wiki_stats,
+        )
     with fsio.workspace_lock(ws, config.lock_timeout):
         plan = make_plan(ws, config)  # another writer may have done part of the work meanwhile
         result = _apply(ws, config, plan, force, progress)
@@ -238,7 +246,7 @@ def _apply(
             _compile_one(ws, config, plan, entry, result)
         if progress is not None:
             progress(done, len(pending))
-    result.kept_edited = [e.article for e in plan.entries if e.state is State.EDITED and not force]
+    result.kept_edited = [] if force else plan.edited()
     entries = {target: facts.entry for target, facts in plan.facts.items()}
     index_md, index_json = catalog.render(entries)
     wrote_md = fsio.write_if_changed(ws.index_md, index_md)
@@ -263,7 +271,7 @@ def _compile_one(
         raw_fp = fingerprint(data, config.fingerprint)
         rendered = render(entry.raw, document, raw_fp, config.fingerprint)
     except InputError as exc:
-        result.problems.append(Problem(exc.path or f".wiki/raw/{entry.raw}", exc.message))
+        result.problems.append(Problem(exc.path or f".wiki/raw/{entry.raw}", exc.detail))
         return
     target = ws.wiki / entry.article
     if fsio.write_if_changed(target, rendered.text.encode()):

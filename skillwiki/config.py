@@ -67,10 +67,20 @@ class Config:
     maintain: MaintainConfig = field(default_factory=MaintainConfig)
 
 
-def load_config(path: Path) -> Config:
-    """Load `path` (a missing file means all defaults) and validate every key."""
+def load_config(path: Path, shown: str | None = None) -> Config:
+    """Load `path` (a missing file means all defaults) and validate every key.
+
+    Errors name the file as `shown` (the path as the user knows it) when given.
+    """
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return _load(path, Path(shown) if shown else path)
+    except ConfigError:
+        raise
+
+
+def _load(file: Path, path: Path) -> Config:
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return Config()
     except UnicodeDecodeError:

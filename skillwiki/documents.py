@@ -75,7 +75,7 @@ def load_yaml(source: str, where: Path | str) -> dict[str, Any]:
         value = yaml.load(source, Loader=StrictLoader)  # noqa: S506 - StrictLoader is a SafeLoader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = f" (frontmatter line {mark.line + 1})" if mark is not None else ""
+        line = f" (line {mark.line + 1})" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise InputError(where, f"unparsable YAML frontmatter{line}: {problem}") from None
     if value is None:

@@ -35,6 +35,7 @@ class InputError(SkillwikiError):
     def __init__(self, path: Path | str | None, message: str) -> None:
         super().__init__(f"{path}: {message}" if path is not None else message)
         self.path = None if path is None else str(path)
+        self.detail = message
 
 
 class NotFound(SkillwikiError):

@@ -40,4 +40,4 @@ def chosen_workspace(ctx: typer.Context, given: Path | None) -> Path | None:
 def open_workspace(ctx: typer.Context, given: Path | None) -> tuple[Workspace, Config]:
     """Find the workspace and load its config."""
     ws = find_workspace(Path(os.getcwd()), chosen_workspace(ctx, given))
-    return ws, load_config(ws.config_file)
+    return ws, load_config(ws.config_file, shown=ws.rel(ws.config_file))

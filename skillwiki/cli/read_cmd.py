@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from enum import StrEnum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from skillwiki.cli import render
 from skillwiki.cli.common import JsonOption, NoCompileOption, WorkspaceOption, open_workspace
-from skillwiki.reading import Refresh
+
+if TYPE_CHECKING:
+    from skillwiki.reading import Refresh
 
 
 class ArticleType(StrEnum):

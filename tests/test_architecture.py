@@ -1,0 +1,73 @@
+"""The shape of the code: the core never talks to the terminal, and every command is documented."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+from skillwiki.cli.app import app
+from tests.conftest import REPO, Invoke
+
+PACKAGE = REPO / "skillwiki"
+FORBIDDEN_IN_CORE = {"typer", "rich", "click"}
+
+
+def _imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def test_core_never_imports_typer_or_rich() -> None:
+    core = [p for p in PACKAGE.rglob("*.py") if "cli" not in p.relative_to(PACKAGE).parts]
+    assert len(core) > 10
+    offenders = {
+        p.name: _imports(p) & FORBIDDEN_IN_CORE for p in core if _imports(p) & FORBIDDEN_IN_CORE
+    }
+    assert offenders == {}
+
+
+def test_only_render_imports_rich() -> None:
+    users = sorted(p.name for p in PACKAGE.rglob("*.py") if "rich" in _imports(p))
+    assert users == ["render.py"]
+
+
+def _commands() -> list[str]:
+    return sorted(info.name or "" for info in app.registered_commands)
+
+
+def test_every_command_has_examples_and_is_in_the_readme(invoke: Invoke) -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert len(_commands()) >= 8
+    for name in _commands():
+        result = invoke(name, "--help")
+        assert result.exit_code == 0, name
+        assert "Examples:" in result.stdout, name
+        assert "-w, --workspace" in result.stdout, name
+        assert f"skillwiki {name}" in readme, name
+
+
+def test_version_loads_no_heavy_modules() -> None:
+    code = (
+        "import sys\n"
+        "from skillwiki.cli.app import main\n"
+        "sys.argv = ['skillwiki', '--version']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy = {'rich', 'markdown_it', 'yaml', 'sqlite3', 'xxhash'} & set(sys.modules)\n"
+        "print(sorted(heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == ["skillwiki 0.1.0", "[]"]
+
+
+def test_python_dash_m_works() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "skillwiki", "--version"], capture_output=True, text=True, check=True
+    )
+    assert out.stdout == "skillwiki 0.1.0\n"

@@ -1,0 +1,176 @@
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DATA, Invoke, mtimes, snapshot, write
+
+GOLDEN = DATA / "compile"
+
+
+def _golden_workspace(ws: Path) -> None:
+    shutil.copytree(GOLDEN / "raw", ws / ".wiki" / "raw", dirs_exist_ok=True)
+
+
+def test_compile_matches_golden_articles(ws: Path, invoke: Invoke) -> None:
+    _golden_workspace(ws)
+    result = invoke("compile", "-w", str(ws))
+    assert result.exit_code == 0, result.output
+    dot = ws / ".wiki"
+    files = [dot / "index.md", dot / "index.json", *(dot / "wiki").rglob("*")]
+    produced = {
+        path.relative_to(dot).as_posix(): path.read_text(encoding="utf-8")
+        for path in sorted(files)
+        if path.is_file()
+    }
+    if os.environ.get("SKILLWIKI_REGEN"):
+        shutil.rmtree(GOLDEN / "expected", ignore_errors=True)
+        for rel, text in produced.items():
+            write(GOLDEN / "expected" / rel, text)
+    expected = {
+        path.relative_to(GOLDEN / "expected").as_posix(): path.read_text(encoding="utf-8")
+        for path in sorted((GOLDEN / "expected").rglob("*"))
+        if path.is_file()
+    }
+    assert produced == expected
+
+
+def test_compile_is_deterministic_and_reproducible(ws: Path, invoke: Invoke) -> None:
+    _golden_workspace(ws)
+    invoke("compile", "-w", str(ws))
+    first = snapshot(ws)
+    shutil.rmtree(ws / ".wiki" / "wiki")
+    shutil.rmtree(ws / ".wiki" / ".cache")
+    (ws / ".wiki" / "index.md").unlink()
+    (ws / ".wiki" / "index.json").unlink()
+    assert invoke("compile", "-w", str(ws)).exit_code == 0
+    second = snapshot(ws)
+    first.pop(".wiki/log.md")
+    second.pop(".wiki/log.md")
+    assert second == first
+
+
+def test_compile_with_nothing_to_do_writes_nothing(demo: Path, invoke: Invoke) -> None:
+    before = mtimes(demo)
+    log = (demo / ".wiki" / "log.md").read_bytes()
+    result = invoke("compile", "-w", str(demo), "--json")
+    assert result.exit_code == 0
+    report = json.loads(result.stdout)
+    assert report["written"] == [] and report["counts"]["fresh"] == 12
+    assert mtimes(demo) == before
+    assert (demo / ".wiki" / "log.md").read_bytes() == log
+
+
+def test_stale_article_is_rewritten_and_logged(demo: Path, invoke: Invoke) -> None:
+    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
+    raw.write_text(raw.read_text() + "\nA new paragraph about flaky tests.\n")
+    status = json.loads(invoke("status", "-w", str(demo), "--json").stdout)
+    assert {
+        "article": ".wiki/wiki/docs/ci.md",
+        "raw": ".wiki/raw/docs/ci.md",
+        "state": "stale",
+    } in status["files"]
+    result = json.loads(invoke("compile", "-w", str(demo), "--json").stdout)
+    assert result["written"] == [".wiki/wiki/docs/ci.md"]
+    assert "flaky tests" in (demo / ".wiki" / "wiki" / "docs" / "ci.md").read_text()
+    assert (
+        (demo / ".wiki" / "log.md")
+        .read_text()
+        .splitlines()[-1]
+        .endswith("compile 1 written 0 removed (0 new, 1 stale, 0 orphan, 0 edited)")
+    )
+
+
+def test_orphan_is_removed_and_index_updated(demo: Path, invoke: Invoke) -> None:
+    (demo / ".wiki" / "raw" / "docs" / "deployment.md").unlink()
+    result = json.loads(invoke("compile", "-w", str(demo), "--json").stdout)
+    assert result["removed"] == [".wiki/wiki/docs/deployment.md"]
+    assert not (demo / ".wiki" / "wiki" / "docs" / "deployment.md").exists()
+    index = json.loads((demo / ".wiki" / "index.json").read_text())
+    assert "wiki/docs/deployment.md" not in [item["path"] for item in index["articles"]]
+    assert "deployment.md" not in (demo / ".wiki" / "index.md").read_text()
+
+
+def test_edited_article_is_kept_with_warning(demo: Path, invoke: Invoke) -> None:
+    article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
+    article.write_text(article.read_text() + "\nHand-written addition.\n")
+    edited = article.read_bytes()
+    result = invoke("compile", "-w", str(demo))
+    assert result.exit_code == 0
+    assert "Warning: .wiki/wiki/docs/ci.md was edited by hand" in result.stderr
+    assert article.read_bytes() == edited
+
+
+def test_force_overwrites_edited_article_after_backup(demo: Path, invoke: Invoke) -> None:
+    article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
+    original = article.read_bytes()
+    article.write_text(article.read_text() + "\nHand-written addition.\n")
+    edited = article.read_bytes()
+    result = json.loads(invoke("compile", "-w", str(demo), "--force", "--json").stdout)
+    assert article.read_bytes() == original
+    [backup] = result["backups"]
+    assert backup.startswith(".wiki/.cache/backups/") and backup.endswith("/docs/ci.md")
+    assert (demo / backup).read_bytes() == edited
+
+
+def test_edited_orphan_is_kept(demo: Path, invoke: Invoke) -> None:
+    article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
+    article.write_text(article.read_text() + "\nmine\n")
+    (demo / ".wiki" / "raw" / "docs" / "ci.md").unlink()
+    invoke("compile", "-w", str(demo))
+    assert article.exists()
+
+
+def test_stat_cache_is_not_needed_for_correctness(demo: Path, invoke: Invoke) -> None:
+    invoke("compile", "-w", str(demo))
+    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
+    stat = raw.stat()
+    text = raw.read_text().replace("Every pull request", "Every change request")
+    raw.write_text(text)
+    # Same size and timestamps as before: only a re-hash can tell (the racily-clean case).
+    os.utime(raw, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    status = json.loads(invoke("status", "-w", str(demo), "--json").stdout)
+    assert status["totals"]["stale"] == (1 if raw.stat().st_ino != stat.st_ino else 1)
+
+
+def test_fnv1a64_fingerprints_are_verified(demo: Path, invoke: Invoke) -> None:
+    (demo / ".wiki" / "config.toml").write_text('fingerprint = "fnv1a64"\n')
+    shutil.rmtree(demo / ".wiki" / "wiki")
+    assert invoke("compile", "-w", str(demo)).exit_code == 0
+    article = (demo / ".wiki" / "wiki" / "docs" / "ci.md").read_text()
+    assert "raw/docs/ci.md=fnv1a64:" in article
+    assert "compiled_fingerprint: fnv1a64:" in article
+    (demo / ".wiki" / "config.toml").write_text('fingerprint = "xxh3"\n')
+    status = json.loads(invoke("status", "-w", str(demo), "--json").stdout)
+    assert status["fresh"] is True
+
+
+def test_compiler_version_change_makes_articles_stale(demo: Path, invoke: Invoke) -> None:
+    article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
+    article.write_text(
+        article.read_text().replace("compiler: skillwiki/1", "compiler: skillwiki/0")
+    )
+    status = json.loads(invoke("status", "-w", str(demo), "--json").stdout)
+    assert status["totals"]["stale"] == 1
+
+
+def test_invalid_raw_file_is_reported_and_others_compile(ws: Path, invoke: Invoke) -> None:
+    write(ws / ".wiki" / "raw" / "good.md", "# Good\n\nFine.\n")
+    write(ws / ".wiki" / "raw" / "bad.md", "---\ntitle: [\n---\nBroken.\n")
+    result = invoke("compile", "-w", str(ws))
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: .wiki/raw/bad.md: unparsable YAML frontmatter (")
+    assert (ws / ".wiki" / "wiki" / "good.md").exists()
+    assert not (ws / ".wiki" / "wiki" / "bad.md").exists()
+
+
+@pytest.mark.parametrize("name", ["notes.txt", "a b (c).md"])
+def test_article_names_mirror_raw_names(ws: Path, invoke: Invoke, name: str) -> None:
+    write(ws / ".wiki" / "raw" / "x" / name, "Some text.\n")
+    assert invoke("compile", "-w", str(ws)).exit_code == 0
+    expected = name if name.endswith(".md") else name + ".md"
+    assert (ws / ".wiki" / "wiki" / "x" / expected).is_file()

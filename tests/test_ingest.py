@@ -1,0 +1,116 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import Invoke, mtimes, snapshot, write
+
+
+def test_ingest_folder_mirrors_paths_and_records_origin(ws: Path, invoke: Invoke) -> None:
+    write(ws / "docs" / "design.md", "# Design\n\nThe design.\n")
+    write(ws / "docs" / "设计" / "笔记.md", "# 笔记\n\n内容。\n")
+    write(ws / "docs" / "notes.txt", "Plain notes.\n")
+    write(ws / "docs" / "logo.png", b"\x89PNG\r\n\x1a\n\x00\x00")
+    write(ws / "docs" / ".hidden.md", "# hidden\n")
+    result = invoke("ingest", "-w", str(ws), str(ws / "docs"), "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert [item["raw"] for item in report["files"]] == [
+        "docs/design.md",
+        "docs/notes.txt",
+        "docs/设计/笔记.md",
+    ]
+    assert report["skipped"] == 1
+    raw = (ws / ".wiki" / "raw" / "docs" / "design.md").read_text()
+    assert raw == "---\norigin: docs/design.md\n---\n# Design\n\nThe design.\n"
+    assert (ws / ".wiki" / "wiki" / "docs" / "设计" / "笔记.md").is_file()
+    assert (ws / ".wiki" / "wiki" / "docs" / "notes.txt.md").is_file()
+    assert report["compile"]["counts"]["new"] == 3
+
+
+def test_reingest_updates_in_place_and_unchanged_writes_nothing(ws: Path, invoke: Invoke) -> None:
+    note = write(ws / "docs" / "a.md", "# A\n\nFirst.\n")
+    invoke("ingest", "-w", str(ws), str(note))
+    before = mtimes(ws)
+    result = invoke("ingest", "-w", str(ws), str(note))
+    assert "unchanged docs/a.md -> .wiki/raw/docs/a.md" in result.stdout
+    assert mtimes(ws) == before
+    note.write_text("# A\n\nSecond.\n")
+    invoke("ingest", "-w", str(ws), str(note))
+    assert sorted(p.name for p in (ws / ".wiki" / "raw" / "docs").iterdir()) == ["a.md"]
+    assert "Second." in (ws / ".wiki" / "wiki" / "docs" / "a.md").read_text()
+
+
+def test_ingest_keeps_frontmatter_and_applies_options(ws: Path, invoke: Invoke) -> None:
+    note = write(ws / "n.md", "---\nowner: me\ntags: [x]\n---\nBody text.\n")
+    result = invoke(
+        "ingest", "-w", str(ws), str(note), "--title", "Named", "--tags", "a, b", "--summary", "S."
+    )
+    assert result.exit_code == 0
+    raw = (ws / ".wiki" / "raw" / "n.md").read_text()
+    assert raw == (
+        "---\nowner: me\ntags:\n  - a\n  - b\ntitle: Named\nsummary: S.\norigin: n.md\n---\nBody text.\n"
+    )
+
+
+def test_ingest_from_outside_the_workspace_uses_file_name(
+    ws: Path, tmp_path: Path, invoke: Invoke
+) -> None:
+    first = write(tmp_path / "one" / "README.md", "# One\n")
+    second = write(tmp_path / "two" / "README.md", "# Two\n")
+    invoke("ingest", "-w", str(ws), str(first), str(second))
+    raw = ws / ".wiki" / "raw"
+    assert f"origin: {first.as_posix()}" in (raw / "README.md").read_text()
+    assert f"origin: {second.as_posix()}" in (raw / "README-2.md").read_text()
+    first.write_text("# One, again\n")
+    invoke("ingest", "-w", str(ws), str(first))
+    assert sorted(p.name for p in raw.iterdir()) == ["README-2.md", "README.md"]
+    assert "One, again" in (raw / "README.md").read_text()
+
+
+def test_ingest_stdin_with_name(ws: Path, invoke: Invoke) -> None:
+    result = invoke(
+        "ingest", "-w", str(ws), "-", "--name", "deploy.md", input="# Deploy\n\nSteps.\n"
+    )
+    assert result.exit_code == 0, result.output
+    assert (ws / ".wiki" / "raw" / "deploy.md").read_text().startswith("---\norigin: stdin\n---\n")
+    assert (ws / ".wiki" / "wiki" / "deploy.md").is_file()
+
+
+def test_ingest_no_compile(ws: Path, invoke: Invoke) -> None:
+    note = write(ws / "a.md", "# A\n")
+    invoke("ingest", "-w", str(ws), str(note), "--no-compile")
+    assert (ws / ".wiki" / "raw" / "a.md").exists()
+    assert not (ws / ".wiki" / "wiki" / "a.md").exists()
+
+
+def test_ingest_logs_one_line_per_file(ws: Path, invoke: Invoke) -> None:
+    write(ws / "d" / "a.md", "# A\n")
+    write(ws / "d" / "b.md", "# B\n")
+    invoke("ingest", "-w", str(ws), str(ws / "d"))
+    lines = (ws / ".wiki" / "log.md").read_text().splitlines()
+    ingests = [line for line in lines if " ingest " in line]
+    assert [line.split(" ", 2)[2] for line in ingests] == [
+        "ingest d/a.md -> raw/d/a.md",
+        "ingest d/b.md -> raw/d/b.md",
+    ]
+
+
+def test_ingest_bom_is_accepted_and_stripped(ws: Path, invoke: Invoke) -> None:
+    note = write(ws / "bom.md", b"\xef\xbb\xbf# Bom\r\n\r\nText.\r\n")
+    assert invoke("ingest", "-w", str(ws), str(note)).exit_code == 0
+    assert (
+        ws / ".wiki" / "raw" / "bom.md"
+    ).read_bytes() == b"---\norigin: bom.md\n---\n# Bom\n\nText.\n"
+
+
+def test_ingest_a_hand_written_raw_file_is_not_overwritten(ws: Path, invoke: Invoke) -> None:
+    write(ws / ".wiki" / "raw" / "a.md", "# Mine, written by hand\n")
+    note = write(ws / "a.md", "# A\n")
+    before = snapshot(ws)
+    result = invoke("ingest", "-w", str(ws), str(note))
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "Error: .wiki/raw/a.md: already holds a note from '', not from 'a.md'; move it first\n"
+    )
+    assert snapshot(ws) == before

@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import Invoke, snapshot
+
+
+def test_init_creates_the_layout(tmp_path: Path, invoke: Invoke) -> None:
+    result = invoke("init", "-w", str(tmp_path))
+    assert result.exit_code == 0
+    dot = tmp_path / ".wiki"
+    for folder in ("raw", "wiki"):
+        assert (dot / folder).is_dir()
+    assert (dot / ".gitignore").read_text().splitlines()[0] == ".cache/"
+    assert json.loads((dot / "index.json").read_text()) == {"version": 1, "articles": []}
+    assert (dot / "log.md").read_text().startswith("# Operations log")
+    assert (dot / "index.md").read_text().startswith("# Wiki index")
+    assert (dot / "config.toml").is_file()
+
+
+def test_init_is_idempotent_and_never_overwrites(tmp_path: Path, invoke: Invoke) -> None:
+    invoke("init", "-w", str(tmp_path))
+    (tmp_path / ".wiki" / "config.toml").write_text("fingerprint = 'fnv1a64'\n")
+    (tmp_path / ".wiki" / "index.md").unlink()
+    before = snapshot(tmp_path)
+    result = invoke("init", "-w", str(tmp_path))
+    assert result.exit_code == 0
+    after = snapshot(tmp_path)
+    assert after.pop(".wiki/index.md").startswith(b"# Wiki index")
+    assert after == before
+    assert "created .wiki/index.md" in result.stdout
+    again = invoke("init", "-w", str(tmp_path))
+    assert "Already initialised" in again.stdout
+
+
+def test_init_in_current_directory(tmp_path: Path, invoke: Invoke, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert invoke("init").exit_code == 0
+    assert (tmp_path / ".wiki" / "raw").is_dir()
+
+
+def test_init_refuses_a_missing_directory(tmp_path: Path, invoke: Invoke) -> None:
+    result = invoke("init", "-w", str(tmp_path / "nope"))
+    assert result.exit_code == 2
+    assert (
+        result.stderr
+        == f"Error: {tmp_path / 'nope'}: is not a directory; create it first or pick another\n"
+    )

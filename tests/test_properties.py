@@ -1,0 +1,88 @@
+"""Round-trips and determinism, over generated input."""
+
+from __future__ import annotations
+
+import string
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from skillwiki.article import render, rewrite_target
+from skillwiki.documents import join, split
+from skillwiki.fingerprint import fingerprint, fnv1a64, matches
+from skillwiki.fsio import atomic_write
+
+keys = st.text(alphabet=string.ascii_lowercase + "_", min_size=1, max_size=12)
+scalars = st.one_of(
+    st.text(max_size=40),
+    st.integers(min_value=-(10**6), max_value=10**6),
+    st.booleans(),
+    st.none(),
+)
+values = st.one_of(scalars, st.lists(st.text(max_size=20), max_size=5))
+metas = st.dictionaries(keys, values, max_size=8)
+bodies = st.text(max_size=300).map(lambda text: text.replace("\r", ""))
+
+
+@given(metas, bodies)
+def test_frontmatter_round_trip_keeps_every_key_and_value(meta: dict, body: str) -> None:
+    text = join(meta, body)
+    document = split(text, "x.md")
+    if meta:
+        assert document.meta == meta
+        assert list(document.meta) == list(meta)
+        assert document.body == body
+    assert join(document.meta, document.body) == text
+
+
+@given(metas, bodies)
+def test_compile_is_a_pure_function_of_path_and_bytes(meta: dict, body: str) -> None:
+    meta = {
+        k: v for k, v in meta.items() if k not in {"title", "summary", "tags", "type", "origin"}
+    }
+    text = join(meta, body)
+    first = render("docs/note.md", split(text, "x"), fingerprint(text.encode()), "xxh3")
+    second = render("docs/note.md", split(text, "x"), fingerprint(text.encode()), "xxh3")
+    assert first.text == second.text
+    assert "\n## Sources\n- [raw/docs/note.md](../../raw/docs/note.md)\n" in first.text
+    assert first.meta["summary"].count("\n") == 0
+
+
+@given(st.binary(max_size=200))
+def test_fingerprints_verify_with_the_stored_algorithm(data: bytes) -> None:
+    for algorithm in ("xxh3", "fnv1a64"):
+        stored = fingerprint(data, algorithm)
+        assert matches(data, stored)
+        assert not matches(data + b"x", stored)
+    assert fingerprint(data, "fnv1a64") == f"fnv1a64:{fnv1a64(data):016x}"
+
+
+def test_fnv1a64_known_vectors() -> None:
+    assert fnv1a64(b"") == 0xCBF29CE484222325
+    assert fnv1a64(b"a") == 0xAF63DC4C8601EC8C
+    assert fnv1a64(b"foobar") == 0x85944171F73967E8
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=50)
+@given(st.binary(max_size=500), st.binary(max_size=500))
+def test_atomic_write_leaves_exactly_the_new_bytes(tmp_path: Path, old: bytes, new: bytes) -> None:
+    target = tmp_path / "sub" / "file.md"
+    atomic_write(target, old)
+    atomic_write(target, new)
+    assert target.read_bytes() == new
+    assert [p.name for p in target.parent.iterdir()] == ["file.md"]
+
+
+segments = st.text(alphabet=string.ascii_lowercase, min_size=1, max_size=6)
+
+
+@given(st.lists(segments, min_size=1, max_size=3), segments)
+def test_markdown_links_between_raw_files_resolve_to_the_same_article(
+    folders: list[str], name: str
+) -> None:
+    raw_rel = "/".join(folders) + "/note.md"
+    target = f"{name}.md"
+    assert rewrite_target(raw_rel, target, raw_rel) == target
+    assert rewrite_target(raw_rel, f"{name}.txt#x", raw_rel) == f"{name}.txt.md#x"
+    assert rewrite_target(raw_rel, "https://x.y/z.png", raw_rel) == "https://x.y/z.png"

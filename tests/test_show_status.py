@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Invoke, snapshot, write
+
+LESSON = "2026-11-30-channel-op-allowedtools-must-include-telegram-send"
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        LESSON,
+        f".wiki/wiki/lessons/{LESSON}.md",
+        f"wiki/lessons/{LESSON}.md",
+        f".wiki/raw/lessons/{LESSON}.md",
+        f"raw/lessons/{LESSON}.md",
+        f"lessons/{LESSON}.md",
+    ],
+)
+def test_show_by_id_article_path_or_raw_path(demo: Path, invoke: Invoke, key: str) -> None:
+    result = invoke("show", "-w", str(demo), key)
+    assert result.exit_code == 0, result.output
+    article = demo / ".wiki" / "wiki" / "lessons" / f"{LESSON}.md"
+    assert result.stdout == article.read_text()
+
+
+def test_show_json(demo: Path, invoke: Invoke) -> None:
+    shown = json.loads(invoke("show", "-w", str(demo), "raw/docs/oncall.txt", "--json").stdout)
+    assert shown["path"] == ".wiki/wiki/docs/oncall.txt.md"
+    assert shown["meta"]["title"] == "Oncall"
+    assert shown["body"].startswith("# Oncall\n\n```text\n")
+
+
+def test_show_unknown_is_exit_2(demo: Path, invoke: Invoke) -> None:
+    result = invoke("show", "-w", str(demo), "no-such-thing")
+    assert result.exit_code == 2
+    assert (
+        result.stderr
+        == "Error: no article or lesson 'no-such-thing'; try: skillwiki query \"no-such-thing\"\n"
+    )
+
+
+def test_status_reports_every_state_and_never_writes(demo: Path, invoke: Invoke) -> None:
+    wiki = demo / ".wiki"
+    write(wiki / "raw" / "docs" / "new.md", "# New\n")
+    (wiki / "raw" / "docs" / "ci.md").write_text("# CI\n\nChanged.\n")
+    (wiki / "raw" / "docs" / "deployment.md").unlink()
+    edited = wiki / "wiki" / "docs" / "agents.md"
+    edited.write_text(edited.read_text() + "\nmine\n")
+    before = snapshot(demo)
+    result = invoke("status", "-w", str(demo))
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [
+        "edited  .wiki/wiki/docs/agents.md",
+        "stale   .wiki/wiki/docs/ci.md",
+        "orphan  .wiki/wiki/docs/deployment.md",
+        "new     .wiki/raw/docs/new.md",
+        "13 articles: 9 fresh, 1 new, 1 stale, 1 orphan, 1 edited",
+    ]
+    assert invoke("status", "-w", str(demo), "--check").exit_code == 1
+    assert snapshot(demo) == before
+    assert not (wiki / ".cache").exists()
+
+
+def test_status_check_passes_when_fresh(demo: Path, invoke: Invoke) -> None:
+    result = invoke("status", "-w", str(demo), "--check", "--json")
+    assert result.exit_code == 0
+    report = json.loads(result.stdout)
+    assert report["fresh"] is True and report["totals"]["fresh"] == 12
+
+
+def test_workspace_found_upwards_and_by_env(demo: Path, invoke: Invoke, monkeypatch) -> None:
+    monkeypatch.chdir(demo / "docs")
+    assert invoke("status", "--check").exit_code == 0
+    monkeypatch.chdir(demo.parent)
+    monkeypatch.setenv("SKILLWIKI_WORKSPACE", str(demo))
+    assert invoke("status", "--check").exit_code == 0
+    monkeypatch.delenv("SKILLWIKI_WORKSPACE")
+    assert invoke("-w", str(demo), "status", "--check").exit_code == 0
