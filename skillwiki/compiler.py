@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -53,10 +54,21 @@ class Facts:
     source_fingerprint: str | None
     compiler: str | None
     edited: bool
-    entry: dict[str, Any]
+    entry_json: str  # the index.json entry, kept as text: parsed only when an index is rendered
+
+    @classmethod
+    def of(
+        cls, source: str | None, compiler: str | None, edited: bool, entry: dict[str, Any]
+    ) -> Facts:
+        return cls(source, compiler, edited, json.dumps(entry, ensure_ascii=False))
+
+    @property
+    def entry(self) -> dict[str, Any]:
+        value: dict[str, Any] = json.loads(self.entry_json)
+        return value
 
     def to_tuple(self) -> tuple[Any, ...]:
-        return (self.source_fingerprint, self.compiler, self.edited, self.entry)
+        return (self.source_fingerprint, self.compiler, self.edited, self.entry_json)
 
 
 @dataclass
@@ -173,7 +185,7 @@ def read_facts(path: Path, target: str) -> Facts:
     try:
         document = split(decode(data, path, len(data) + 1), path)
     except InputError:
-        return Facts(None, None, True, catalog.fallback_entry(target))
+        return Facts.of(None, None, True, catalog.fallback_entry(target))
     meta = document.meta
     stored = meta.get("compiled_fingerprint")
     edited = not (isinstance(stored, str) and matches(document.body.encode(), stored))
@@ -182,7 +194,7 @@ def read_facts(path: Path, target: str) -> Facts:
     if isinstance(sources, list) and sources and isinstance(sources[0], str):
         source = sources[0].rpartition("=")[2] or None
     compiler = meta.get("compiler") if isinstance(meta.get("compiler"), str) else None
-    return Facts(source, compiler, edited, catalog.entry(target, meta))
+    return Facts.of(source, compiler, edited, catalog.entry(target, meta))
 
 
 def _read(path: Path) -> bytes:
@@ -214,11 +226,21 @@ def compile_workspace(
 
 
 def _indexes_current(ws: Workspace, plan: Plan) -> bool:
+    """Tell whether index.md and index.json match the articles, rendering them only if unsure."""
+    try:
+        stats = (statcache.stat_of(ws.index_md), statcache.stat_of(ws.index_json))
+    except OSError:
+        return False
+    if plan.cache.indexes_known(stats):
+        return True
     entries = {target: plan.facts[target].entry for target in plan.facts}
     if set(entries) != set(plan.wiki_stats):
         return False
     expected_md, expected_json = catalog.render(entries)
-    return _same_bytes(ws.index_md, expected_md) and _same_bytes(ws.index_json, expected_json)
+    current = _same_bytes(ws.index_md, expected_md) and _same_bytes(ws.index_json, expected_json)
+    if current:
+        plan.cache.remember_indexes(stats)
+    return current
 
 
 def _same_bytes(path: Path, data: bytes) -> bool:
@@ -252,6 +274,7 @@ def _apply(
     wrote_md = fsio.write_if_changed(ws.index_md, index_md)
     wrote_json = fsio.write_if_changed(ws.index_json, index_json)
     result.indexes_written = wrote_md or wrote_json
+    plan.cache.remember_indexes((statcache.stat_of(ws.index_md), statcache.stat_of(ws.index_json)))
     result.articles = plan.wiki_stats
     if result.refreshed or result.indexes_written:
         fsio.append_log(ws, "compile", _log_details(result))
@@ -277,7 +300,7 @@ def _compile_one(
     if fsio.write_if_changed(target, rendered.text.encode()):
         result.written.append(entry.article)
     stat = statcache.stat_of(target)
-    facts = Facts(raw_fp, COMPILER, False, catalog.entry(entry.article, rendered.meta))
+    facts = Facts.of(raw_fp, COMPILER, False, catalog.entry(entry.article, rendered.meta))
     plan.wiki_stats[entry.article] = stat
     plan.facts[entry.article] = facts
     plan.cache.remember_article(entry.article, stat, facts.to_tuple())

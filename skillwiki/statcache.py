@@ -12,7 +12,7 @@ from typing import Any
 
 from skillwiki import fsio
 
-FORMAT = 1
+FORMAT = 3
 # A file modified this close to when the cache was saved may have changed again within the same
 # timestamp tick without its stat changing ("racily clean"): such entries are re-checked.
 RACY_NS = 2_000_000_000
@@ -27,7 +27,9 @@ class StatCache:
     saved_ns: int = 0
     raw: dict[str, tuple[Stat, str]] = field(default_factory=dict)
     wiki: dict[str, tuple[Stat, tuple[Any, ...]]] = field(default_factory=dict)
+    indexes: tuple[Stat, ...] | None = None  # index.md and index.json, when they matched
     dirty: bool = False
+    wiki_changed: bool = False  # an article's facts were (re)learned or dropped this run
 
     def raw_fingerprint(self, rel: str, stat: Stat) -> str | None:
         entry = self.raw.get(rel)
@@ -48,6 +50,19 @@ class StatCache:
     def remember_article(self, rel: str, stat: Stat, facts: tuple[Any, ...]) -> None:
         if self.wiki.get(rel) != (stat, facts):
             self.wiki[rel] = (stat, facts)
+            self.dirty = self.wiki_changed = True
+
+    def indexes_known(self, stats: tuple[Stat, ...]) -> bool:
+        """Tell whether the indexes were checked at these stats and no article changed since."""
+        return (
+            not self.wiki_changed
+            and self.indexes == stats
+            and all(self._settled(stat) for stat in stats)
+        )
+
+    def remember_indexes(self, stats: tuple[Stat, ...]) -> None:
+        if self.indexes != stats:
+            self.indexes = stats
             self.dirty = True
 
     def racy_entries(self) -> bool:
@@ -55,6 +70,7 @@ class StatCache:
         limit = self.saved_ns - RACY_NS
         stats = [entry[0] for entry in self.raw.values()]
         stats += [entry[0] for entry in self.wiki.values()]
+        stats += list(self.indexes or ())
         return any(stat[1] >= limit for stat in stats)
 
     def prune(self, raw: set[str], wiki: set[str]) -> None:
@@ -62,6 +78,7 @@ class StatCache:
             for rel in [rel for rel in table if rel not in alive]:
                 del table[rel]
                 self.dirty = True
+                self.wiki_changed = self.wiki_changed or table is self.wiki
 
 
 def load(path: Path, algorithm: str) -> StatCache:
@@ -71,7 +88,7 @@ def load(path: Path, algorithm: str) -> StatCache:
             data = marshal.loads(handle.read())
         if data["format"] != FORMAT or data["algorithm"] != algorithm:
             return StatCache()
-        return StatCache(data["saved_ns"], data["raw"], data["wiki"])
+        return StatCache(data["saved_ns"], data["raw"], data["wiki"], data["indexes"])
     except (OSError, EOFError, ValueError, TypeError, KeyError):
         return StatCache()
 
@@ -87,6 +104,7 @@ def save(path: Path, cache: StatCache, algorithm: str) -> None:
         "saved_ns": cache.saved_ns,
         "raw": cache.raw,
         "wiki": cache.wiki,
+        "indexes": cache.indexes,
     }
     try:
         fsio.atomic_write(path, marshal.dumps(data))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from skillwiki.errors import WorkspaceNotFound
 
@@ -61,9 +61,16 @@ class Workspace:
 
 def article_rel(raw_rel: str) -> str:
     """Map a raw-relative path to its article's wiki-relative path (a mirror)."""
-    if PurePosixPath(raw_rel).suffix.lower() in MARKDOWN_SUFFIXES:
+    if suffix(raw_rel) in MARKDOWN_SUFFIXES:
         return raw_rel
     return raw_rel + ".md"
+
+
+def suffix(rel: str) -> str:
+    """Return the lower-cased suffix of a '/'-separated path, as PurePosixPath.suffix would."""
+    name = rel[rel.rfind("/") + 1 :]
+    dot = name.rfind(".")
+    return name[dot:].lower() if 0 < dot < len(name) - 1 else ""
 
 
 def find_workspace(start: Path, explicit: Path | None = None) -> Workspace:

@@ -77,3 +77,13 @@ def write(path: Path, text: str | bytes) -> Path:
     else:
         path.write_text(text, encoding="utf-8")
     return path
+
+
+def put_in_every_state(demo: Path) -> None:
+    """Make the demo hold one new, one stale, one orphan and one edited article."""
+    wiki = demo / ".wiki"
+    write(wiki / "raw" / "docs" / "new.md", "# New\n")
+    (wiki / "raw" / "docs" / "ci.md").write_text("# CI\n\nChanged.\n")
+    (wiki / "raw" / "docs" / "deployment.md").unlink()
+    edited = wiki / "wiki" / "docs" / "agents.md"
+    edited.write_text(edited.read_text() + "\nmine\n")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Invoke, write
+from tests.conftest import Invoke, put_in_every_state, write
 
 
 def _lint(invoke: Invoke, root: Path, *args: str) -> tuple[int, list[dict]]:
@@ -45,12 +45,7 @@ def test_sw001_broken_links_and_anchors(demo: Path, invoke: Invoke) -> None:
 
 
 def test_freshness_rules(demo: Path, invoke: Invoke) -> None:
-    wiki = demo / ".wiki"
-    write(wiki / "raw" / "docs" / "new.md", "# New\n")
-    (wiki / "raw" / "docs" / "ci.md").write_text("# CI\n\nChanged.\n")
-    (wiki / "raw" / "docs" / "deployment.md").unlink()
-    edited = wiki / "wiki" / "docs" / "agents.md"
-    edited.write_text(edited.read_text() + "\nmine\n")
+    put_in_every_state(demo)
     code, findings = _lint(invoke, demo)
     assert code == 1
     rules = _rules(findings)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Invoke, snapshot, write
+from tests.conftest import Invoke, put_in_every_state, snapshot
 
 LESSON = "2026-11-30-channel-op-allowedtools-must-include-telegram-send"
 
@@ -45,12 +45,7 @@ def test_show_unknown_is_exit_2(demo: Path, invoke: Invoke) -> None:
 
 
 def test_status_reports_every_state_and_never_writes(demo: Path, invoke: Invoke) -> None:
-    wiki = demo / ".wiki"
-    write(wiki / "raw" / "docs" / "new.md", "# New\n")
-    (wiki / "raw" / "docs" / "ci.md").write_text("# CI\n\nChanged.\n")
-    (wiki / "raw" / "docs" / "deployment.md").unlink()
-    edited = wiki / "wiki" / "docs" / "agents.md"
-    edited.write_text(edited.read_text() + "\nmine\n")
+    put_in_every_state(demo)
     before = snapshot(demo)
     result = invoke("status", "-w", str(demo))
     assert result.exit_code == 0
