@@ -58,7 +58,7 @@ def test_status_reports_every_state_and_never_writes(demo: Path, invoke: Invoke)
     ]
     assert invoke("status", "-w", str(demo), "--check").exit_code == 1
     assert snapshot(demo) == before
-    assert not (wiki / ".cache").exists()
+    assert not (demo / ".wiki" / ".cache").exists()
 
 
 def test_status_check_passes_when_fresh(demo: Path, invoke: Invoke) -> None:
