@@ -186,16 +186,14 @@ def _fields(path: Path) -> tuple[dict[str, Any], str, str] | None:
     return document.meta, title, document.body
 
 
-def fts_query(text: str) -> str | None:
-    """Turn free text into an FTS5 query: quoted terms, OR-ed, the last one a prefix."""
+def query_terms(text: str) -> list[str]:
+    """Turn free text into quoted FTS5 terms (stop words dropped), the last one a prefix."""
     words = _WORD.findall(cjk_bigrams(text).lower())
     kept = [word for word in words if word not in STOP_WORDS] or words
-    if not kept:
-        return None
     terms = [f'"{word}"' for word in dict.fromkeys(kept)]
-    if not _CJK.search(kept[-1]):
+    if terms and not _CJK.search(kept[-1]):
         terms[-1] += "*"
-    return " OR ".join(terms)
+    return terms
 
 
 def search(
@@ -207,12 +205,17 @@ def search(
     tags: Sequence[str] = (),
     include_hidden: bool = False,
 ) -> list[Hit]:
-    """Return the best `limit` articles for `text`, best first."""
-    query = fts_query(text)
-    if query is None:
+    """Return the best `limit` articles for `text`, best first.
+
+    Articles that contain more of the query's terms rank first; among those, weighted BM25
+    decides. The score is the number of terms matched plus BM25 squashed into [0, 1), so a
+    score of 3.62 reads "all three terms, fairly relevant".
+    """
+    terms = query_terms(text)
+    if not terms:
         return []
     where = ["fts MATCH ?"]
-    params: list[Any] = [query]
+    params: list[Any] = [" OR ".join(terms)]
     if kind is not None:
         where.append("docs.type = ?")
         params.append(kind)
@@ -224,17 +227,33 @@ def search(
         params.extend(HIDDEN_STATUSES)
     weights = ", ".join(str(weight) for weight in WEIGHTS)
     sql = (
-        f"SELECT docs.path, docs.title, docs.type, -bm25(fts, {weights}) AS score "
-        f"FROM fts JOIN docs ON docs.id = fts.rowid WHERE {' AND '.join(where)} "
-        "ORDER BY score DESC, docs.path LIMIT ?"
+        f"SELECT docs.id, docs.path, docs.title, docs.type, -bm25(fts, {weights}) "
+        f"FROM fts JOIN docs ON docs.id = fts.rowid WHERE {' AND '.join(where)}"
     )
     with closing(sqlite3.connect(index_path(ws), timeout=30)) as db:
-        rows = db.execute(sql, (*params, limit)).fetchall()
-    terms = _WORD.findall(cjk_bigrams(text).lower())
+        rows = db.execute(sql, params).fetchall()
+        matched = _coverage(db, terms) if len(terms) > 1 else {}
+    ranked = sorted(
+        (
+            (matched.get(rowid, 1) + max(bm25, 0.0) / (1.0 + max(bm25, 0.0)), rel, title, kind_)
+            for rowid, rel, title, kind_, bm25 in rows
+        ),
+        key=lambda row: (-row[0], row[1]),
+    )[:limit]
+    words = _WORD.findall(cjk_bigrams(text).lower())
     return [
-        Hit(f".wiki/wiki/{rel}", title, kind_, round(score, 4), snippet(ws.wiki / rel, terms))
-        for rel, title, kind_, score in rows
+        Hit(f".wiki/wiki/{rel}", title, kind_, round(score, 4), snippet(ws.wiki / rel, words))
+        for score, rel, title, kind_ in ranked
     ]
+
+
+def _coverage(db: sqlite3.Connection, terms: Sequence[str]) -> dict[int, int]:
+    """Return, per document, how many of the terms it contains."""
+    counts: dict[int, int] = {}
+    for term in terms:
+        for (rowid,) in db.execute("SELECT rowid FROM fts WHERE fts MATCH ?", (term,)):
+            counts[rowid] = counts.get(rowid, 0) + 1
+    return counts
 
 
 def snippet(path: Path, terms: Sequence[str], width: int = 160) -> str:
