@@ -9,13 +9,12 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import unquote
 
-from skillwiki import markdown
+from skillwiki import COMPILER, markdown
 from skillwiki.documents import Document, join, optional_str, string_list
 from skillwiki.errors import InputError
 from skillwiki.fingerprint import fingerprint
 from skillwiki.workspace import MARKDOWN_SUFFIXES, article_rel
 
-COMPILER = "skillwiki/1"
 DOCUMENT_TYPES = ("document", "lesson")
 LESSON_KEYS = (
     "id",
@@ -89,7 +88,6 @@ class Rendered:
 
     text: str
     meta: dict[str, Any]
-    headings: tuple[str, ...]
 
 
 def render(raw_rel: str, raw: Document, raw_fingerprint: str, algorithm: str) -> Rendered:
@@ -124,8 +122,7 @@ def render(raw_rel: str, raw: Document, raw_fingerprint: str, algorithm: str) ->
     if "origin" in raw.meta:
         meta["origin"] = raw.meta["origin"]
     meta.update((key, value) for key, value in raw.meta.items() if key not in _OWN_KEYS)
-    found = tuple(h.text for h in markdown.headings(markdown.parse(article_body)) if h.level > 1)
-    return Rendered(join(meta, article_body), meta, found)
+    return Rendered(join(meta, article_body), meta)
 
 
 def _title(raw_rel: str, raw: Document, tokens: list[Any], where: str) -> str:

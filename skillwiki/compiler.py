@@ -8,10 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from skillwiki import catalog, fsio, statcache
-from skillwiki.article import COMPILER, render
+from skillwiki import COMPILER, fsio, statcache
 from skillwiki.config import Config
 from skillwiki.documents import decode, split
 from skillwiki.errors import InputError
@@ -30,8 +29,9 @@ class State(Enum):
     EDITED = "edited"
 
 
-@dataclass(frozen=True)
-class Entry:
+# Entry and Facts are NamedTuples rather than frozen dataclasses: a plan makes one of each per
+# article on every query, and a tuple is several times cheaper to create.
+class Entry(NamedTuple):
     """One article and its raw source (None for an orphan), with its freshness state."""
 
     article: str
@@ -47,8 +47,7 @@ class Problem:
     message: str
 
 
-@dataclass(frozen=True)
-class Facts:
+class Facts(NamedTuple):
     """What an article's frontmatter says, as far as freshness and the catalog need it."""
 
     source_fingerprint: str | None
@@ -67,9 +66,6 @@ class Facts:
         value: dict[str, Any] = json.loads(self.entry_json)
         return value
 
-    def to_tuple(self) -> tuple[Any, ...]:
-        return (self.source_fingerprint, self.compiler, self.edited, self.entry_json)
-
 
 @dataclass
 class Plan:
@@ -85,6 +81,9 @@ class Plan:
         for entry in self.entries:
             counts[entry.state] += 1
         return counts
+
+    def entry_texts(self) -> dict[str, str]:
+        return {target: facts.entry_json for target, facts in self.facts.items()}
 
     def edited(self) -> list[str]:
         return [entry.article for entry in self.entries if entry.state is State.EDITED]
@@ -104,6 +103,7 @@ class CompileResult:
     problems: list[Problem] = field(default_factory=list)
     indexes_written: bool = False
     articles: dict[str, Stat] = field(default_factory=dict)
+    entries: dict[str, str] = field(default_factory=dict)  # article -> index.json entry (JSON)
 
     @property
     def refreshed(self) -> int:
@@ -132,55 +132,49 @@ def make_plan(ws: Workspace, config: Config) -> Plan:
             )
             continue
         expected[target] = raw_rel
-    for target in sorted(set(expected) | set(wiki_stats)):
-        plan.entries.append(_state_of(ws, config, plan, target, expected.get(target)))
-    cache.prune(set(raw_stats), set(wiki_stats))
+    append = plan.entries.append
+    for target in sorted(expected.keys() | wiki_stats.keys()):
+        source = expected.get(target)
+        append(Entry(target, source, _state_of(ws, config, plan, target, source)))
+    cache.prune(raw_stats.keys(), wiki_stats.keys())
     return plan
 
 
-def _state_of(ws: Workspace, config: Config, plan: Plan, target: str, raw_rel: str | None) -> Entry:
-    if target not in plan.wiki_stats:
-        return Entry(target, raw_rel, State.NEW)
-    facts = _facts(ws, plan, target)
+def _state_of(ws: Workspace, config: Config, plan: Plan, target: str, raw_rel: str | None) -> State:
+    # The hot loop of every query: one call per article, so it reads the cache directly.
+    stat = plan.wiki_stats.get(target)
+    if stat is None:
+        return State.NEW
+    known = plan.cache.article_facts(target, stat)
+    if known is None:
+        facts = read_facts(ws.wiki / target, target)
+        plan.cache.remember_article(target, stat, tuple(facts))
+    else:
+        facts = Facts._make(known)
+    plan.facts[target] = facts
     if facts.edited:
-        return Entry(target, raw_rel, State.EDITED)
+        return State.EDITED
     if raw_rel is None:
-        return Entry(target, None, State.ORPHAN)
+        return State.ORPHAN
     stored = facts.source_fingerprint
     if facts.compiler != COMPILER or stored is None:
-        return Entry(target, raw_rel, State.STALE)
-    current = _raw_fingerprint(ws, config, plan, raw_rel)
+        return State.STALE
+    raw_stat = plan.raw_stats[raw_rel]
+    current = plan.cache.raw_fingerprint(raw_rel, raw_stat)
+    if current is None:
+        current = fingerprint(_read(ws.raw / raw_rel), config.fingerprint)
+        plan.cache.remember_raw(raw_rel, raw_stat, current)
     if stored == current:
-        return Entry(target, raw_rel, State.FRESH)
+        return State.FRESH
     if algorithm_of(stored) not in (None, config.fingerprint):
-        fresh = matches((ws.raw / raw_rel).read_bytes(), stored)
-        return Entry(target, raw_rel, State.FRESH if fresh else State.STALE)
-    return Entry(target, raw_rel, State.STALE)
-
-
-def _raw_fingerprint(ws: Workspace, config: Config, plan: Plan, raw_rel: str) -> str:
-    stat = plan.raw_stats[raw_rel]
-    known = plan.cache.raw_fingerprint(raw_rel, stat)
-    if known is None:
-        known = fingerprint(_read(ws.raw / raw_rel), config.fingerprint)
-        plan.cache.remember_raw(raw_rel, stat, known)
-    return known
-
-
-def _facts(ws: Workspace, plan: Plan, target: str) -> Facts:
-    stat = plan.wiki_stats[target]
-    known = plan.cache.article_facts(target, stat)
-    if known is not None:
-        facts = Facts(*known)
-    else:
-        facts = read_facts(ws.wiki / target, target)
-        plan.cache.remember_article(target, stat, facts.to_tuple())
-    plan.facts[target] = facts
-    return facts
+        return State.FRESH if matches(_read(ws.raw / raw_rel), stored) else State.STALE
+    return State.STALE
 
 
 def read_facts(path: Path, target: str) -> Facts:
     """Parse an article's frontmatter: its source fingerprint, compiler, and hand edits."""
+    from skillwiki import catalog
+
     data = _read(path)
     try:
         document = split(decode(data, path, len(data) + 1), path)
@@ -217,6 +211,7 @@ def compile_workspace(
             kept_edited=plan.edited(),
             problems=plan.problems,
             articles=plan.wiki_stats,
+            entries=plan.entry_texts(),
         )
     with fsio.workspace_lock(ws, config.lock_timeout):
         plan = make_plan(ws, config)  # another writer may have done part of the work meanwhile
@@ -227,6 +222,8 @@ def compile_workspace(
 
 def _indexes_current(ws: Workspace, plan: Plan) -> bool:
     """Tell whether index.md and index.json match the articles, rendering them only if unsure."""
+    from skillwiki import catalog
+
     try:
         stats = (statcache.stat_of(ws.index_md), statcache.stat_of(ws.index_json))
     except OSError:
@@ -250,13 +247,18 @@ def _same_bytes(path: Path, data: bytes) -> bool:
         return False
 
 
+BATCH = 500  # articles rendered, then written to disk together
+
+
 def _apply(
     ws: Workspace, config: Config, plan: Plan, force: bool, progress: Progress | None
 ) -> CompileResult:
+    from skillwiki import catalog
+
     result = CompileResult(plan.count(), problems=list(plan.problems))
     pending = plan.pending(force)
     stamp = fsio.utc_now().replace(":", "")
-    for done, entry in enumerate(pending, start=1):
+    for entry in pending:
         if entry.state is State.EDITED:
             result.backups.append(_backup(ws, entry.article, stamp))
         if entry.raw is None:
@@ -264,47 +266,58 @@ def _apply(
             plan.wiki_stats.pop(entry.article, None)
             plan.facts.pop(entry.article, None)
             result.removed.append(entry.article)
-        else:
-            _compile_one(ws, config, plan, entry, result)
+    todo = [entry for entry in pending if entry.raw is not None]
+    for start in range(0, len(todo), BATCH):
+        _compile_batch(ws, config, plan, todo[start : start + BATCH], result)
         if progress is not None:
-            progress(done, len(pending))
+            progress(min(start + BATCH, len(todo)), len(todo))
     result.kept_edited = [] if force else plan.edited()
     entries = {target: facts.entry for target, facts in plan.facts.items()}
     index_md, index_json = catalog.render(entries)
-    wrote_md = fsio.write_if_changed(ws.index_md, index_md)
-    wrote_json = fsio.write_if_changed(ws.index_json, index_json)
+    wrote_md, wrote_json = fsio.write_many([(ws.index_md, index_md), (ws.index_json, index_json)])
     result.indexes_written = wrote_md or wrote_json
     plan.cache.remember_indexes((statcache.stat_of(ws.index_md), statcache.stat_of(ws.index_json)))
     result.articles = plan.wiki_stats
+    result.entries = plan.entry_texts()
     if result.refreshed or result.indexes_written:
         fsio.append_log(ws, "compile", _log_details(result))
     return result
 
 
-def _compile_one(
-    ws: Workspace, config: Config, plan: Plan, entry: Entry, result: CompileResult
+def _compile_batch(
+    ws: Workspace, config: Config, plan: Plan, batch: list[Entry], result: CompileResult
 ) -> None:
-    assert entry.raw is not None
-    raw_path = ws.raw / entry.raw
-    try:
-        data = _read(raw_path)
-        document = split(
-            decode(data, f".wiki/raw/{entry.raw}", config.max_file_bytes), f".wiki/raw/{entry.raw}"
-        )
-        raw_fp = fingerprint(data, config.fingerprint)
-        rendered = render(entry.raw, document, raw_fp, config.fingerprint)
-    except InputError as exc:
-        result.problems.append(Problem(exc.path or f".wiki/raw/{entry.raw}", exc.detail))
-        return
-    target = ws.wiki / entry.article
-    if fsio.write_if_changed(target, rendered.text.encode()):
-        result.written.append(entry.article)
-    stat = statcache.stat_of(target)
-    facts = Facts.of(raw_fp, COMPILER, False, catalog.entry(entry.article, rendered.meta))
-    plan.wiki_stats[entry.article] = stat
-    plan.facts[entry.article] = facts
-    plan.cache.remember_article(entry.article, stat, facts.to_tuple())
-    plan.cache.remember_raw(entry.raw, statcache.stat_of(raw_path), raw_fp)
+    from skillwiki import catalog
+    from skillwiki.article import render
+
+    done: list[tuple[Entry, bytes, str, Facts]] = []
+    for entry in batch:
+        assert entry.raw is not None
+        where = f".wiki/raw/{entry.raw}"
+        try:
+            data = _read(ws.raw / entry.raw)
+            raw_fp = fingerprint(data, config.fingerprint)
+            rendered = render(
+                entry.raw,
+                split(decode(data, where, config.max_file_bytes), where),
+                raw_fp,
+                config.fingerprint,
+            )
+        except InputError as exc:
+            result.problems.append(Problem(exc.path or where, exc.detail))
+            continue
+        facts = Facts.of(raw_fp, COMPILER, False, catalog.entry(entry.article, rendered.meta))
+        done.append((entry, rendered.text.encode(), raw_fp, facts))
+    written = fsio.write_many([(ws.wiki / entry.article, text) for entry, text, _, _ in done])
+    for (entry, _, raw_fp, facts), was_written in zip(done, written, strict=True):
+        assert entry.raw is not None
+        if was_written:
+            result.written.append(entry.article)
+        stat = statcache.stat_of(ws.wiki / entry.article)
+        plan.wiki_stats[entry.article] = stat
+        plan.facts[entry.article] = facts
+        plan.cache.remember_article(entry.article, stat, tuple(facts))
+        plan.cache.remember_raw(entry.raw, statcache.stat_of(ws.raw / entry.raw), raw_fp)
 
 
 def _backup(ws: Workspace, article: str, stamp: str) -> str:

@@ -65,6 +65,18 @@ def split(text: str, where: Path | str) -> Document:
     return Document(meta, body[1:] if body.startswith("\n") else body, True)
 
 
+def body_of(text: str) -> str:
+    """Return the body of a file without parsing its frontmatter (for reading, not checking)."""
+    first = _BOUNDARY.match(text)
+    if first is None:
+        return text
+    closing = _BOUNDARY.search(text, first.end())
+    if closing is None:
+        return text
+    body = text[closing.end() :]
+    return body[1:] if body.startswith("\n") else body
+
+
 def load_yaml(source: str, where: Path | str) -> dict[str, Any]:
     """Load frontmatter YAML safely: a mapping, no duplicate keys, no aliases, dates as text."""
     import yaml

@@ -5,10 +5,8 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import tempfile
 import time
-from collections.abc import Iterator
-from datetime import UTC, datetime
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from skillwiki.errors import InputError, LockTimeout
@@ -19,20 +17,69 @@ TEMP_SUFFIX = ".tmp"
 
 def atomic_write(path: Path, data: bytes) -> None:
     """Replace `path` with `data` so that readers see the old or the new file, never a mix."""
+    write_many([(path, data)], only_changed=False)
+
+
+def write_if_changed(path: Path, data: bytes) -> bool:
+    """Write `data` to `path` atomically unless it already holds exactly these bytes."""
+    return write_many([(path, data)])[0]
+
+
+def write_many(items: Sequence[tuple[Path, bytes]], *, only_changed: bool = True) -> list[bool]:
+    """Write files atomically, flushing them to disk together; return which ones were written.
+
+    Each file goes to a hidden temp file beside it; once all data is on disk (one fsync for a
+    single file, one sync for many, which costs far less than an fsync per file) each temp is
+    renamed over its target and the folders are synced. A process killed at any point leaves
+    every target either old or new; a leftover temp is hidden and never read as content.
+    """
+    pending: list[tuple[Path, Path]] = []
+    written: list[bool] = []
+    try:
+        for path, data in items:
+            if only_changed and _holds(path, data):
+                written.append(False)
+                continue
+            pending.append((_write_temp(path, data, sync=len(items) == 1), path))
+            written.append(True)
+        if len(pending) > 1:
+            os.sync()
+        for temp, path in pending:
+            os.replace(temp, path)
+    except BaseException:
+        for temp, _ in pending:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)
+        raise
+    for folder in sorted({path.parent for _, path in pending}):
+        _fsync_dir(folder)
+    return written
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        return path.stat().st_size == len(data) and path.read_bytes() == data
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return False
+
+
+def _write_temp(path: Path, data: bytes, *, sync: bool) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
+    temp = path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}{TEMP_SUFFIX}"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         os.fchmod(fd, _mode_for(path))
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        if sync:
+            os.fsync(fd)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
+        os.close(fd)
+        os.unlink(temp)
         raise
-    _fsync_dir(path.parent)
+    os.close(fd)
+    return temp
 
 
 def _mode_for(path: Path) -> int:
@@ -43,17 +90,6 @@ def _mode_for(path: Path) -> int:
         mask = os.umask(0)
         os.umask(mask)
         return 0o666 & ~mask
-
-
-def write_if_changed(path: Path, data: bytes) -> bool:
-    """Write `data` to `path` atomically unless it already holds exactly these bytes."""
-    try:
-        if path.read_bytes() == data:
-            return False
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-        pass
-    atomic_write(path, data)
-    return True
 
 
 def remove(path: Path, stop_at: Path) -> None:
@@ -70,15 +106,16 @@ def remove(path: Path, stop_at: Path) -> None:
 
 def utc_now() -> str:
     """Return the current time as `2026-11-30T09:14:03Z`."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def append_log(ws: Workspace, operation: str, details: str) -> None:
-    """Append one line to log.md; a single O_APPEND write, so concurrent lines never mix."""
-    line = f"- {utc_now()} {operation} {' '.join(details.split())}\n".encode()
+def append_log(ws: Workspace, operation: str, *details: str) -> None:
+    """Append one line per detail to log.md in a single O_APPEND write: lines never mix."""
+    now = utc_now()
+    lines = "".join(f"- {now} {operation} {' '.join(text.split())}\n" for text in details)
     fd = os.open(ws.log_md, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        os.write(fd, line)
+        os.write(fd, lines.encode())
         os.fsync(fd)
     finally:
         os.close(fd)

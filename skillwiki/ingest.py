@@ -72,11 +72,16 @@ def ingest(
     with fsio.workspace_lock(ws, config.lock_timeout):
         claimed: dict[str, str] = {}
         targets = [_target(ws, source, claimed) for source, _ in texts]
-        for (source, text), rel in zip(texts, targets, strict=True):
-            changed = fsio.write_if_changed(ws.raw / rel, text.encode())
-            if changed:
-                fsio.append_log(ws, "ingest", f"{source.origin} -> raw/{rel}")
-            result.files.append(Ingested(source.origin, rel, changed))
+        changed = fsio.write_many(
+            [(ws.raw / rel, text.encode()) for (_, text), rel in zip(texts, targets, strict=True)]
+        )
+        lines = []
+        for (source, _), rel, written in zip(texts, targets, changed, strict=True):
+            result.files.append(Ingested(source.origin, rel, written))
+            if written:
+                lines.append(f"{source.origin} -> raw/{rel}")
+        if lines:
+            fsio.append_log(ws, "ingest", *lines)
     return result
 
 

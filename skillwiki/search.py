@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
@@ -10,8 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skillwiki import markdown
-from skillwiki.documents import decode, split
+from skillwiki.documents import body_of, decode, split
 from skillwiki.errors import InputError, SkillwikiError
 from skillwiki.statcache import Stat
 from skillwiki.workspace import Workspace
@@ -54,19 +54,24 @@ def cjk_bigrams(text: str) -> str:
     return _CJK.sub(pairs, text)
 
 
-def sync(ws: Workspace, articles: Mapping[str, Stat]) -> None:
-    """Bring the index in step with the articles (by stat), rebuilding it if it is unusable."""
+def sync(
+    ws: Workspace, articles: Mapping[str, Stat], entries: Mapping[str, str] | None = None
+) -> None:
+    """Bring the index in step with the articles (by stat), rebuilding it if it is unusable.
+
+    `entries` (article -> its index.json entry as JSON) spares reading frontmatter again.
+    """
     path = index_path(ws)
     try:
         with _busy_is_an_error(path):
-            _sync(ws, path, articles)
+            _sync(ws, path, articles, entries or {})
     except sqlite3.OperationalError:
         raise
     except sqlite3.DatabaseError:  # not a database, or a malformed one: it is derived, rebuild
         for stale in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
             stale.unlink(missing_ok=True)
         with _busy_is_an_error(path):
-            _sync(ws, path, articles)
+            _sync(ws, path, articles, entries or {})
 
 
 @contextmanager
@@ -80,7 +85,9 @@ def _busy_is_an_error(path: Path) -> Iterator[None]:
         ) from None
 
 
-def _sync(ws: Workspace, path: Path, articles: Mapping[str, Stat]) -> None:
+def _sync(
+    ws: Workspace, path: Path, articles: Mapping[str, Stat], entries: Mapping[str, str]
+) -> None:
     wanted = {rel: f"{stat[0]}:{stat[1]}:{stat[2]}" for rel, stat in articles.items()}
     with _connect(path) as db:
         if _differences(db, wanted) == ([], []):
@@ -92,7 +99,7 @@ def _sync(ws: Workspace, path: Path, articles: Mapping[str, Stat]) -> None:
                 _delete(db, rel)
             for rel in changed:
                 _delete(db, rel)
-                _insert(db, ws, rel, wanted[rel])
+                _insert(db, ws, rel, wanted[rel], entries.get(rel))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -155,8 +162,8 @@ def _delete(db: sqlite3.Connection, rel: str) -> None:
         db.execute("DELETE FROM docs WHERE id = ?", row)
 
 
-def _insert(db: sqlite3.Connection, ws: Workspace, rel: str, stamp: str) -> None:
-    fields = _fields(ws.wiki / rel)
+def _insert(db: sqlite3.Connection, ws: Workspace, rel: str, stamp: str, entry: str | None) -> None:
+    fields = _fields(ws.wiki / rel, entry)
     if fields is None:
         return
     meta, title, body = fields
@@ -167,20 +174,43 @@ def _insert(db: sqlite3.Connection, ws: Workspace, rel: str, stamp: str) -> None
         "INSERT INTO docs(path, stamp, title, type, status, tags) VALUES (?, ?, ?, ?, ?, ?)",
         (rel, stamp, title, kind, status, "\x1f".join(tag.lower() for tag in tags)),
     )
-    heads = " ".join(h.text for h in markdown.headings(markdown.parse(body)) if h.level > 1)
     summary = f"{meta.get('summary') or ''} {meta.get('prevention_rule') or ''}"
-    columns = (title, " ".join(tags), heads, summary, body)
+    columns = (title, " ".join(tags), " ".join(headings(body)), summary, body)
     db.execute(
         "INSERT INTO fts(rowid, title, tags, headings, summary, body) VALUES (?, ?, ?, ?, ?, ?)",
         (cursor.lastrowid, *(cjk_bigrams(str(column)) for column in columns)),
     )
 
 
-def _fields(path: Path) -> tuple[dict[str, Any], str, str] | None:
+_HEADING = re.compile(r"^ {0,3}#{2,6}[ \t]+(.+?)[ \t#]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def headings(body: str) -> list[str]:
+    """Return the text of the level-2-and-deeper ATX headings outside code fences."""
+    found = []
+    fence = ""
+    for line in body.splitlines():
+        marker = _FENCE.match(line)
+        if marker and (not fence or marker.group(1).startswith(fence)):
+            fence = "" if fence else marker.group(1)[0] * 3
+            continue
+        if not fence:
+            heading = _HEADING.match(line)
+            if heading:
+                found.append(heading.group(1))
+    return found
+
+
+def _fields(path: Path, entry: str | None = None) -> tuple[dict[str, Any], str, str] | None:
+    """Return (frontmatter, title, body); the frontmatter from `entry` when it is given."""
     try:
-        data = path.read_bytes()
-        document = split(decode(data, path, len(data) + 1), path)
-    except (OSError, InputError):
+        text = decode(path.read_bytes(), path, 1 << 40)
+        if entry is not None:
+            meta = json.loads(entry)
+            return meta, str(meta.get("title") or path.stem), body_of(text)
+        document = split(text, path)
+    except (OSError, InputError, ValueError):
         return None
     title = str(document.meta.get("title") or path.stem)
     return document.meta, title, document.body
@@ -258,15 +288,16 @@ def _coverage(db: sqlite3.Connection, terms: Sequence[str]) -> dict[int, int]:
 
 def snippet(path: Path, terms: Sequence[str], width: int = 160) -> str:
     """Return the line of the article that matches the most terms, with them in **bold**."""
-    fields = _fields(path)
-    if fields is None:
+    try:
+        body = body_of(path.read_bytes().decode("utf-8", errors="replace"))
+    except OSError:
         return ""
     roots = sorted({_root(term) for term in terms if term not in STOP_WORDS}, key=len, reverse=True)
     if not roots:
         return ""
     pattern = re.compile("|".join(_term_pattern(root) for root in roots), re.IGNORECASE)
     best, best_count = "", 0
-    for raw_line in fields[2].splitlines():
+    for raw_line in body.splitlines():
         line = _LINK_TEXT.sub(r"\1", raw_line).strip()
         if not line or line.startswith("# "):
             continue

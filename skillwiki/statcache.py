@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshal
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,11 +33,15 @@ class StatCache:
 
     def raw_fingerprint(self, rel: str, stat: Stat) -> str | None:
         entry = self.raw.get(rel)
-        return entry[1] if entry and entry[0] == stat and self._settled(stat) else None
+        if entry is not None and entry[0] == stat and stat[1] < self.saved_ns - RACY_NS:
+            return entry[1]
+        return None
 
     def article_facts(self, rel: str, stat: Stat) -> tuple[Any, ...] | None:
         entry = self.wiki.get(rel)
-        return entry[1] if entry and entry[0] == stat and self._settled(stat) else None
+        if entry is not None and entry[0] == stat and stat[1] < self.saved_ns - RACY_NS:
+            return entry[1]
+        return None
 
     def _settled(self, stat: Stat) -> bool:
         return stat[1] < self.saved_ns - RACY_NS
@@ -73,7 +77,7 @@ class StatCache:
         stats += list(self.indexes or ())
         return any(stat[1] >= limit for stat in stats)
 
-    def prune(self, raw: set[str], wiki: set[str]) -> None:
+    def prune(self, raw: Collection[str], wiki: Collection[str]) -> None:
         for table, alive in ((self.raw, raw), (self.wiki, wiki)):
             for rel in [rel for rel in table if rel not in alive]:
                 del table[rel]
@@ -116,9 +120,7 @@ def save(path: Path, cache: StatCache, algorithm: str) -> None:
 def scan(root: Path) -> dict[str, Stat]:
     """Stat every regular file below `root` (hidden names and temp files skipped)."""
     found: dict[str, Stat] = {}
-    for rel, entry in _walk(root, ""):
-        stat = entry.stat(follow_symlinks=False)
-        found[rel] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    _walk(str(root), "", found)
     return found
 
 
@@ -128,15 +130,17 @@ def stat_of(path: Path) -> Stat:
     return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
 
 
-def _walk(directory: Path, prefix: str) -> Iterator[tuple[str, os.DirEntry[str]]]:
+def _walk(directory: str, prefix: str, found: dict[str, Stat]) -> None:
     try:
-        entries = list(os.scandir(directory))
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                name = entry.name
+                if name[0] == ".":
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    _walk(entry.path, prefix + name + "/", found)
+                elif entry.is_file(follow_symlinks=False):
+                    stat = entry.stat(follow_symlinks=False)
+                    found[prefix + name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
     except FileNotFoundError:
         return
-    for entry in entries:
-        if entry.name.startswith("."):
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            yield from _walk(Path(entry.path), prefix + entry.name + "/")
-        elif entry.is_file(follow_symlinks=False):
-            yield prefix + entry.name, entry

@@ -6,16 +6,16 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperGroup
 
 from skillwiki import __version__
 from skillwiki.cli import lessons_cmd, lint_cmd, read_cmd, workspace_cmd
+from skillwiki.cli.coerce import FastCommand, FastGroup
 from skillwiki.cli.common import WorkspaceOption
 from skillwiki.cli.render import error
 from skillwiki.errors import SkillwikiError
 
 
-class _Group(TyperGroup):
+class _Group(FastGroup):
     """Turns a SkillwikiError from any command into one `Error:` line and its exit code."""
 
     def invoke(self, ctx: Any) -> Any:
@@ -64,6 +64,8 @@ def root(
 
 for module in (workspace_cmd, read_cmd, lessons_cmd, lint_cmd):
     module.register(app)
+for info in app.registered_commands:
+    info.cls = FastCommand
 
 
 def main() -> None:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from skillwiki.config import Config, load_config
-from skillwiki.workspace import Workspace, find_workspace
+if TYPE_CHECKING:  # the core is imported when a command runs, not when the CLI starts
+    from skillwiki.config import Config
+    from skillwiki.workspace import Workspace
 
 WorkspaceOption = Annotated[
     Path | None,
@@ -39,5 +40,8 @@ def chosen_workspace(ctx: typer.Context, given: Path | None) -> Path | None:
 
 def open_workspace(ctx: typer.Context, given: Path | None) -> tuple[Workspace, Config]:
     """Find the workspace and load its config."""
+    from skillwiki.config import load_config
+    from skillwiki.workspace import find_workspace
+
     ws = find_workspace(Path(os.getcwd()), chosen_workspace(ctx, given))
     return ws, load_config(ws.config_file, shown=ws.rel(ws.config_file))

@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from itertools import groupby
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from skillwiki.cli import render
 from skillwiki.cli.common import WorkspaceOption, open_workspace
-from skillwiki.lint import LintReport, Severity
+
+if TYPE_CHECKING:
+    from skillwiki.lint import LintReport
 
 
 class Format(StrEnum):
@@ -66,6 +68,8 @@ def to_json(report: LintReport) -> str:
 
 
 def _print_text(report: LintReport) -> None:
+    from skillwiki.lint import Severity
+
     for path, group in groupby(report.findings, key=lambda finding: finding.path):
         render.echo(path, style="bold underline")
         for finding in group:

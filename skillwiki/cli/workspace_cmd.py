@@ -6,16 +6,18 @@ import os
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from skillwiki.cli import render
 from skillwiki.cli.common import JsonOption, WorkspaceOption, chosen_workspace, open_workspace
-from skillwiki.compiler import CompileResult, State, compile_workspace, make_plan
-from skillwiki.config import Config
 from skillwiki.errors import InputError
-from skillwiki.workspace import Workspace
+
+if TYPE_CHECKING:
+    from skillwiki.compiler import CompileResult
+    from skillwiki.config import Config
+    from skillwiki.workspace import Workspace
 
 
 def register(app: typer.Typer) -> None:
@@ -129,6 +131,8 @@ def status(
       skillwiki status
       skillwiki status --check
     """
+    from skillwiki.compiler import State, make_plan
+
     ws, config = open_workspace(ctx, workspace)
     plan = make_plan(ws, config)
     counts = plan.count()
@@ -166,11 +170,15 @@ def status(
 
 
 def _compile(ws: Workspace, config: Config, *, force: bool) -> CompileResult:
+    from skillwiki.compiler import compile_workspace
+
     with render.progress("Compiling") as progress:
         return compile_workspace(ws, config, force=force, progress=progress)
 
 
 def _compile_json(ws: Workspace, result: CompileResult) -> dict[str, object]:
+    from skillwiki.compiler import State
+
     return {
         "counts": {state.value: result.counts[state] for state in State},
         "written": [f".wiki/wiki/{rel}" for rel in result.written],
@@ -190,6 +198,8 @@ def _print_compile(result: CompileResult) -> None:
         )
     for backup in result.backups:
         render.echo(f"backed up the hand-edited article to {backup}")
+    from skillwiki.compiler import State
+
     counts = result.counts
     render.echo(
         f"compiled: {len(result.written)} written, {len(result.removed)} removed "
