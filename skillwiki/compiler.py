@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -53,18 +52,11 @@ class Facts(NamedTuple):
     source_fingerprint: str | None
     compiler: str | None
     edited: bool
-    entry_json: str  # the index.json entry, kept as text: parsed only when an index is rendered
-
-    @classmethod
-    def of(
-        cls, source: str | None, compiler: str | None, edited: bool, entry: dict[str, Any]
-    ) -> Facts:
-        return cls(source, compiler, edited, json.dumps(entry, ensure_ascii=False))
+    row: tuple[str, ...]  # its catalog.Row, as a plain tuple (the stat cache keeps it)
 
     @property
-    def entry(self) -> dict[str, Any]:
-        value: dict[str, Any] = json.loads(self.entry_json)
-        return value
+    def entry_json(self) -> str:
+        return self.row[2]
 
 
 @dataclass
@@ -81,6 +73,11 @@ class Plan:
         for entry in self.entries:
             counts[entry.state] += 1
         return counts
+
+    def rows(self) -> dict[str, Any]:
+        from skillwiki.catalog import Row
+
+        return {target: Row._make(facts.row) for target, facts in self.facts.items()}
 
     def entry_texts(self) -> dict[str, str]:
         return {target: facts.entry_json for target, facts in self.facts.items()}
@@ -179,7 +176,7 @@ def read_facts(path: Path, target: str) -> Facts:
     try:
         document = split(decode(data, path, len(data) + 1), path)
     except InputError:
-        return Facts.of(None, None, True, catalog.fallback_entry(target))
+        return Facts(None, None, True, tuple(catalog.row(target, {})))
     meta = document.meta
     stored = meta.get("compiled_fingerprint")
     edited = not (isinstance(stored, str) and matches(document.body.encode(), stored))
@@ -188,7 +185,7 @@ def read_facts(path: Path, target: str) -> Facts:
     if isinstance(sources, list) and sources and isinstance(sources[0], str):
         source = sources[0].rpartition("=")[2] or None
     compiler = meta.get("compiler") if isinstance(meta.get("compiler"), str) else None
-    return Facts.of(source, compiler, edited, catalog.entry(target, meta))
+    return Facts(source, compiler, edited, tuple(catalog.row(target, meta)))
 
 
 def _read(path: Path) -> bytes:
@@ -203,6 +200,7 @@ def compile_workspace(
     ws: Workspace, config: Config, *, force: bool = False, progress: Progress | None = None
 ) -> CompileResult:
     """Compile what is new or stale, drop orphans, refresh index.md/index.json and the log."""
+    generation = _generation(ws)
     plan = make_plan(ws, config)
     if not plan.pending(force) and _indexes_current(ws, plan):
         statcache.save(cache_path(ws), plan.cache, config.fingerprint)
@@ -214,10 +212,19 @@ def compile_workspace(
             entries=plan.entry_texts(),
         )
     with fsio.workspace_lock(ws, config.lock_timeout):
-        plan = make_plan(ws, config)  # another writer may have done part of the work meanwhile
+        if _generation(ws) != generation:  # another writer finished meanwhile: look again
+            plan = make_plan(ws, config)
         result = _apply(ws, config, plan, force, progress)
         statcache.save(cache_path(ws), plan.cache, config.fingerprint)
     return result
+
+
+def _generation(ws: Workspace) -> tuple[int, int, int] | None:
+    """Return the stat of log.md, which every write through skillwiki appends to."""
+    try:
+        return statcache.stat_of(ws.log_md)
+    except OSError:
+        return None
 
 
 def _indexes_current(ws: Workspace, plan: Plan) -> bool:
@@ -230,10 +237,9 @@ def _indexes_current(ws: Workspace, plan: Plan) -> bool:
         return False
     if plan.cache.indexes_known(stats):
         return True
-    entries = {target: plan.facts[target].entry for target in plan.facts}
-    if set(entries) != set(plan.wiki_stats):
+    if plan.facts.keys() != plan.wiki_stats.keys():
         return False
-    expected_md, expected_json = catalog.render(entries)
+    expected_md, expected_json = catalog.render(plan.rows())
     current = _same_bytes(ws.index_md, expected_md) and _same_bytes(ws.index_json, expected_json)
     if current:
         plan.cache.remember_indexes(stats)
@@ -272,8 +278,7 @@ def _apply(
         if progress is not None:
             progress(min(start + BATCH, len(todo)), len(todo))
     result.kept_edited = [] if force else plan.edited()
-    entries = {target: facts.entry for target, facts in plan.facts.items()}
-    index_md, index_json = catalog.render(entries)
+    index_md, index_json = catalog.render(plan.rows())
     wrote_md, wrote_json = fsio.write_many([(ws.index_md, index_md), (ws.index_json, index_json)])
     result.indexes_written = wrote_md or wrote_json
     plan.cache.remember_indexes((statcache.stat_of(ws.index_md), statcache.stat_of(ws.index_json)))
@@ -306,7 +311,7 @@ def _compile_batch(
         except InputError as exc:
             result.problems.append(Problem(exc.path or where, exc.detail))
             continue
-        facts = Facts.of(raw_fp, COMPILER, False, catalog.entry(entry.article, rendered.meta))
+        facts = Facts(raw_fp, COMPILER, False, tuple(catalog.row(entry.article, rendered.meta)))
         done.append((entry, rendered.text.encode(), raw_fp, facts))
     written = fsio.write_many([(ws.wiki / entry.article, text) for entry, text, _, _ in done])
     for (entry, _, raw_fp, facts), was_written in zip(done, written, strict=True):

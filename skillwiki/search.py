@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
@@ -16,10 +17,11 @@ from skillwiki.errors import InputError, SkillwikiError
 from skillwiki.statcache import Stat
 from skillwiki.workspace import Workspace
 
-SCHEMA = "3"
+SCHEMA = "6"
 # BM25 weights per column: title >> tags, headings > summary (and prevention rule) > body.
 WEIGHTS = (10.0, 5.0, 3.0, 2.0, 1.0)
 HIDDEN_STATUSES = ("archived", "superseded")
+OPTIMIZE_AFTER = 1000
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 _WORD = re.compile(r"\w+")
 _LINK_TEXT = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -40,6 +42,18 @@ class Hit:
 
 def index_path(ws: Workspace) -> Path:
     return ws.cache / "search.sqlite"
+
+
+_MARKED_LETTERS = re.compile(r"(?<=\w)\[(\w{1,3})\]|\[(\w{1,3})\](?=\w)")
+
+
+def normalize(text: str) -> str:
+    """Prepare text for the index and for queries: one rule for both sides.
+
+    Letters marked inside a word (`E[x]tract`, `[c]reate`, `Lis[t]`) are unmarked so that the
+    word is found, and CJK runs become bigrams.
+    """
+    return cjk_bigrams(_MARKED_LETTERS.sub(lambda match: match.group(1) or match.group(2), text))
 
 
 def cjk_bigrams(text: str) -> str:
@@ -95,15 +109,23 @@ def _sync(
         db.execute("BEGIN IMMEDIATE")
         try:
             changed, gone = _differences(db, wanted)
+            documents = [(rel, _document(ws.wiki / rel, entries.get(rel))) for rel in changed]
+            packer = _Packer(db, [doc.values for _, doc in documents if doc is not None])
             for rel in gone:
-                _delete(db, rel)
-            for rel in changed:
-                _delete(db, rel)
-                _insert(db, ws, rel, wanted[rel], entries.get(rel))
+                _delete(db, rel, packer)
+            for rel, doc in documents:
+                _delete(db, rel, packer)
+                if doc is not None:
+                    _insert(db, rel, wanted[rel], doc, packer)
+            bulk = len(changed) >= OPTIMIZE_AFTER
+            if bulk:  # merge the index's segments after a bulk load
+                db.execute("INSERT INTO fts(fts) VALUES ('optimize')")
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
+        if bulk:
+            db.execute("VACUUM")
 
 
 @contextmanager
@@ -141,9 +163,12 @@ _SCHEMA_SQL = (
     "DROP TABLE IF EXISTS fts",
     "DROP TABLE IF EXISTS meta",
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    # `packed` keeps what was indexed, compressed: a contentless FTS5 table (no second copy of
+    # the text) can only delete a row when given the exact values it indexed.
     "CREATE TABLE docs(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, stamp TEXT NOT NULL,"
-    " title TEXT NOT NULL, type TEXT NOT NULL, status TEXT NOT NULL, tags TEXT NOT NULL)",
-    "CREATE VIRTUAL TABLE fts USING fts5(title, tags, headings, summary, body,"
+    " title TEXT NOT NULL, type TEXT NOT NULL, status TEXT NOT NULL, tags TEXT NOT NULL,"
+    " packed BLOB NOT NULL)",
+    "CREATE VIRTUAL TABLE fts USING fts5(title, tags, headings, summary, body, content='',"
     " tokenize = 'porter unicode61 remove_diacritics 2')",
 )
 
@@ -155,30 +180,83 @@ def _differences(db: sqlite3.Connection, wanted: Mapping[str, str]) -> tuple[lis
     return changed, gone
 
 
-def _delete(db: sqlite3.Connection, rel: str) -> None:
-    row = db.execute("SELECT id FROM docs WHERE path = ?", (rel,)).fetchone()
+_FTS_COLUMNS = "title, tags, headings, summary, body"
+
+
+@dataclass(frozen=True)
+class _Document:
+    """One article as the index sees it: catalog fields and the five indexed column values."""
+
+    title: str
+    type: str
+    status: str
+    tags: str  # lower-cased, joined by \x1f
+    values: tuple[str, ...]
+
+
+class _Packer:
+    """Compresses what was indexed with a dictionary kept in the index (small articles alone
+    compress poorly); the dictionary is made once, from the first articles indexed."""
+
+    def __init__(self, db: sqlite3.Connection, sample: list[tuple[str, ...]]) -> None:
+        row = db.execute("SELECT value FROM meta WHERE key = 'zdict'").fetchone()
+        if row is None:
+            step = max(1, len(sample) // 64)
+            pieces = [json.dumps(values, ensure_ascii=False) for values in sample[::step]]
+            zdict = "".join(pieces).encode()[-32768:] or b" "
+            db.execute("INSERT INTO meta VALUES ('zdict', ?)", (zdict,))
+        else:
+            zdict = bytes(row[0])
+        self._zdict = zdict
+
+    def pack(self, values: tuple[str, ...]) -> bytes:
+        squeeze = zlib.compressobj(9, zdict=self._zdict)
+        data = json.dumps(values, ensure_ascii=False).encode()
+        return squeeze.compress(data) + squeeze.flush()
+
+    def unpack(self, packed: bytes) -> list[str]:
+        expand = zlib.decompressobj(zdict=self._zdict)
+        values: list[str] = json.loads(expand.decompress(packed) + expand.flush())
+        return values
+
+
+def _delete(db: sqlite3.Connection, rel: str, packer: _Packer) -> None:
+    row = db.execute("SELECT id, packed FROM docs WHERE path = ?", (rel,)).fetchone()
     if row is not None:
-        db.execute("DELETE FROM fts WHERE rowid = ?", row)
-        db.execute("DELETE FROM docs WHERE id = ?", row)
+        rowid, packed = row
+        db.execute(
+            f"INSERT INTO fts(fts, rowid, {_FTS_COLUMNS}) VALUES ('delete', ?, ?, ?, ?, ?, ?)",
+            (rowid, *packer.unpack(packed)),
+        )
+        db.execute("DELETE FROM docs WHERE id = ?", (rowid,))
 
 
-def _insert(db: sqlite3.Connection, ws: Workspace, rel: str, stamp: str, entry: str | None) -> None:
-    fields = _fields(ws.wiki / rel, entry)
+def _insert(db: sqlite3.Connection, rel: str, stamp: str, doc: _Document, packer: _Packer) -> None:
+    cursor = db.execute(
+        "INSERT INTO docs(path, stamp, title, type, status, tags, packed)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (rel, stamp, doc.title, doc.type, doc.status, doc.tags, packer.pack(doc.values)),
+    )
+    db.execute(
+        f"INSERT INTO fts(rowid, {_FTS_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+        (cursor.lastrowid, *doc.values),
+    )
+
+
+def _document(path: Path, entry: str | None) -> _Document | None:
+    fields = _fields(path, entry)
     if fields is None:
-        return
+        return None
     meta, title, body = fields
     tags = [str(tag) for tag in meta.get("tags") or [] if isinstance(tag, str | int | float)]
-    kind = str(meta.get("type") or "document")
-    status = str(meta.get("status") or "active")
-    cursor = db.execute(
-        "INSERT INTO docs(path, stamp, title, type, status, tags) VALUES (?, ?, ?, ?, ?, ?)",
-        (rel, stamp, title, kind, status, "\x1f".join(tag.lower() for tag in tags)),
-    )
     summary = f"{meta.get('summary') or ''} {meta.get('prevention_rule') or ''}"
     columns = (title, " ".join(tags), " ".join(headings(body)), summary, body)
-    db.execute(
-        "INSERT INTO fts(rowid, title, tags, headings, summary, body) VALUES (?, ?, ?, ?, ?, ?)",
-        (cursor.lastrowid, *(cjk_bigrams(str(column)) for column in columns)),
+    return _Document(
+        title=title,
+        type=str(meta.get("type") or "document"),
+        status=str(meta.get("status") or "active"),
+        tags="\x1f".join(tag.lower() for tag in tags),
+        values=tuple(normalize(str(column)) for column in columns),
     )
 
 
@@ -216,14 +294,22 @@ def _fields(path: Path, entry: str | None = None) -> tuple[dict[str, Any], str, 
     return document.meta, title, document.body
 
 
-def query_terms(text: str) -> list[str]:
-    """Turn free text into quoted FTS5 terms (stop words dropped), the last one a prefix."""
-    words = _WORD.findall(cjk_bigrams(text).lower())
-    kept = [word for word in words if word not in STOP_WORDS] or words
-    terms = [f'"{word}"' for word in dict.fromkeys(kept)]
-    if terms and not _CJK.search(kept[-1]):
-        terms[-1] += "*"
-    return terms
+def query_terms(text: str) -> tuple[list[str], list[str]]:
+    """Turn free text into FTS5 terms, and phrases that reward the words standing together.
+
+    Terms are the quoted words (stop words dropped); the last also matches as a prefix, for
+    queries typed as they are thought. Boosts are each pair of neighbouring words as a phrase
+    and all the words within ten tokens of each other: they only add to the score.
+    """
+    words = _WORD.findall(normalize(text).lower())
+    kept = list(dict.fromkeys(word for word in words if word not in STOP_WORDS)) or words
+    terms = [f'"{word}"' for word in kept]
+    if terms and not _CJK.search(kept[-1]) and len(kept[-1]) >= 3:
+        terms[-1] = f"({terms[-1]} OR {terms[-1]}*)"
+    boosts = [f'"{left} {right}"' for left, right in zip(kept, kept[1:], strict=False)]
+    if len(kept) > 2:
+        boosts.append("NEAR(" + " ".join(f'"{word}"' for word in kept) + ", 10)")
+    return terms, boosts
 
 
 def search(
@@ -241,11 +327,11 @@ def search(
     decides. The score is the number of terms matched plus BM25 squashed into [0, 1), so a
     score of 3.62 reads "all three terms, fairly relevant".
     """
-    terms = query_terms(text)
+    terms, boosts = query_terms(text)
     if not terms:
         return []
     where = ["fts MATCH ?"]
-    params: list[Any] = [" OR ".join(terms)]
+    params: list[Any] = [" OR ".join(terms + boosts)]
     if kind is not None:
         where.append("docs.type = ?")
         params.append(kind)
@@ -270,7 +356,7 @@ def search(
         ),
         key=lambda row: (-row[0], row[1]),
     )[:limit]
-    words = _WORD.findall(cjk_bigrams(text).lower())
+    words = _WORD.findall(normalize(text).lower())
     return [
         Hit(f".wiki/wiki/{rel}", title, kind_, round(score, 4), snippet(ws.wiki / rel, words))
         for score, rel, title, kind_ in ranked

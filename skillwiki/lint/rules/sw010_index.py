@@ -9,8 +9,7 @@ from skillwiki.lint.model import Finding, LintContext, Severity
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
-    entries = {target: facts.entry for target, facts in ctx.plan.facts.items()}
-    expected_md, expected_json = catalog.render(entries)
+    expected_md, expected_json = catalog.render(ctx.plan.rows())
     for path, expected in ((ctx.ws.index_md, expected_md), (ctx.ws.index_json, expected_json)):
         try:
             current = path.read_bytes()
