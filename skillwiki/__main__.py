@@ -1,3 +1,3 @@
-from skillwiki.cli.app import main
+from skillwiki.cli import main
 
 main()

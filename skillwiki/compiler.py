@@ -101,6 +101,8 @@ class CompileResult:
     indexes_written: bool = False
     articles: dict[str, Stat] = field(default_factory=dict)
     entries: dict[str, str] = field(default_factory=dict)  # article -> index.json entry (JSON)
+    # Names this exact state of wiki/ as recorded in the saved stat cache; None when unsaved.
+    token: str | None = None
 
     @property
     def refreshed(self) -> int:
@@ -129,9 +131,33 @@ def make_plan(ws: Workspace, config: Config) -> Plan:
             )
             continue
         expected[target] = raw_rel
+    # The hot loop of every query, one turn per article: the common case (both files known to
+    # the cache, fingerprints equal) is decided here; anything else goes to _state_of.
     append = plan.entries.append
+    facts_of = plan.facts
+    raw_known, wiki_known = cache.raw, cache.wiki
+    settled = cache.saved_ns - statcache.RACY_NS
+    fresh, make_facts = State.FRESH, Facts._make
     for target in sorted(expected.keys() | wiki_stats.keys()):
         source = expected.get(target)
+        stat = wiki_stats.get(target)
+        article = wiki_known.get(target)
+        if source is not None and stat is not None and article is not None:
+            raw_stat = raw_stats[source]
+            raw = raw_known.get(source)
+            if (
+                article[0] == stat
+                and stat[1] < settled
+                and raw is not None
+                and raw[0] == raw_stat
+                and raw_stat[1] < settled
+            ):
+                facts = make_facts(article[1])
+                if not facts.edited and facts.compiler == COMPILER:
+                    if facts.source_fingerprint == raw[1]:
+                        facts_of[target] = facts
+                        append(Entry(target, source, fresh))
+                        continue
         append(Entry(target, source, _state_of(ws, config, plan, target, source)))
     cache.prune(raw_stats.keys(), wiki_stats.keys())
     return plan
@@ -203,19 +229,21 @@ def compile_workspace(
     generation = _generation(ws)
     plan = make_plan(ws, config)
     if not plan.pending(force) and _indexes_current(ws, plan):
-        statcache.save(cache_path(ws), plan.cache, config.fingerprint)
-        return CompileResult(
+        result = CompileResult(
             plan.count(),
             kept_edited=plan.edited(),
             problems=plan.problems,
             articles=plan.wiki_stats,
             entries=plan.entry_texts(),
         )
-    with fsio.workspace_lock(ws, config.lock_timeout):
-        if _generation(ws) != generation:  # another writer finished meanwhile: look again
-            plan = make_plan(ws, config)
-        result = _apply(ws, config, plan, force, progress)
-        statcache.save(cache_path(ws), plan.cache, config.fingerprint)
+    else:
+        with fsio.workspace_lock(ws, config.lock_timeout):
+            if _generation(ws) != generation:  # another writer finished meanwhile: look again
+                plan = make_plan(ws, config)
+            result = _apply(ws, config, plan, force, progress)
+    statcache.save(cache_path(ws), plan.cache, config.fingerprint)
+    if not plan.cache.dirty:
+        result.token = f"{plan.cache.saved_ns}:{len(plan.wiki_stats)}"
     return result
 
 
@@ -229,14 +257,14 @@ def _generation(ws: Workspace) -> tuple[int, int, int] | None:
 
 def _indexes_current(ws: Workspace, plan: Plan) -> bool:
     """Tell whether index.md and index.json match the articles, rendering them only if unsure."""
-    from skillwiki import catalog
-
     try:
         stats = (statcache.stat_of(ws.index_md), statcache.stat_of(ws.index_json))
     except OSError:
         return False
     if plan.cache.indexes_known(stats):
         return True
+    from skillwiki import catalog
+
     if plan.facts.keys() != plan.wiki_stats.keys():
         return False
     expected_md, expected_json = catalog.render(plan.rows())

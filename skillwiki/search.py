@@ -69,23 +69,28 @@ def cjk_bigrams(text: str) -> str:
 
 
 def sync(
-    ws: Workspace, articles: Mapping[str, Stat], entries: Mapping[str, str] | None = None
+    ws: Workspace,
+    articles: Mapping[str, Stat],
+    entries: Mapping[str, str] | None = None,
+    token: str | None = None,
 ) -> None:
     """Bring the index in step with the articles (by stat), rebuilding it if it is unusable.
 
-    `entries` (article -> its index.json entry as JSON) spares reading frontmatter again.
+    `entries` (article -> its index.json entry as JSON) spares reading frontmatter again;
+    `token` names this state of wiki/: when the index was last synced to the same token, it
+    is known to be in step and the comparison is skipped.
     """
     path = index_path(ws)
     try:
         with _busy_is_an_error(path):
-            _sync(ws, path, articles, entries or {})
+            _sync(ws, path, articles, entries or {}, token)
     except sqlite3.OperationalError:
         raise
     except sqlite3.DatabaseError:  # not a database, or a malformed one: it is derived, rebuild
         for stale in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
             stale.unlink(missing_ok=True)
         with _busy_is_an_error(path):
-            _sync(ws, path, articles, entries or {})
+            _sync(ws, path, articles, entries or {}, token)
 
 
 @contextmanager
@@ -100,11 +105,19 @@ def _busy_is_an_error(path: Path) -> Iterator[None]:
 
 
 def _sync(
-    ws: Workspace, path: Path, articles: Mapping[str, Stat], entries: Mapping[str, str]
+    ws: Workspace,
+    path: Path,
+    articles: Mapping[str, Stat],
+    entries: Mapping[str, str],
+    token: str | None,
 ) -> None:
-    wanted = {rel: f"{stat[0]}:{stat[1]}:{stat[2]}" for rel, stat in articles.items()}
     with _connect(path) as db:
+        synced = db.execute("SELECT value FROM meta WHERE key = 'synced'").fetchone()
+        if token is not None and synced == (token,):
+            return
+        wanted = {rel: f"{stat[0]}:{stat[1]}:{stat[2]}" for rel, stat in articles.items()}
         if _differences(db, wanted) == ([], []):
+            _mark_synced(db, token)
             return
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -120,12 +133,19 @@ def _sync(
             bulk = len(changed) >= OPTIMIZE_AFTER
             if bulk:  # merge the index's segments after a bulk load
                 db.execute("INSERT INTO fts(fts) VALUES ('optimize')")
+            db.execute("REPLACE INTO meta VALUES ('synced', ?)", (token or "",))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
         if bulk:
             db.execute("VACUUM")
+
+
+def _mark_synced(db: sqlite3.Connection, token: str | None) -> None:
+    db.execute("BEGIN IMMEDIATE")
+    db.execute("REPLACE INTO meta VALUES ('synced', ?)", (token or "",))
+    db.execute("COMMIT")
 
 
 @contextmanager

@@ -53,13 +53,21 @@ def test_every_command_has_examples_and_is_in_the_readme(invoke: Invoke) -> None
         assert f"skillwiki {name}" in readme, name
 
 
+def test_version_answers_the_same_on_both_paths(invoke: Invoke) -> None:
+    fast = subprocess.run(
+        [sys.executable, "-m", "skillwiki", "--version"], capture_output=True, text=True, check=True
+    )
+    assert invoke("--version").stdout == fast.stdout == "skillwiki 0.1.0\n"
+    assert invoke("-w", ".", "--version").stdout == fast.stdout
+
+
 def test_version_loads_no_heavy_modules() -> None:
     code = (
         "import sys\n"
-        "from skillwiki.cli.app import main\n"
+        "from skillwiki.cli import main\n"
         "sys.argv = ['skillwiki', '--version']\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "heavy = {'rich', 'markdown_it', 'yaml', 'sqlite3', 'xxhash'} & set(sys.modules)\n"
+        "heavy = {'typer', 'rich', 'markdown_it', 'yaml', 'sqlite3', 'xxhash'} & set(sys.modules)\n"
         "print(sorted(heavy))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -7,8 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from skillwiki import __version__
-from skillwiki.cli import lessons_cmd, lint_cmd, read_cmd, workspace_cmd
+from skillwiki.cli import lessons_cmd, lint_cmd, read_cmd, version_line, workspace_cmd
 from skillwiki.cli.coerce import FastCommand, FastGroup
 from skillwiki.cli.common import WorkspaceOption
 from skillwiki.cli.render import error
@@ -39,7 +38,7 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"skillwiki {__version__}")
+        typer.echo(version_line())
         raise typer.Exit()
 
 
