@@ -9,6 +9,15 @@ from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, Node
 
 
+def _unique_keys(loader: yaml.constructor.SafeConstructor, node: MappingNode) -> None:
+    seen: set[object] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in seen:
+            raise ConstructorError(None, None, f"duplicate key '{key}'", key_node.start_mark)
+        seen.add(key)
+
+
 class StrictLoader(yaml.SafeLoader):
     """A SafeLoader that refuses duplicate keys and aliases, and leaves dates as strings."""
 
@@ -22,13 +31,30 @@ class StrictLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
     def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[object] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if key in seen:
-                raise ConstructorError(None, None, f"duplicate key '{key}'", key_node.start_mark)
-            seen.add(key)
+        _unique_keys(self, node)
         return super().construct_mapping(node, deep=deep)
+
+
+class _FastLoader(yaml.CSafeLoader):
+    """StrictLoader's rules on libyaml's parser, for text that has no anchor or alias."""
+
+    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
+        _unique_keys(self, node)
+        return cast(dict[Any, Any], super().construct_mapping(node, deep=deep))
+
+
+def load(source: str) -> Any:
+    """Load frontmatter YAML with StrictLoader's rules, on libyaml when it is safe to.
+
+    libyaml composes aliases itself, so text that could hold one (any `&` or `*`) takes the
+    pure-Python loader, and so does any error: its messages are the ones users see.
+    """
+    if "&" in source or "*" in source or not getattr(yaml, "__with_libyaml__", False):
+        return yaml.load(source, Loader=StrictLoader)  # noqa: S506 - a SafeLoader
+    try:
+        return yaml.load(source, Loader=_FastLoader)  # noqa: S506 - a CSafeLoader
+    except yaml.YAMLError:
+        return yaml.load(source, Loader=StrictLoader)  # noqa: S506 - a SafeLoader
 
 
 class _Dumper(yaml.SafeDumper):
@@ -47,6 +73,7 @@ def _without_timestamps(
 
 # Dates stay text both ways, so `created: 2026-11-30` round-trips to the same bytes.
 StrictLoader.yaml_implicit_resolvers = _without_timestamps(yaml.SafeLoader.yaml_implicit_resolvers)
+_FastLoader.yaml_implicit_resolvers = StrictLoader.yaml_implicit_resolvers
 _Dumper.yaml_implicit_resolvers = _without_timestamps(yaml.SafeDumper.yaml_implicit_resolvers)
 
 

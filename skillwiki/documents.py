@@ -81,10 +81,10 @@ def load_yaml(source: str, where: Path | str) -> dict[str, Any]:
     """Load frontmatter YAML safely: a mapping, no duplicate keys, no aliases, dates as text."""
     import yaml
 
-    from skillwiki._yaml import StrictLoader
+    from skillwiki import _yaml
 
     try:
-        value = yaml.load(source, Loader=StrictLoader)  # noqa: S506 - StrictLoader is a SafeLoader
+        value = _yaml.load(source)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" (line {mark.line + 1})" if mark is not None else ""

@@ -104,9 +104,82 @@ _WIKILINK = re.compile(r"\[\[([^\[\]\n]+)\]\]")
 _CODE_SPAN = re.compile(r"(`+)(?:.+?)\1")
 
 
-def links(text: str, tokens: Sequence[Token] | None = None) -> Iterator[Link]:
-    """Yield every link outside code: inline links, images, reference definitions, wikilinks."""
-    skip = code_lines(parse(text) if tokens is None else tokens)
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
+_INLINE_MARKUP = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|[*_`]")
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """What a quick line scan finds: the lines inside code, and the headings."""
+
+    code_lines: frozenset[int]  # 0-based
+    headings: tuple[Heading, ...]
+
+
+def scan(text: str) -> Blocks:
+    """Find fenced and indented code and ATX/setext headings, line by line.
+
+    A fraction of the cost of a full parse, for reading many files (lint, indexing); it agrees
+    with CommonMark on the common cases, not on every corner of the spec.
+    """
+    code: set[int] = set()
+    found: list[Heading] = []
+    lines = text.splitlines()
+    fence = ""
+    previous = ""  # the last line outside code, "" after a blank line
+    in_list = False
+    for number, line in enumerate(lines):
+        if fence:
+            code.add(number)
+            if line.strip().startswith(fence) and set(line.strip()) == {fence[0]}:
+                fence = ""
+            continue
+        opened = _FENCE.match(line)
+        if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
+            fence = opened.group(1)
+            code.add(number)
+            continue
+        if not line.strip():
+            previous = ""
+            continue
+        if line.startswith(("    ", "\t")) and not previous and not in_list:
+            code.add(number)
+            continue
+        in_list = bool(_LIST_ITEM.match(line)) or (in_list and line[:1] in " \t")
+        atx = _ATX.match(line)
+        if atx:
+            found.append(Heading(len(atx.group(1)), _plain(atx.group(2) or ""), number + 1))
+            previous = ""
+            continue
+        underline = _SETEXT.match(line)
+        if underline and previous and not _LIST_ITEM.match(previous):
+            level = 1 if underline.group(1)[0] == "=" else 2
+            found.append(Heading(level, _plain(previous), number))
+            previous = ""
+            continue
+        previous = line
+    return Blocks(frozenset(code), tuple(found))
+
+
+def _plain(text: str) -> str:
+    return " ".join(_INLINE_MARKUP.sub(lambda m: m.group(1) or "", text).split())
+
+
+def links(
+    text: str, tokens: Sequence[Token] | None = None, code: frozenset[int] | None = None
+) -> Iterator[Link]:
+    """Yield every link outside code: inline links, images, reference definitions, wikilinks.
+
+    Code is located by `tokens` (a full parse) or `code` (0-based lines) when given, else by
+    `scan`.
+    """
+    if code is not None:
+        skip: set[int] | frozenset[int] = code
+    else:
+        skip = scan(text).code_lines if tokens is None else code_lines(tokens)
     offset = 0
     for number, line in enumerate(text.splitlines(keepends=True)):
         if number not in skip:

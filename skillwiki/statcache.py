@@ -144,3 +144,53 @@ def _walk(directory: str, prefix: str, found: dict[str, Stat]) -> None:
                     found[prefix + name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
     except FileNotFoundError:
         return
+
+
+@dataclass
+class FileCache:
+    """Facts about files, each valid while its file's stat is unchanged (same racy rule)."""
+
+    saved_ns: int = 0
+    files: dict[str, tuple[Stat, Any]] = field(default_factory=dict)
+    dirty: bool = False
+
+    def get(self, rel: str, stat: Stat) -> Any | None:
+        entry = self.files.get(rel)
+        if entry is not None and entry[0] == stat and stat[1] < self.saved_ns - RACY_NS:
+            return entry[1]
+        return None
+
+    def put(self, rel: str, stat: Stat, value: Any) -> None:
+        self.files[rel] = (stat, value)
+        self.dirty = True
+
+    def prune(self, alive: Collection[str]) -> None:
+        for rel in [rel for rel in self.files if rel not in alive]:
+            del self.files[rel]
+            self.dirty = True
+
+
+def load_files(path: Path, version: int) -> FileCache:
+    """Load a FileCache; a missing, corrupt or older one is an empty cache."""
+    try:
+        with open(path, "rb") as handle:
+            data = marshal.loads(handle.read())
+        if data["format"] != (FORMAT, version):
+            return FileCache()
+        return FileCache(data["saved_ns"], data["files"])
+    except (OSError, EOFError, ValueError, TypeError, KeyError):
+        return FileCache()
+
+
+def save_files(path: Path, cache: FileCache, version: int) -> None:
+    """Save a FileCache if it changed or holds entries too recent to trust yet."""
+    limit = cache.saved_ns - RACY_NS
+    if not (cache.dirty or any(entry[0][1] >= limit for entry in cache.files.values())):
+        return
+    cache.saved_ns = time.time_ns()
+    data = {"format": (FORMAT, version), "saved_ns": cache.saved_ns, "files": cache.files}
+    try:
+        fsio.atomic_write(path, marshal.dumps(data))
+    except OSError:
+        return
+    cache.dirty = False

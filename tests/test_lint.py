@@ -8,6 +8,12 @@ import pytest
 from tests.conftest import Invoke, put_in_every_state, write
 
 
+def _touch_index(demo: Path) -> None:
+    """Make index.md out of date while it still links every article."""
+    index = demo / ".wiki" / "index.md"
+    index.write_text(index.read_text() + "\nA hand-written line.\n")
+
+
 def _lint(invoke: Invoke, root: Path, *args: str) -> tuple[int, list[dict]]:
     result = invoke("lint", "-w", str(root), "--format", "json", *args)
     return result.exit_code, json.loads(result.stdout)["findings"]
@@ -136,14 +142,14 @@ def test_sw008_duplicate_ids_and_titles(ws: Path, invoke: Invoke) -> None:
 
 
 def test_sw010_index_out_of_date(demo: Path, invoke: Invoke) -> None:
-    (demo / ".wiki" / "index.md").write_text("# stale\n")
+    _touch_index(demo)
     code, findings = _lint(invoke, demo)
     assert code == 1
     assert _rules(findings) == [("SW010", "error", ".wiki/index.md")]
 
 
 def test_rules_can_be_switched_off_or_regraded(demo: Path, invoke: Invoke) -> None:
-    (demo / ".wiki" / "index.md").write_text("# stale\n")
+    _touch_index(demo)
     (demo / ".wiki" / "config.toml").write_text('[lint.rules]\nSW010 = "warning"\n')
     code, findings = _lint(invoke, demo)
     assert code == 0 and _rules(findings) == [("SW010", "warning", ".wiki/index.md")]
@@ -153,7 +159,7 @@ def test_rules_can_be_switched_off_or_regraded(demo: Path, invoke: Invoke) -> No
 
 
 def test_lint_text_output_groups_by_file(demo: Path, invoke: Invoke) -> None:
-    (demo / ".wiki" / "index.md").write_text("# stale\n")
+    _touch_index(demo)
     result = invoke("lint", "-w", str(demo))
     assert result.exit_code == 1
     assert result.stdout == (

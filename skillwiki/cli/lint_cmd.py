@@ -1,24 +1,28 @@
-"""lint: check the wiki for broken links, stale articles, bad frontmatter and more."""
+"""lint: check the wiki (links, freshness, frontmatter, lessons, secrets) for people and CI."""
 
 from __future__ import annotations
 
-import json
+import os
 from enum import StrEnum
-from itertools import groupby
-from typing import TYPE_CHECKING, Annotated
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
 from skillwiki.cli import render
 from skillwiki.cli.common import WorkspaceOption, open_workspace
 
-if TYPE_CHECKING:
-    from skillwiki.lint import LintReport
-
 
 class Format(StrEnum):
     text = "text"
     json = "json"
+    github = "github"
+    sarif = "sarif"
+
+
+class FailOn(StrEnum):
+    error = "error"
+    warning = "warning"
 
 
 def register(app: typer.Typer) -> None:
@@ -27,56 +31,75 @@ def register(app: typer.Typer) -> None:
 
 def lint(
     ctx: typer.Context,
-    output: Annotated[Format, typer.Option("--format", help="text or json.")] = Format.text,
+    output: Annotated[
+        Format, typer.Option("--format", help="text, json, github (workflow commands) or sarif.")
+    ] = Format.text,
     strict: Annotated[bool, typer.Option("--strict", help="Warnings fail too.")] = False,
+    fail_on: Annotated[
+        FailOn | None,
+        typer.Option("--fail-on", help="Lowest severity that fails: error or warning."),
+    ] = None,
+    exit_zero: Annotated[
+        bool, typer.Option("--exit-zero", help="Exit 0 even when findings fail.")
+    ] = False,
+    baseline: Annotated[
+        Path | None, typer.Option(help="Hide the findings recorded in this file.")
+    ] = None,
+    write_baseline: Annotated[
+        Path | None, typer.Option(help="Record the current findings in this file, then apply it.")
+    ] = None,
     workspace: WorkspaceOption = None,
 ) -> None:
-    """Check the wiki (rules SW001-SW008, SW010); exit 1 on any error. Never writes.
+    """Check the wiki with rules SW001-SW013; exit 1 when a finding fails. Never writes.
 
     Examples:
       skillwiki lint
-      skillwiki lint --format json
-      skillwiki lint --strict
+      skillwiki lint --format sarif > skillwiki.sarif
+      skillwiki lint --format github --strict
+      skillwiki lint --write-baseline .wiki-baseline.json
+      skillwiki lint --baseline .wiki-baseline.json
     """
-    from skillwiki.lint import run_lint
+    from skillwiki.lint import baseline as baselines
+    from skillwiki.lint import report, run_lint
+    from skillwiki.lint.model import Severity
+    from skillwiki.lint.rules import RULE_INFO
 
     ws, config = open_workspace(ctx, workspace)
-    report = run_lint(ws, config)
-    if output is Format.json:
-        typer.echo(to_json(report))
-    else:
-        _print_text(report)
-    if report.errors or (strict and report.warnings):
+    findings = run_lint(ws, config).findings
+    if write_baseline is not None:
+        baselines.write(write_baseline, ws, findings)
+    hidden = 0
+    accepted = baseline or write_baseline
+    if accepted is not None:
+        findings, hidden = baselines.apply(accepted, ws, findings)
+    prefix = repository_prefix(ws.root)
+    match output:
+        case Format.json:
+            typer.echo(report.to_json(findings, hidden))
+        case Format.github:
+            typer.echo(report.to_github(findings, prefix), nl=False)
+            summary = os.environ.get("GITHUB_STEP_SUMMARY")
+            if summary:
+                with open(summary, "a", encoding="utf-8") as handle:
+                    handle.write(report.step_summary(findings, prefix))
+        case Format.sarif:
+            typer.echo(report.to_sarif(findings, RULE_INFO, prefix))
+        case Format.text:
+            for line, style in report.to_text(findings):
+                render.echo(line, style=style)
+            errors = sum(f.severity is Severity.ERROR for f in findings)
+            extra = f", {hidden} hidden by the baseline" if hidden else ""
+            render.echo(f"{errors} error(s), {len(findings) - errors} warning(s){extra}")
+    threshold = FailOn.warning if strict else (fail_on or FailOn.error)
+    failing = [f for f in findings if f.severity is Severity.ERROR or threshold is FailOn.warning]
+    if failing and not exit_zero:
         raise typer.Exit(1)
 
 
-def to_json(report: LintReport) -> str:
-    """Return the documented JSON shape of a lint report."""
-    findings = [
-        {
-            "rule": finding.rule,
-            "severity": finding.severity.value,
-            "path": finding.path,
-            "line": finding.line,
-            "column": finding.column,
-            "message": finding.message,
-        }
-        for finding in report.findings
-    ]
-    summary = {"errors": report.errors, "warnings": report.warnings}
-    return json.dumps({"findings": findings, "summary": summary}, ensure_ascii=False, indent=2)
-
-
-def _print_text(report: LintReport) -> None:
-    from skillwiki.lint import Severity
-
-    for path, group in groupby(report.findings, key=lambda finding: finding.path):
-        render.echo(path, style="bold underline")
-        for finding in group:
-            style = "red" if finding.severity is Severity.ERROR else "yellow"
-            render.echo(
-                f"  {finding.line}:{finding.column} {finding.severity.value} {finding.rule} "
-                f"{finding.message}",
-                style=style,
-            )
-    render.echo(f"{report.errors} error(s), {report.warnings} warning(s)")
+def repository_prefix(root: Path) -> str:
+    """Return the workspace root relative to its git repository ('' at the top or outside one)."""
+    for folder in (root, *root.parents):
+        if (folder / ".git").exists():
+            relative = root.relative_to(folder).as_posix()
+            return "" if relative == "." else relative + "/"
+    return ""

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 
 from skillwiki.compiler import make_plan
 from skillwiki.config import Config
-from skillwiki.lint.model import Finding, LintContext, Severity
+from skillwiki.lint.model import Finding, Severity, load_context
 from skillwiki.workspace import Workspace
 
 __all__ = ["Finding", "LintReport", "Severity", "run_lint"]
@@ -29,7 +29,7 @@ def run_lint(ws: Workspace, config: Config) -> LintReport:
     """Run every rule that is not switched off; never writes."""
     from skillwiki.lint.rules import RULES
 
-    ctx = LintContext(ws, config, make_plan(ws, config))
+    ctx = load_context(ws, config, make_plan(ws, config))
     found: list[Finding] = []
     for rule_id, rule in RULES:
         setting = config.lint.rules.get(rule_id)

@@ -1,18 +1,15 @@
-"""Findings and the parsed view of a workspace that lint rules read."""
+"""Findings, and the view of a workspace that lint rules read (every file analysed once)."""
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
-from functools import cached_property
 from pathlib import Path
-from typing import Any
 
+from skillwiki import statcache
 from skillwiki.compiler import Plan
 from skillwiki.config import Config
-from skillwiki.documents import Document, decode, split
-from skillwiki.errors import InputError
+from skillwiki.lint.facts import FORMAT, FileFacts, analyze
 from skillwiki.workspace import Workspace
 
 
@@ -31,71 +28,87 @@ class Finding:
     message: str
 
 
-@dataclass
-class ParsedFile:
-    """One file as lint sees it: its text, and its document or why it could not be parsed."""
+@dataclass(frozen=True)
+class File:
+    """A file with its facts, as rules receive it."""
 
     path: str  # relative to the workspace root
-    text: str
-    document: Document | None
-    error: str | None
-
-    @cached_property
-    def body_offset(self) -> int:
-        """Return how many lines precede the body (the frontmatter block)."""
-        if self.document is None:
-            return 0
-        return self.text[: len(self.text) - len(self.document.body)].count("\n")
+    facts: FileFacts
 
     def key_line(self, key: str) -> int:
         """Return the 1-based line of a top-level frontmatter key (1 when it is absent)."""
-        match = re.search(rf"^{re.escape(key)}\s*:", self.text, re.MULTILINE)
-        return self.text[: match.start()].count("\n") + 1 if match else 1
+        return self.facts.key_lines.get(key, 1)
 
     @property
-    def meta(self) -> dict[str, Any]:
-        return self.document.meta if self.document else {}
-
-
-def parse_file(ws: Workspace, path: Path, max_bytes: int) -> ParsedFile:
-    """Read and parse one file; problems are recorded, not raised."""
-    rel = ws.rel(path)
-    try:
-        text = decode(path.read_bytes(), rel, max_bytes)
-    except (OSError, InputError) as exc:
-        message = exc.message if isinstance(exc, InputError) else str(exc)
-        return ParsedFile(rel, "", None, message)
-    try:
-        return ParsedFile(rel, text, split(text, rel), None)
-    except InputError as exc:
-        return ParsedFile(rel, text, None, exc.message)
+    def meta(self) -> dict[str, object]:
+        return self.facts.meta
 
 
 @dataclass
 class LintContext:
-    """Everything the rules look at, each file parsed once."""
+    """Everything the rules look at: the compile plan and every file's facts."""
 
     ws: Workspace
     config: Config
     plan: Plan
+    raw: dict[str, File] = field(default_factory=dict)  # by raw-relative path
+    articles: dict[str, File] = field(default_factory=dict)  # by wiki-relative path
+    others: list[File] = field(default_factory=list)  # index.md, index.json, log.md
 
-    @cached_property
-    def raw(self) -> dict[str, ParsedFile]:
-        return self._parse(self.ws.raw, self.plan.raw_stats)
-
-    @cached_property
-    def articles(self) -> dict[str, ParsedFile]:
-        return self._parse(self.ws.wiki, self.plan.wiki_stats)
-
-    def _parse(self, root: Path, rels: dict[str, Any]) -> dict[str, ParsedFile]:
-        return {
-            rel: parse_file(self.ws, root / rel, self.config.max_file_bytes) for rel in sorted(rels)
-        }
-
-    def lessons(self) -> list[ParsedFile]:
+    def lessons(self) -> list[File]:
         """Return the raw files that are lessons (by type, or by living in raw/lessons/)."""
         return [
-            parsed
-            for rel, parsed in self.raw.items()
-            if parsed.meta.get("type") == "lesson" or rel.startswith("lessons/")
+            file
+            for rel, file in self.raw.items()
+            if file.meta.get("type") == "lesson" or rel.startswith("lessons/")
         ]
+
+    def every_file(self) -> list[File]:
+        return [*self.raw.values(), *self.articles.values(), *self.others]
+
+
+def cache_path(ws: Workspace) -> Path:
+    return ws.cache / "lint.marshal"
+
+
+def load_context(ws: Workspace, config: Config, plan: Plan) -> LintContext:
+    """Analyse every file whose stat changed since the last lint; the rest come from the cache."""
+    cache = statcache.load_files(cache_path(ws), FORMAT)
+    ctx = LintContext(ws, config, plan)
+    alive = []
+    for folder, stats, into in (
+        ("raw", plan.raw_stats, ctx.raw),
+        ("wiki", plan.wiki_stats, ctx.articles),
+    ):
+        for rel in sorted(stats):
+            path = f".wiki/{folder}/{rel}"
+            into[rel] = File(path, _facts(ws, config, cache, path, stats[rel]))
+            alive.append(path)
+    for extra in (ws.index_md, ws.index_json, ws.log_md):
+        try:
+            stat = statcache.stat_of(extra)
+        except OSError:
+            continue
+        path = ws.rel(extra)
+        ctx.others.append(File(path, _facts(ws, config, cache, path, stat)))
+        alive.append(path)
+    cache.prune(alive)
+    statcache.save_files(cache_path(ws), cache, FORMAT)
+    return ctx
+
+
+def _facts(
+    ws: Workspace, config: Config, cache: statcache.FileCache, path: str, stat: statcache.Stat
+) -> FileFacts:
+    known = cache.get(path, stat)
+    if known is not None:
+        return FileFacts._make(known)
+    try:
+        data = (ws.root / path).read_bytes()
+    except OSError as exc:
+        return FileFacts(f"cannot be read ({exc.strerror})", False, {}, {}, 0, [], [], [], [])
+    # Only what people and agents write (raw/) is held to the size limit.
+    limit = config.max_file_bytes if path.startswith(".wiki/raw/") else len(data) + 1
+    facts = analyze(path, data, limit)
+    cache.put(path, stat, tuple(facts))
+    return facts

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
-from skillwiki.lint.model import Finding, LintContext, ParsedFile, Severity
+from skillwiki.lint.model import File, Finding, LintContext, Severity
 
 _STR = (str,)
 _LIST = (list,)
@@ -37,37 +36,37 @@ RAW_TYPES: dict[str, tuple[type, ...]] = {
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
-    for parsed in ctx.raw.values():
-        lesson = parsed.meta.get("type") == "lesson"
-        yield from _check(parsed, LESSON_KEYS if lesson else {}, RAW_TYPES, required_block=lesson)
-    for parsed in ctx.articles.values():
-        yield from _check(parsed, ARTICLE_KEYS, ARTICLE_KEYS, required_block=True)
+    for file in ctx.raw.values():
+        lesson = file.meta.get("type") == "lesson"
+        yield from _check(file, LESSON_KEYS if lesson else {}, RAW_TYPES, required_block=lesson)
+    for file in ctx.articles.values():
+        yield from _check(file, ARTICLE_KEYS, ARTICLE_KEYS, required_block=True)
 
 
 def _check(
-    parsed: ParsedFile,
+    file: File,
     required: dict[str, tuple[type, ...]],
     typed: dict[str, tuple[type, ...]],
     *,
     required_block: bool,
 ) -> Iterator[Finding]:
     def finding(line: int, message: str) -> Finding:
-        return Finding(parsed.path, line, 1, "SW006", Severity.ERROR, message)
+        return Finding(file.path, line, 1, "SW006", Severity.ERROR, message)
 
-    if parsed.document is None:
-        yield finding(1, f"{parsed.error}")
+    if file.facts.error is not None:
+        yield finding(1, file.facts.error)
         return
-    if required_block and not parsed.document.has_frontmatter:
+    if required_block and not file.facts.has_frontmatter:
         yield finding(1, "frontmatter missing: the file must start with a '---' YAML block")
         return
-    meta = parsed.document.meta
+    meta = file.meta
     for key in required:
         if meta.get(key) in (None, ""):
             yield finding(1, f"required frontmatter key '{key}' is missing or empty")
     for key, kinds in {**typed, **required}.items():
-        value: Any = meta.get(key)
+        value = meta.get(key)
         if value is not None and not isinstance(value, kinds):
             kind = "a list" if kinds == _LIST else "a string"
-            yield finding(parsed.key_line(key), f"frontmatter key '{key}' must be {kind}")
+            yield finding(file.key_line(key), f"frontmatter key '{key}' must be {kind}")
     if "type" in meta and meta["type"] not in ("document", "lesson"):
-        yield finding(parsed.key_line("type"), "frontmatter key 'type' must be document or lesson")
+        yield finding(file.key_line("type"), "frontmatter key 'type' must be document or lesson")

@@ -4,16 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from skillwiki.lessons import (
-    SCOPES,
-    SECTIONS,
-    SEVERITIES,
-    STATUSES,
-    TEMPLATE_TEXT,
-    TRIGGERS,
-    sections,
-)
-from skillwiki.lint.model import Finding, LintContext, ParsedFile, Severity
+from skillwiki.lessons import SCOPES, SECTIONS, SEVERITIES, STATUSES, TEMPLATE_TEXT, TRIGGERS
+from skillwiki.lint.model import File, Finding, LintContext, Severity
 
 _ENUMS = (
     ("severity", SEVERITIES),
@@ -24,41 +16,40 @@ _ENUMS = (
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
-    for parsed in ctx.lessons():
-        if parsed.document is not None:
-            yield from _check(parsed)
+    for file in ctx.lessons():
+        if file.facts.error is None:
+            yield from _check(file)
 
 
-def _check(parsed: ParsedFile) -> Iterator[Finding]:
-    assert parsed.document is not None
-    meta = parsed.document.meta
+def _check(file: File) -> Iterator[Finding]:
     for key, allowed in _ENUMS:
-        value = meta.get(key)
+        value = file.meta.get(key)
         if value is not None and value not in allowed:
             yield Finding(
-                parsed.path,
-                parsed.key_line(key),
+                file.path,
+                file.key_line(key),
                 1,
                 "SW007",
                 Severity.ERROR,
                 f"unknown {key} {value!r}; use one of {', '.join(allowed)}",
             )
-    found = sections(parsed.document.body)
+    found: dict[str, tuple[int, str]] = {}
+    for name, line, text in file.facts.sections:
+        found.setdefault(name, (line, text))
     for name in SECTIONS:
         if name not in found:
             yield Finding(
-                parsed.path,
-                parsed.body_offset + 1,
+                file.path,
+                file.facts.body_offset + 1,
                 1,
                 "SW007",
                 Severity.ERROR,
                 f"lesson section '## {name}' is missing; lessons have {', '.join(SECTIONS)}",
             )
-        elif _is_template(found[name]):
-            line = parsed.body_offset + _line_of(parsed.document.body, f"## {name}")
+        elif is_template(found[name][1]):
             yield Finding(
-                parsed.path,
-                line,
+                file.path,
+                found[name][0],
                 1,
                 "SW007",
                 Severity.WARNING,
@@ -66,12 +57,6 @@ def _check(parsed: ParsedFile) -> Iterator[Finding]:
             )
 
 
-def _is_template(text: str) -> bool:
+def is_template(text: str) -> bool:
+    """Tell whether a section still holds record-lesson's guidance text."""
     return any(template.lstrip("- ") in text for template in TEMPLATE_TEXT.values())
-
-
-def _line_of(body: str, heading: str) -> int:
-    for number, line in enumerate(body.splitlines(), start=1):
-        if line.strip() == heading:
-            return number
-    return 1

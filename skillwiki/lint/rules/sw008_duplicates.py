@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from skillwiki.lint.model import Finding, LintContext, ParsedFile, Severity
+from skillwiki.lint.model import File, Finding, LintContext, Severity
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
@@ -12,21 +12,21 @@ def check(ctx: LintContext) -> Iterator[Finding]:
     yield from _duplicates(list(ctx.articles.values()), "title", "article title")
 
 
-def _duplicates(files: list[ParsedFile], key: str, what: str) -> Iterator[Finding]:
+def _duplicates(files: list[File], key: str, what: str) -> Iterator[Finding]:
     first: dict[str, str] = {}
-    for parsed in files:
-        value = parsed.meta.get(key)
+    for file in files:
+        value = file.meta.get(key)
         if not isinstance(value, str) or not value.strip():
             continue
         normal = " ".join(value.split()).lower()
         if normal in first:
             yield Finding(
-                parsed.path,
-                parsed.key_line(key),
+                file.path,
+                file.key_line(key),
                 1,
                 "SW008",
                 Severity.ERROR,
                 f"duplicate {what} {value!r}, also used by {first[normal]}; make it unique",
             )
         else:
-            first[normal] = parsed.path
+            first[normal] = file.path

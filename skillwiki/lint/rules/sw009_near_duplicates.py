@@ -1,0 +1,36 @@
+"""SW009: two lessons in one category whose tags mostly overlap."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from skillwiki.lessons import jaccard
+from skillwiki.lint.model import File, Finding, LintContext, Severity
+
+_RETIRED = ("archived", "superseded")
+
+
+def check(ctx: LintContext) -> Iterator[Finding]:
+    threshold = ctx.config.lint.near_duplicate_jaccard
+    seen: list[File] = []
+    for file in ctx.lessons():
+        category = file.meta.get("category")
+        tags = file.meta.get("tags")
+        if not category or not isinstance(tags, list) or file.meta.get("status") in _RETIRED:
+            continue
+        for other in seen:
+            if other.meta.get("category") != category:
+                continue
+            similarity = jaccard(tags, other.meta.get("tags") or [])  # type: ignore[arg-type]
+            if similarity >= threshold:
+                yield Finding(
+                    file.path,
+                    file.key_line("tags"),
+                    1,
+                    "SW009",
+                    Severity.WARNING,
+                    f"near-duplicate of {other.path} (category {category!r}, tag similarity "
+                    f"{similarity:.2f}); merge the two lessons",
+                )
+                break
+        seen.append(file)

@@ -1,0 +1,145 @@
+"""SW009, SW011, SW012, SW013 and more of SW001: each with a case found and a near miss."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import Invoke, write
+
+LESSON = """---
+type: lesson
+id: {id}
+title: {title}
+summary: S.
+trigger: manual
+severity: LOW
+scope: global
+status: {status}
+category: {category}
+tags: [{tags}]
+---
+## What Happened
+
+X
+
+## Root Cause
+
+Y
+
+## Optimization
+
+Z
+
+## Next Time
+
+- W
+"""
+
+
+def _findings(invoke: Invoke, root: Path, rule: str) -> list[dict]:
+    result = invoke("lint", "-w", str(root), "--format", "json")
+    assert result.exit_code in (0, 1), result.output
+    return [f for f in json.loads(result.stdout)["findings"] if f["rule"] == rule]
+
+
+def _lesson(root: Path, name: str, category: str, tags: str, status: str = "active") -> None:
+    text = LESSON.format(id=name, title=name.title(), category=category, tags=tags, status=status)
+    write(root / ".wiki" / "raw" / "lessons" / f"{name}.md", text)
+
+
+def test_sw009_near_duplicate_lessons(ws: Path, invoke: Invoke) -> None:
+    _lesson(ws, "a-first", "net", "retry, backoff, timeout")
+    _lesson(ws, "b-second", "net", "retry, backoff, timeout, jitter")  # 3/4 = 0.75
+    _lesson(ws, "c-other-category", "disk", "retry, backoff, timeout")
+    _lesson(ws, "d-far", "net", "dns, tls")
+    _lesson(ws, "e-retired", "net", "retry, backoff, timeout", status="archived")
+    invoke("compile", "-w", str(ws))
+    found = _findings(invoke, ws, "SW009")
+    assert [(f["path"], f["severity"], f["message"]) for f in found] == [
+        (
+            ".wiki/raw/lessons/b-second.md",
+            "warning",
+            "near-duplicate of .wiki/raw/lessons/a-first.md (category 'net', tag similarity "
+            "0.75); merge the two lessons",
+        )
+    ]
+    (ws / ".wiki" / "config.toml").write_text("[lint]\nnear_duplicate_jaccard = 0.8\n")
+    assert _findings(invoke, ws, "SW009") == []
+
+
+def test_sw011_secrets_are_located_never_shown(ws: Path, invoke: Invoke) -> None:
+    token = "ghp_" + "Z9y8X7w6V5" * 4
+    write(ws / "notes.md", f"# Notes\n\nThe deploy used\n  {token} by mistake.\n")
+    write(
+        ws / "hashes.md",
+        "# Hashes\n\nsha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n"
+        "uuid 123e4567-e89b-12d3-a456-426614174000, password: ${DB_PASSWORD}\n",
+    )
+    invoke("ingest", "-w", str(ws), str(ws / "notes.md"), str(ws / "hashes.md"))
+    result = invoke("lint", "-w", str(ws), "--format", "json")
+    assert token not in result.stdout
+    found = [
+        (f["path"], f["line"], f["column"], f["message"])
+        for f in json.loads(result.stdout)["findings"]
+        if f["rule"] == "SW011"
+    ]
+    message = "possible secret (github_token); remove it from the raw file, recompile, and rotate the credential"
+    assert sorted({path for path, *_ in found}) == [
+        ".wiki/index.json",
+        ".wiki/raw/notes.md",
+        ".wiki/wiki/notes.md",
+    ]
+    assert (".wiki/raw/notes.md", 7, 3, message) in found
+    for path, line, column, _ in found:  # every location points at the token itself
+        text = (ws / path).read_text().splitlines()[line - 1]
+        assert text[column - 1 :].startswith(token)
+    assert result.exit_code == 1
+
+
+def test_sw012_unreachable_article(demo: Path, invoke: Invoke) -> None:
+    index = demo / ".wiki" / "index.md"
+    lines = index.read_text().splitlines(keepends=True)
+    index.write_text(
+        "".join(
+            line
+            for line in lines
+            if "wiki/docs/ci.md" not in line and "wiki/docs/oncall" not in line
+        )
+    )
+    found = _findings(invoke, demo, "SW012")
+    # ci.md is linked from no other article; oncall.txt.md is linked from deployment.md.
+    assert [(f["path"], f["severity"]) for f in found] == [(".wiki/wiki/docs/ci.md", "warning")]
+
+
+def test_sw013_lesson_paths_changed_or_gone(demo: Path, invoke: Invoke) -> None:
+    assert _findings(invoke, demo, "SW013") == []
+    config = demo / "agents" / "channel-op.json"
+    config.write_text(config.read_text().replace("0.2", "0.5"))
+    found = _findings(invoke, demo, "SW013")
+    lesson = ".wiki/raw/lessons/2026-11-30-channel-op-allowedtools-must-include-telegram-send.md"
+    assert [(f["path"], f["message"]) for f in found] == [
+        (
+            lesson,
+            "agents/channel-op.json changed since this lesson was recorded; check that it still holds",
+        )
+    ]
+    config.unlink()
+    assert [f["message"] for f in _findings(invoke, demo, "SW013")] == [
+        "agents/channel-op.json, which this lesson is about, no longer exists; review the lesson"
+    ]
+
+
+def test_sw001_images_references_and_code(ws: Path, invoke: Invoke) -> None:
+    write(ws / "img" / "ok.png", b"\x89PNG")
+    write(
+        ws / "doc.md",
+        "# Doc\n\n![ok](img/ok.png) ![gone](img/gone.png)\n\n[ref]: missing.md\n\n"
+        "`[not](checked.md)`\n\n```\n[also](not-checked.md)\n```\n\n## Real Heading\n\n[top](#real-heading)\n",
+    )
+    invoke("ingest", "-w", str(ws), str(ws / "doc.md"))
+    found = [f["message"] for f in _findings(invoke, ws, "SW001")]
+    assert found == [
+        "broken link to ../../img/gone.png: ../../img/gone.png does not exist; fix the link in the raw file",
+        "broken link to missing.md: missing.md does not exist; fix the link in the raw file",
+    ]
