@@ -111,6 +111,15 @@ def bench(name: str, shared: Path, runs: int, word: str, query: str) -> list[str
         for label, (argv, before) in figures.items():
             value, rss = median_ms(argv, root, runs, before)
             rows.append(f"| {label} | {value:.1f} ms | {value / rg:.1f} | {rss / 1024:.0f} MiB |")
+        subprocess.run([*CLI, "-w", str(root), "compile"], check=True, stdout=subprocess.DEVNULL)
+        lint = [*CLI, "-w", str(root), "lint", "--exit-zero", "--format", "json"]
+        (root / ".wiki" / ".cache" / "lint.marshal").unlink(missing_ok=True)
+        cold = run(lint, root)
+        warm, warm_rss = median_ms(lint, root, runs)
+        rows.append(
+            f"| lint, cold | {cold.seconds * 1000:.0f} ms | | {cold.max_rss_kib / 1024:.0f} MiB |"
+        )
+        rows.append(f"| lint, warm | {warm:.1f} ms | {warm / rg:.1f} | {warm_rss / 1024:.0f} MiB |")
         articles = size_of(root / ".wiki" / "wiki")
         index = sum(p.stat().st_size for p in (root / ".wiki" / ".cache").glob("search.sqlite*"))
         for label, once in (

@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -38,7 +39,7 @@ class Entry(NamedTuple):
     state: State
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, order=True)
 class Problem:
     """A raw file that could not be compiled, and why."""
 
@@ -52,42 +53,55 @@ class Facts(NamedTuple):
     source_fingerprint: str | None
     compiler: str | None
     edited: bool
-    row: tuple[str, ...]  # its catalog.Row, as a plain tuple (the stat cache keeps it)
-
-    @property
-    def entry_json(self) -> str:
-        return self.row[2]
 
 
 @dataclass
 class Plan:
-    entries: list[Entry]
     raw_stats: dict[str, Stat]
     wiki_stats: dict[str, Stat]
-    facts: dict[str, Facts]
+    facts: dict[str, Facts]  # of the articles that are not simply fresh
     problems: list[Problem]
     cache: StatCache
+    fresh: list[tuple[str, str]] = field(default_factory=list)  # (article, raw), unordered
+    others: list[Entry] = field(default_factory=list)  # every other article, sorted
+
+    @property
+    def entries(self) -> list[Entry]:
+        """Every article with its state, sorted by path."""
+        found = [Entry(target, source, State.FRESH) for target, source in self.fresh]
+        return sorted(found + self.others)
 
     def count(self) -> dict[State, int]:
         counts = dict.fromkeys(State, 0)
-        for entry in self.entries:
+        counts[State.FRESH] = len(self.fresh)
+        for entry in self.others:
             counts[entry.state] += 1
         return counts
 
-    def rows(self) -> dict[str, Any]:
+    def rows(self, ws: Workspace) -> dict[str, Any]:
+        """Return every article's catalog row, reading an article only when its row is unknown."""
+        return {target: self.row(ws, target) for target in sorted(self.wiki_stats)}
+
+    def row(self, ws: Workspace, target: str) -> Any:
         from skillwiki.catalog import Row
 
-        return {target: Row._make(facts.row) for target, facts in self.facts.items()}
+        stat = self.wiki_stats[target]
+        known = self.cache.rows.get(target, stat)
+        if known is None:
+            known = tuple(read_row(ws.wiki / target, target))
+            self.cache.rows.put(target, stat, known)
+        return Row._make(known)
 
-    def entry_texts(self) -> dict[str, str]:
-        return {target: facts.entry_json for target, facts in self.facts.items()}
+    def entry_json(self, ws: Workspace, target: str) -> str | None:
+        """Return the index.json entry of an article (for the search index), if it exists."""
+        return self.row(ws, target).json if target in self.wiki_stats else None
 
     def edited(self) -> list[str]:
-        return [entry.article for entry in self.entries if entry.state is State.EDITED]
+        return [entry.article for entry in self.others if entry.state is State.EDITED]
 
     def pending(self, force: bool) -> list[Entry]:
         todo = {State.NEW, State.STALE, State.ORPHAN} | ({State.EDITED} if force else set())
-        return [entry for entry in self.entries if entry.state in todo]
+        return [entry for entry in self.others if entry.state in todo]
 
 
 @dataclass
@@ -100,7 +114,8 @@ class CompileResult:
     problems: list[Problem] = field(default_factory=list)
     indexes_written: bool = False
     articles: dict[str, Stat] = field(default_factory=dict)
-    entries: dict[str, str] = field(default_factory=dict)  # article -> index.json entry (JSON)
+    # article -> its index.json entry (JSON); computed on demand, for the few that need it
+    entry_of: Callable[[str], str | None] = lambda _: None
     # Names this exact state of wiki/ as recorded in the saved stat cache; None when unsaved.
     token: str | None = None
 
@@ -118,47 +133,47 @@ def make_plan(ws: Workspace, config: Config) -> Plan:
     cache = statcache.load(cache_path(ws), config.fingerprint)
     raw_stats = statcache.scan(ws.raw)
     wiki_stats = statcache.scan(ws.wiki)
-    plan = Plan([], raw_stats, wiki_stats, {}, [], cache)
+    plan = Plan(raw_stats, wiki_stats, {}, [], cache)
     expected: dict[str, str] = {}
-    for raw_rel in sorted(raw_stats):
-        target = article_rel(raw_rel)
-        if target in expected:
+    for source in raw_stats:
+        target = source if source[-3:] == ".md" else article_rel(source)
+        other = expected.get(target)
+        if other is not None:  # raw/x.txt and raw/x.txt.md: the Markdown file keeps the name
+            loser, source = (source, other) if other == target else (other, source)
             plan.problems.append(
                 Problem(
-                    f".wiki/raw/{raw_rel}",
-                    f"compiles to the same article as raw/{expected[target]}; rename one",
+                    f".wiki/raw/{loser}",
+                    f"compiles to the same article as raw/{source}; rename one",
                 )
             )
-            continue
-        expected[target] = raw_rel
+        expected[target] = source
+    plan.problems.sort()
     # The hot loop of every query, one turn per article: the common case (both files known to
     # the cache, fingerprints equal) is decided here; anything else goes to _state_of.
-    append = plan.entries.append
-    facts_of = plan.facts
+    fresh = plan.fresh
     raw_known, wiki_known = cache.raw, cache.wiki
     settled = cache.saved_ns - statcache.RACY_NS
-    fresh, make_facts = State.FRESH, Facts._make
-    for target in sorted(expected.keys() | wiki_stats.keys()):
-        source = expected.get(target)
+    for target, source in expected.items():
         stat = wiki_stats.get(target)
         article = wiki_known.get(target)
-        if source is not None and stat is not None and article is not None:
+        if stat is not None and article is not None and article[0] == stat and stat[1] < settled:
             raw_stat = raw_stats[source]
             raw = raw_known.get(source)
+            facts = article[1]  # (source fingerprint, compiler, edited)
             if (
-                article[0] == stat
-                and stat[1] < settled
-                and raw is not None
+                raw is not None
                 and raw[0] == raw_stat
                 and raw_stat[1] < settled
+                and facts[0] == raw[1]
+                and facts[1] == COMPILER
+                and not facts[2]
             ):
-                facts = make_facts(article[1])
-                if not facts.edited and facts.compiler == COMPILER:
-                    if facts.source_fingerprint == raw[1]:
-                        facts_of[target] = facts
-                        append(Entry(target, source, fresh))
-                        continue
-        append(Entry(target, source, _state_of(ws, config, plan, target, source)))
+                fresh.append((target, source))
+                continue
+        plan.others.append(Entry(target, source, _state_of(ws, config, plan, target, source)))
+    for target in wiki_stats.keys() - expected.keys():
+        plan.others.append(Entry(target, None, _state_of(ws, config, plan, target, None)))
+    plan.others.sort()
     cache.prune(raw_stats.keys(), wiki_stats.keys())
     return plan
 
@@ -194,15 +209,26 @@ def _state_of(ws: Workspace, config: Config, plan: Plan, target: str, raw_rel: s
     return State.STALE
 
 
+def read_row(path: Path, target: str) -> Any:
+    """Return the catalog row of an article as it is on disk."""
+    from skillwiki import catalog
+
+    try:
+        data = _read(path)
+        meta = split(decode(data, path, len(data) + 1), path).meta
+    except (OSError, InputError):
+        meta = {}
+    return catalog.row(target, meta)
+
+
 def read_facts(path: Path, target: str) -> Facts:
     """Parse an article's frontmatter: its source fingerprint, compiler, and hand edits."""
-    from skillwiki import catalog
 
     data = _read(path)
     try:
         document = split(decode(data, path, len(data) + 1), path)
     except InputError:
-        return Facts(None, None, True, tuple(catalog.row(target, {})))
+        return Facts(None, None, True)
     meta = document.meta
     stored = meta.get("compiled_fingerprint")
     edited = not (isinstance(stored, str) and matches(document.body.encode(), stored))
@@ -211,7 +237,7 @@ def read_facts(path: Path, target: str) -> Facts:
     if isinstance(sources, list) and sources and isinstance(sources[0], str):
         source = sources[0].rpartition("=")[2] or None
     compiler = meta.get("compiler") if isinstance(meta.get("compiler"), str) else None
-    return Facts(source, compiler, edited, tuple(catalog.row(target, meta)))
+    return Facts(source, compiler, edited)
 
 
 def _read(path: Path) -> bytes:
@@ -234,7 +260,7 @@ def compile_workspace(
             kept_edited=plan.edited(),
             problems=plan.problems,
             articles=plan.wiki_stats,
-            entries=plan.entry_texts(),
+            entry_of=partial(plan.entry_json, ws),
         )
     else:
         with fsio.workspace_lock(ws, config.lock_timeout):
@@ -265,9 +291,7 @@ def _indexes_current(ws: Workspace, plan: Plan) -> bool:
         return True
     from skillwiki import catalog
 
-    if plan.facts.keys() != plan.wiki_stats.keys():
-        return False
-    expected_md, expected_json = catalog.render(plan.rows())
+    expected_md, expected_json = catalog.render(plan.rows(ws))
     current = _same_bytes(ws.index_md, expected_md) and _same_bytes(ws.index_json, expected_json)
     if current:
         plan.cache.remember_indexes(stats)
@@ -306,12 +330,12 @@ def _apply(
         if progress is not None:
             progress(min(start + BATCH, len(todo)), len(todo))
     result.kept_edited = [] if force else plan.edited()
-    index_md, index_json = catalog.render(plan.rows())
+    index_md, index_json = catalog.render(plan.rows(ws))
     wrote_md, wrote_json = fsio.write_many([(ws.index_md, index_md), (ws.index_json, index_json)])
     result.indexes_written = wrote_md or wrote_json
     plan.cache.remember_indexes((statcache.stat_of(ws.index_md), statcache.stat_of(ws.index_json)))
     result.articles = plan.wiki_stats
-    result.entries = plan.entry_texts()
+    result.entry_of = partial(plan.entry_json, ws)
     if result.refreshed or result.indexes_written:
         fsio.append_log(ws, "compile", _log_details(result))
     return result
@@ -323,7 +347,7 @@ def _compile_batch(
     from skillwiki import catalog
     from skillwiki.article import render
 
-    done: list[tuple[Entry, bytes, str, Facts]] = []
+    done: list[tuple[Entry, bytes, str, Facts, tuple[str, ...]]] = []
     for entry in batch:
         assert entry.raw is not None
         where = f".wiki/raw/{entry.raw}"
@@ -339,10 +363,11 @@ def _compile_batch(
         except InputError as exc:
             result.problems.append(Problem(exc.path or where, exc.detail))
             continue
-        facts = Facts(raw_fp, COMPILER, False, tuple(catalog.row(entry.article, rendered.meta)))
-        done.append((entry, rendered.text.encode(), raw_fp, facts))
-    written = fsio.write_many([(ws.wiki / entry.article, text) for entry, text, _, _ in done])
-    for (entry, _, raw_fp, facts), was_written in zip(done, written, strict=True):
+        facts = Facts(raw_fp, COMPILER, False)
+        row = tuple(catalog.row(entry.article, rendered.meta))
+        done.append((entry, rendered.text.encode(), raw_fp, facts, row))
+    written = fsio.write_many([(ws.wiki / entry.article, text) for entry, text, *_ in done])
+    for (entry, _, raw_fp, facts, row), was_written in zip(done, written, strict=True):
         assert entry.raw is not None
         if was_written:
             result.written.append(entry.article)
@@ -350,6 +375,7 @@ def _compile_batch(
         plan.wiki_stats[entry.article] = stat
         plan.facts[entry.article] = facts
         plan.cache.remember_article(entry.article, stat, tuple(facts))
+        plan.cache.rows.put(entry.article, stat, row)
         plan.cache.remember_raw(entry.raw, statcache.stat_of(ws.raw / entry.raw), raw_fp)
 
 

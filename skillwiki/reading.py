@@ -25,7 +25,7 @@ class Refresh:
 def refresh(ws: Workspace, config: Config, progress: Progress | None = None) -> Refresh:
     """Compile what changed and bring the search index in step with the articles."""
     result = compile_workspace(ws, config, progress=progress)
-    search.sync(ws, result.articles, result.entries, result.token)
+    search.sync(ws, result.articles, result.entry_of, result.token)
     return Refresh(result.refreshed, result.problems)
 
 

@@ -6,7 +6,7 @@ import json
 import re
 import sqlite3
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +22,7 @@ SCHEMA = "6"
 WEIGHTS = (10.0, 5.0, 3.0, 2.0, 1.0)
 HIDDEN_STATUSES = ("archived", "superseded")
 OPTIMIZE_AFTER = 1000
+CANDIDATES = 200  # BM25's best matches that the term-coverage ordering re-ranks
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 _WORD = re.compile(r"\w+")
 _LINK_TEXT = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -68,29 +69,33 @@ def cjk_bigrams(text: str) -> str:
     return _CJK.sub(pairs, text)
 
 
+def _no_entry(rel: str) -> None:
+    return None
+
+
 def sync(
     ws: Workspace,
     articles: Mapping[str, Stat],
-    entries: Mapping[str, str] | None = None,
+    entry_of: Callable[[str], str | None] | None = None,
     token: str | None = None,
 ) -> None:
     """Bring the index in step with the articles (by stat), rebuilding it if it is unusable.
 
-    `entries` (article -> its index.json entry as JSON) spares reading frontmatter again;
+    `entry_of` (article -> its index.json entry as JSON) spares reading frontmatter again;
     `token` names this state of wiki/: when the index was last synced to the same token, it
     is known to be in step and the comparison is skipped.
     """
     path = index_path(ws)
     try:
         with _busy_is_an_error(path):
-            _sync(ws, path, articles, entries or {}, token)
+            _sync(ws, path, articles, entry_of or _no_entry, token)
     except sqlite3.OperationalError:
         raise
     except sqlite3.DatabaseError:  # not a database, or a malformed one: it is derived, rebuild
         for stale in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
             stale.unlink(missing_ok=True)
         with _busy_is_an_error(path):
-            _sync(ws, path, articles, entries or {}, token)
+            _sync(ws, path, articles, entry_of or _no_entry, token)
 
 
 @contextmanager
@@ -108,7 +113,7 @@ def _sync(
     ws: Workspace,
     path: Path,
     articles: Mapping[str, Stat],
-    entries: Mapping[str, str],
+    entry_of: Callable[[str], str | None],
     token: str | None,
 ) -> None:
     with _connect(path) as db:
@@ -122,7 +127,7 @@ def _sync(
         db.execute("BEGIN IMMEDIATE")
         try:
             changed, gone = _differences(db, wanted)
-            documents = [(rel, _document(ws.wiki / rel, entries.get(rel))) for rel in changed]
+            documents = [(rel, _document(ws.wiki / rel, entry_of(rel))) for rel in changed]
             packer = _Packer(db, [doc.values for _, doc in documents if doc is not None])
             for rel in gone:
                 _delete(db, rel, packer)
@@ -343,9 +348,11 @@ def search(
 ) -> list[Hit]:
     """Return the best `limit` articles for `text`, best first.
 
-    Articles that contain more of the query's terms rank first; among those, weighted BM25
-    decides. The score is the number of terms matched plus BM25 squashed into [0, 1), so a
-    score of 3.62 reads "all three terms, fairly relevant".
+    SQLite ranks the matches by weighted BM25; of its best CANDIDATES, those that contain more
+    of the query's terms rank first, BM25 deciding among equals. The score is the number of
+    terms matched plus BM25 squashed into [0, 1), so 3.62 reads "all three terms, fairly
+    relevant". (Small wikis need the first part: there BM25 gives words that most articles
+    share no weight at all.)
     """
     terms, boosts = query_terms(text)
     if not terms:
@@ -363,15 +370,17 @@ def search(
         params.extend(HIDDEN_STATUSES)
     weights = ", ".join(str(weight) for weight in WEIGHTS)
     sql = (
-        f"SELECT docs.id, docs.path, docs.title, docs.type, -bm25(fts, {weights}) "
-        f"FROM fts JOIN docs ON docs.id = fts.rowid WHERE {' AND '.join(where)}"
+        f"SELECT docs.id, docs.path, docs.title, docs.type, -bm25(fts, {weights}) AS score "
+        f"FROM fts JOIN docs ON docs.id = fts.rowid WHERE {' AND '.join(where)} "
+        "ORDER BY score DESC, docs.path LIMIT ?"
     )
     with closing(sqlite3.connect(index_path(ws), timeout=30)) as db:
-        rows = db.execute(sql, params).fetchall()
-        matched = _coverage(db, terms) if len(terms) > 1 else {}
+        rows = db.execute(sql, (*params, max(CANDIDATES, limit))).fetchall()
+        ids = [row[0] for row in rows]
+        matched = _coverage(db, terms, ids) if len(terms) > 1 else {}
     ranked = sorted(
         (
-            (matched.get(rowid, 1) + max(bm25, 0.0) / (1.0 + max(bm25, 0.0)), rel, title, kind_)
+            ((matched.get(rowid) or 1) + max(bm25, 0.0) / (1.0 + max(bm25, 0.0)), rel, title, kind_)
             for rowid, rel, title, kind_, bm25 in rows
         ),
         key=lambda row: (-row[0], row[1]),
@@ -383,12 +392,15 @@ def search(
     ]
 
 
-def _coverage(db: sqlite3.Connection, terms: Sequence[str]) -> dict[int, int]:
-    """Return, per document, how many of the terms it contains."""
-    counts: dict[int, int] = {}
+def _coverage(db: sqlite3.Connection, terms: Sequence[str], ids: list[int]) -> dict[int, int]:
+    """Return, per candidate document, how many of the terms it contains."""
+    # Streaming each term's matches and filtering here beats asking FTS5 for `rowid IN (...)`,
+    # which seeks in the term's doclist once per candidate.
+    counts = dict.fromkeys(ids, 0)
     for term in terms:
         for (rowid,) in db.execute("SELECT rowid FROM fts WHERE fts MATCH ?", (term,)):
-            counts[rowid] = counts.get(rowid, 0) + 1
+            if rowid in counts:
+                counts[rowid] += 1
     return counts
 
 

