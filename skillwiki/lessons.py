@@ -115,9 +115,18 @@ def validate(lesson: LessonInput) -> None:
 
 
 def record(
-    ws: Workspace, config: Config, lesson: LessonInput, today: str | None = None
+    ws: Workspace,
+    config: Config,
+    lesson: LessonInput,
+    today: str | None = None,
+    *,
+    dedupe: bool = False,
 ) -> Recorded:
-    """Write the lesson into raw/lessons/ under the workspace lock (the caller compiles)."""
+    """Write the lesson into raw/lessons/ under the workspace lock (the caller compiles).
+
+    With `dedupe`, a near-duplicate of an existing lesson is not written: the answer names
+    the existing lessons instead (record evidence on them with `feedback`).
+    """
     validate(lesson)
     lesson, redacted = _redacted(lesson)
     paths = [_path_fingerprint(ws, config, given) for given in lesson.paths]
@@ -134,10 +143,15 @@ def record(
         lesson_id = _free_id(existing, f"{created}-{slugify(lesson.title)}")
         status = "candidate" if config.lessons.require_review else "active"
         meta = _meta(lesson, lesson_id, status, created, paths)
+        similar = [other for other, doc in existing.items() if _similar(meta, doc.meta)]
+        if dedupe and similar:
+            first = existing[similar[0]]
+            rel = ws.rel(ws.raw / LESSONS_DIR / f"{similar[0]}.md")
+            status = str(first.meta.get("status", "active"))
+            return Recorded(similar[0], rel, status, False, similar, redacted)
         target = ws.raw / LESSONS_DIR / f"{lesson_id}.md"
         fsio.atomic_write(target, join(meta, body).encode())
         fsio.append_log(ws, "record-lesson", f"{lesson_id} -> raw/{LESSONS_DIR}/{lesson_id}.md")
-    similar = [other for other, doc in existing.items() if _similar(meta, doc.meta)]
     return Recorded(lesson_id, ws.rel(target), status, True, similar, redacted)
 
 
@@ -210,12 +224,12 @@ def _free_id(existing: dict[str, Document], base: str) -> str:
     return f"{base}-{number}"
 
 
-def _similar(new: dict[str, Any], old: dict[str, Any]) -> bool:
+def _similar(new: dict[str, Any], old: dict[str, Any], threshold: float = 0.6) -> bool:
     if str(old.get("title", "")).lower() == str(new["title"]).lower():
         return True
     if new.get("category") is None or old.get("category") != new.get("category"):
         return False
-    return jaccard(new.get("tags") or [], old.get("tags") or []) >= 0.6
+    return jaccard(new.get("tags") or [], old.get("tags") or []) >= threshold
 
 
 def jaccard(left: Sequence[Any], right: Sequence[Any]) -> float:

@@ -7,7 +7,14 @@ from typing import Annotated, Any
 
 import typer
 
-from skillwiki.cli import lessons_cmd, lint_cmd, read_cmd, version_line, workspace_cmd
+from skillwiki.cli import (
+    lessons_cmd,
+    lint_cmd,
+    memory_cmd,
+    read_cmd,
+    version_line,
+    workspace_cmd,
+)
 from skillwiki.cli.coerce import FastCommand, FastGroup
 from skillwiki.cli.common import WorkspaceOption
 from skillwiki.cli.render import error
@@ -61,7 +68,7 @@ def root(
     ctx.obj = workspace
 
 
-for module in (workspace_cmd, read_cmd, lessons_cmd, lint_cmd):
+for module in (workspace_cmd, read_cmd, lessons_cmd, memory_cmd, lint_cmd):
     module.register(app)
 for info in app.registered_commands:
     info.cls = FastCommand

@@ -41,6 +41,10 @@ def record_lesson(
     path: Annotated[
         list[str] | None, typer.Option(help="A file the lesson is about (repeatable).")
     ] = None,
+    dedupe: Annotated[
+        bool,
+        typer.Option(help="Do not record a near-duplicate of an existing lesson; name it instead."),
+    ] = False,
     workspace: WorkspaceOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -73,7 +77,7 @@ def record_lesson(
         prevention_rule=prevention_rule,
         paths=tuple(path or ()),
     )
-    recorded = record(ws, config, lesson)
+    recorded = record(ws, config, lesson, dedupe=dedupe)
     compile_workspace(ws, config)
     if as_json:
         render.print_json(asdict(recorded))
@@ -82,6 +86,8 @@ def record_lesson(
         render.warn(f"redacted secrets from the lesson: {', '.join(recorded.redacted)}")
     if recorded.created:
         render.echo(f"recorded {recorded.id} ({recorded.status})", style="bold green")
+    elif recorded.similar:
+        render.echo(f"not recorded: a near-duplicate of {recorded.id} (--dedupe)")
     else:
         render.echo(f"already recorded as {recorded.id}; nothing new written")
     render.echo(f"  {recorded.path}")

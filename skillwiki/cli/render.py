@@ -34,6 +34,11 @@ def warn(text: str) -> None:
     typer.echo(f"Warning: {text}", err=True)
 
 
+def warn_free(text: str) -> None:
+    """Print a notice on stderr (stdout stays for the command's result)."""
+    typer.echo(text, err=True)
+
+
 def error(text: str) -> None:
     typer.echo(f"Error: {text}", err=True)
 

@@ -1,0 +1,292 @@
+"""The agent memory loop: suggest, recall, feedback, review, maintain."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import asdict
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from skillwiki.cli import render
+
+if TYPE_CHECKING:
+    from skillwiki.workspace import Workspace
+
+from skillwiki.cli.common import (
+    JsonOption,
+    NoCompileOption,
+    WorkspaceOption,
+    chosen_workspace,
+    open_workspace,
+)
+
+
+class BlockFormat(StrEnum):
+    markdown = "markdown"
+    json = "json"
+
+
+class Outcome(StrEnum):
+    helped = "helped"
+    not_helped = "not-helped"
+    failed_again = "failed-again"
+
+
+def register(app: typer.Typer) -> None:
+    app.command("suggest")(suggest)
+    app.command("recall")(recall)
+    app.command("feedback", no_args_is_help=True)(feedback)
+    app.command("review")(review)
+    app.command("maintain")(maintain)
+
+
+def suggest(
+    ctx: typer.Context,
+    source: Annotated[
+        str, typer.Argument(metavar="[FILE|-]", help="The run's feedback JSON (- for stdin).")
+    ] = "-",
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Say whether an agent run's feedback calls for a lesson; print the record-lesson command.
+
+    Reads JSON such as {"task": "...", "tool_calls": [...], "retries": 2}; prints
+    {"suggest": false} or the proposal with "command", the argv to run once the user agrees.
+    Never writes.
+
+    Examples:
+      skillwiki suggest run-feedback.json
+      my-agent --feedback-json | skillwiki suggest -
+    """
+    from skillwiki.config import SuggestConfig
+    from skillwiki.errors import InputError, WorkspaceNotFound
+    from skillwiki.suggest import parse
+    from skillwiki.suggest import suggest as run
+
+    try:
+        config = open_workspace(ctx, workspace)[1].suggest
+    except WorkspaceNotFound:
+        if chosen_workspace(ctx, workspace) is not None:
+            raise
+        config = SuggestConfig()  # suggest works outside a workspace, with the defaults
+    if source == "-":
+        text, where = sys.stdin.read(), "stdin"
+    else:
+        try:
+            text, where = Path(source).read_text(encoding="utf-8"), source
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(source, f"cannot be read ({exc})") from None
+    render.print_json(run(parse(text, where), config))
+
+
+def recall(
+    ctx: typer.Context,
+    agent: Annotated[str | None, typer.Option(help="The agent about to start.")] = None,
+    tag: Annotated[list[str] | None, typer.Option(help="A topic of the task (repeatable).")] = None,
+    path: Annotated[
+        list[str] | None, typer.Option(help="A file or glob the task touches (repeatable).")
+    ] = None,
+    task: Annotated[str | None, typer.Option(help="The task, in plain words.")] = None,
+    budget: Annotated[
+        int | None, typer.Option(min=1, help="Most characters in the block (default 1500).")
+    ] = None,
+    output: Annotated[
+        BlockFormat, typer.Option("--format", help="markdown (the block) or json.")
+    ] = BlockFormat.markdown,
+    as_json: JsonOption = False,
+    trace: Annotated[
+        bool, typer.Option("--trace", help="Show every lesson's score parts on stderr.")
+    ] = False,
+    write: Annotated[
+        Path | None,
+        typer.Option(help="Put the block into this file between skillwiki:recall markers."),
+    ] = None,
+    no_compile: NoCompileOption = False,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Print the lessons an agent should see before it starts: a block for its prompt.
+
+    Only active lessons; scored by scope, agent, tags, paths, severity and task relevance,
+    times their confidence; best first, never over the budget, never an entry cut in half.
+
+    Examples:
+      skillwiki recall --agent channel-op --task "publish the weekly digest"
+      skillwiki recall --tag allowedTools --format json
+      skillwiki recall --agent coder --write AGENTS.md
+    """
+    from datetime import UTC, datetime
+
+    from skillwiki.evidence import count_hits, today
+    from skillwiki.reading import refresh
+    from skillwiki.recall import Request, write_block
+    from skillwiki.recall import recall as run
+
+    ws, config = open_workspace(ctx, workspace)
+    if not no_compile:
+        with render.progress("Compiling") as progress:
+            refresh(ws, config, progress)
+    scores = _task_scores(ws, task) if task else {}
+    request = Request(agent, tuple(tag or ()), tuple(path or ()), task, budget)
+    result = run(ws, config, request, today(), scores)
+    count_hits(ws, config, result.included, datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    if write is not None:
+        changed = write_block(write, result.block)
+        state = "updated" if changed else "unchanged"
+        render.warn_free(f"{state} {write} ({len(result.included)} lessons)")
+    if as_json or output is BlockFormat.json:
+        render.print_json(
+            {"block": result.block, "lessons": [asdict(item) for item in result.lessons]}
+        )
+    elif write is None:
+        typer.echo(result.block, nl=False)
+    if trace:
+        for item in result.lessons:
+            parts = " ".join(f"{key}={value:g}" for key, value in item.parts.items())
+            typer.echo(f"{item.score:7.4f} {item.id}: {item.reason} [{parts}]", err=True)
+
+
+def _task_scores(ws: Workspace, task: str) -> dict[str, float]:
+    """Relevance (0..1) of each lesson to the task, from the search index."""
+    from skillwiki.search import query_terms, search
+
+    terms = len(query_terms(task)[0])
+    hits = search(ws, task, limit=200, kind="lesson")
+    return {Path(hit.path).stem: min(1.0, hit.score / (terms + 1)) for hit in hits if terms}
+
+
+def feedback(
+    ctx: typer.Context,
+    lesson_id: Annotated[str, typer.Argument(metavar="ID", help="The lesson's id.")],
+    outcome: Annotated[Outcome, typer.Option(help="helped, not-helped or failed-again.")],
+    note: Annotated[str | None, typer.Option(help="What happened, in a line.")] = None,
+    workspace: WorkspaceOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Record whether a recalled lesson helped: a dated evidence line in the lesson.
+
+    Confidence comes only from evidence (recent evidence counts more); lessons that keep
+    failing stop being recalled, and failed-again after a recall flags the lesson for review.
+
+    Examples:
+      skillwiki feedback 2026-11-30-telegram-send-missing --outcome helped
+      skillwiki feedback 2026-11-30-telegram-send-missing --outcome failed-again --note "new tool"
+    """
+    from skillwiki.compiler import compile_workspace
+    from skillwiki.evidence import feedback as run
+    from skillwiki.evidence import today
+
+    ws, config = open_workspace(ctx, workspace)
+    result = run(ws, config, lesson_id, outcome.value, note, today())
+    compile_workspace(ws, config)
+    if as_json:
+        render.print_json(asdict(result))
+        return
+    pieces = f"{result.evidence} piece{'s' if result.evidence != 1 else ''} of evidence"
+    render.echo(
+        f"recorded {result.outcome} for {result.id}: confidence {result.confidence:.2f} ({pieces})"
+    )
+    if result.flagged:
+        render.echo(
+            "flagged for review: it failed again after being recalled (see skillwiki review)"
+        )
+
+
+def review(
+    ctx: typer.Context,
+    lesson_id: Annotated[
+        str | None, typer.Argument(metavar="[ID]", help="The lesson to decide.")
+    ] = None,
+    accept: Annotated[bool, typer.Option("--accept", help="Make it active.")] = False,
+    reject: Annotated[bool, typer.Option("--reject", help="Archive it.")] = False,
+    reason: Annotated[str | None, typer.Option(help="Why it is rejected.")] = None,
+    workspace: WorkspaceOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List the lessons waiting for a person, or accept or reject one.
+
+    New lessons wait as candidates when [lessons] require_review = true; lessons that failed
+    again after a recall are flagged here too. Candidates are never recalled.
+
+    Examples:
+      skillwiki review
+      skillwiki review 2026-11-30-retry-storms --accept
+      skillwiki review 2026-11-30-retry-storms --reject --reason "one-off outage"
+    """
+    from skillwiki.compiler import compile_workspace
+    from skillwiki.errors import InputError
+    from skillwiki.evidence import decide, pending_review, today
+
+    ws, config = open_workspace(ctx, workspace)
+    if lesson_id is None:
+        if accept or reject:
+            raise InputError(None, "name the lesson to decide: skillwiki review ID --accept")
+        waiting = pending_review(ws, config, today())
+        if as_json:
+            render.print_json({"pending": [asdict(item) for item in waiting]})
+            return
+        for item in waiting:
+            age = f"{item.age_days}d" if item.age_days is not None else "?"
+            render.echo(
+                f"{item.id}  [{item.severity}] {item.title}  ({item.status}, {age}, "
+                f"{item.evidence} evidence) {item.reason}"
+            )
+        render.echo(f"{len(waiting)} lesson(s) waiting for review")
+        return
+    if accept == reject:
+        raise InputError(None, "give exactly one of --accept or --reject")
+    status = decide(ws, config, lesson_id, accept, reason)
+    compile_workspace(ws, config)
+    if as_json:
+        render.print_json({"id": lesson_id, "status": status})
+    else:
+        render.echo(f"{lesson_id} is now {status}")
+
+
+def maintain(
+    ctx: typer.Context,
+    apply: Annotated[
+        bool, typer.Option("--apply", help="Carry out the plan (default: dry run).")
+    ] = False,
+    workspace: WorkspaceOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Plan (or with --apply, carry out) the lessons' upkeep: archive, merge, promote.
+
+    Archives LOW/MEDIUM lessons not recalled for [maintain] archive_after_days; supersedes the
+    older of two lessons in one category whose tags mostly overlap (tags and agents merged into
+    the newer); lists HIGH/CRITICAL lessons recalled often enough to become documented practice.
+
+    Examples:
+      skillwiki maintain
+      skillwiki maintain --apply
+    """
+    from skillwiki.compiler import compile_workspace
+    from skillwiki.evidence import today
+    from skillwiki.maintain import apply as carry_out
+    from skillwiki.maintain import plan
+
+    ws, config = open_workspace(ctx, workspace)
+    actions = plan(ws, config, today())
+    done = carry_out(ws, config, actions) if apply else []
+    if apply:
+        compile_workspace(ws, config)
+    if as_json:
+        render.print_json(
+            {
+                "applied": apply,
+                "actions": [asdict(action) for action in actions],
+                "done": [asdict(action) for action in done],
+            }
+        )
+        return
+    for action in actions:
+        target = f" by {action.into}" if action.into else ""
+        render.echo(f"{action.kind} {action.id}{target}: {action.reason}")
+    if not actions:
+        render.echo("nothing to do")
+    elif apply:
+        render.echo(f"applied {len(done)} action(s); promotion candidates are only listed")
+    else:
+        render.echo("dry run: nothing changed; run with --apply to carry it out")

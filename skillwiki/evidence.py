@@ -1,0 +1,264 @@
+"""Lessons as the memory loop sees them: evidence, confidence, hits, review and status changes."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from skillwiki import fsio
+from skillwiki.config import Config
+from skillwiki.documents import decode, join, split
+from skillwiki.errors import InputError, NotFound
+from skillwiki.lessons import LESSONS_DIR
+from skillwiki.workspace import Workspace
+
+OUTCOMES = ("helped", "not-helped", "failed-again")
+EVIDENCE_HEADING = "## Evidence"
+_EVIDENCE = re.compile(r"^- (\d{4}-\d{2}-\d{2}) (helped|not-helped|failed-again)\b:?\s*(.*)$")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    day: date
+    outcome: str
+    note: str
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """One raw lesson with the fields the memory loop reads."""
+
+    id: str
+    path: Path
+    meta: dict[str, Any]
+    body: str
+    evidence: tuple[Evidence, ...] = field(default=())
+
+    def text(self, key: str, default: str = "") -> str:
+        value = self.meta.get(key)
+        return value if isinstance(value, str) else default
+
+    def strings(self, key: str) -> list[str]:
+        value = self.meta.get(key)
+        if isinstance(value, str):
+            return [value]
+        return [str(item) for item in value] if isinstance(value, list) else []
+
+    @property
+    def title(self) -> str:
+        return self.text("title", self.id)
+
+    @property
+    def severity(self) -> str:
+        return self.text("severity", "MEDIUM")
+
+    @property
+    def status(self) -> str:
+        return self.text("status", "active")
+
+    @property
+    def rule(self) -> str:
+        """The line recall shows: the prevention rule, else the summary."""
+        return " ".join((self.text("prevention_rule") or self.text("summary")).split())
+
+    @property
+    def created(self) -> date | None:
+        try:
+            return date.fromisoformat(str(self.meta.get("created", ""))[:10])
+        except ValueError:
+            return None
+
+
+def today() -> date:
+    return datetime.now(UTC).date()
+
+
+def load_lessons(ws: Workspace, config: Config) -> dict[str, Lesson]:
+    """Return every readable lesson in raw/lessons/, by id (the file name)."""
+    found: dict[str, Lesson] = {}
+    folder = ws.raw / LESSONS_DIR
+    for path in sorted(folder.glob("*.md")) if folder.is_dir() else ():
+        try:
+            document = split(decode(path.read_bytes(), path, config.max_file_bytes), path)
+        except InputError:
+            continue
+        if document.meta.get("type") not in (None, "lesson"):
+            continue
+        found[path.stem] = Lesson(
+            path.stem, path, document.meta, document.body, parse_evidence(document.body)
+        )
+    return found
+
+
+def find(ws: Workspace, config: Config, lesson_id: str) -> Lesson:
+    lessons = load_lessons(ws, config)
+    if lesson_id not in lessons:
+        raise NotFound(f"no lesson with id {lesson_id!r}; list them with: skillwiki review")
+    return lessons[lesson_id]
+
+
+def parse_evidence(body: str) -> tuple[Evidence, ...]:
+    """Read the `- YYYY-MM-DD outcome: note` lines of the `## Evidence` section."""
+    found = []
+    inside = False
+    for line in body.splitlines():
+        if line.startswith("## "):
+            inside = line.strip() == EVIDENCE_HEADING
+            continue
+        match = _EVIDENCE.match(line.strip()) if inside else None
+        if match:
+            day = date.fromisoformat(match.group(1))
+            found.append(Evidence(day, match.group(2), match.group(3).strip()))
+    return tuple(found)
+
+
+def confidence(evidence: tuple[Evidence, ...], on: date, half_life_days: float) -> float:
+    """(weighted helped + 1) / (weighted total + 2), each piece weighted 0.5^(age / half-life)."""
+    helped = total = 0.0
+    for piece in evidence:
+        weight = 0.5 ** (max((on - piece.day).days, 0) / half_life_days)
+        total += weight
+        helped += weight if piece.outcome == "helped" else 0.0
+    return (helped + 1.0) / (total + 2.0)
+
+
+def muted(lesson: Lesson, config: Config, on: date) -> bool:
+    """Tell whether evidence says the lesson does not help (low confidence, enough evidence)."""
+    value = confidence(lesson.evidence, on, config.recall.half_life_days)
+    return len(lesson.evidence) >= 3 and value < config.recall.min_confidence
+
+
+# Hits: how often and when recall last printed each lesson (derived data, in .cache/).
+
+
+def hits_path(ws: Workspace) -> Path:
+    return ws.cache / "hits.json"
+
+
+def load_hits(ws: Workspace) -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads(hits_path(ws).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def count_hits(ws: Workspace, config: Config, ids: list[str], when: str) -> None:
+    """Record that recall printed these lessons (under the lock, so no count is lost)."""
+    if not ids:
+        return
+    with fsio.workspace_lock(ws, config.lock_timeout):
+        hits = load_hits(ws)
+        for lesson_id in ids:
+            entry = hits.get(lesson_id) if isinstance(hits.get(lesson_id), dict) else {}
+            count = entry.get("count", 0) if isinstance(entry, dict) else 0
+            hits[lesson_id] = {"count": int(count) + 1, "last": when}
+        data = json.dumps(hits, indent=2, sort_keys=True) + "\n"
+        fsio.atomic_write(hits_path(ws), data.encode())
+
+
+# Changes to a lesson's raw file.
+
+
+def rewrite(ws: Workspace, lesson: Lesson, meta: dict[str, Any], body: str, log: str) -> None:
+    """Write a lesson's raw file with new frontmatter and body (the caller holds the lock)."""
+    fsio.atomic_write(lesson.path, join(meta, body).encode())
+    fsio.append_log(ws, log, f"{lesson.id} -> raw/{LESSONS_DIR}/{lesson.path.name}")
+
+
+@dataclass(frozen=True)
+class FeedbackResult:
+    id: str
+    outcome: str
+    confidence: float
+    evidence: int
+    flagged: bool
+
+
+def feedback(
+    ws: Workspace, config: Config, lesson_id: str, outcome: str, note: str | None, on: date
+) -> FeedbackResult:
+    """Append a dated evidence line to the lesson; failed-again after a recall flags it."""
+    if outcome not in OUTCOMES:
+        raise InputError(None, f"--outcome {outcome!r} is not one of {', '.join(OUTCOMES)}")
+    from skillwiki.secrets import redact
+
+    clean = " ".join(redact(note)[0].split()) if note else ""
+    with fsio.workspace_lock(ws, config.lock_timeout):
+        lesson = find(ws, config, lesson_id)
+        line = f"- {on.isoformat()} {outcome}" + (f": {clean}" if clean else "")
+        body = add_evidence(lesson.body, line)
+        meta = dict(lesson.meta)
+        recalled = int(load_hits(ws).get(lesson_id, {}).get("count", 0) or 0) > 0
+        flagged = outcome == "failed-again" and recalled
+        if flagged:
+            meta["review"] = f"failed again after being recalled ({on.isoformat()})"
+        rewrite(ws, lesson, meta, body, f"feedback {outcome}")
+    evidence = parse_evidence(body)
+    value = confidence(evidence, on, config.recall.half_life_days)
+    return FeedbackResult(lesson_id, outcome, round(value, 4), len(evidence), flagged)
+
+
+def add_evidence(body: str, line: str) -> str:
+    """Add a line to the `## Evidence` section, creating it at the end if needed."""
+    lines = body.rstrip("\n").split("\n")
+    try:
+        start = next(n for n, text in enumerate(lines) if text.strip() == EVIDENCE_HEADING)
+    except StopIteration:
+        return "\n".join([*lines, "", EVIDENCE_HEADING, "", line]) + "\n"
+    end = next((n for n in range(start + 1, len(lines)) if lines[n].startswith("## ")), len(lines))
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1
+    return "\n".join([*lines[:end], line, *lines[end:]]) + "\n"
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A lesson that waits for a person: a candidate, or one flagged for review."""
+
+    id: str
+    title: str
+    severity: str
+    status: str
+    age_days: int | None
+    evidence: int
+    reason: str
+
+
+def pending_review(ws: Workspace, config: Config, on: date) -> list[Pending]:
+    found = []
+    for lesson in load_lessons(ws, config).values():
+        flag = lesson.text("review")
+        if lesson.status != "candidate" and not flag:
+            continue
+        age = (on - lesson.created).days if lesson.created else None
+        reason = flag or "new lesson, waiting for review"
+        found.append(
+            Pending(
+                lesson.id,
+                lesson.title,
+                lesson.severity,
+                lesson.status,
+                age,
+                len(lesson.evidence),
+                reason,
+            )
+        )
+    return found
+
+
+def decide(ws: Workspace, config: Config, lesson_id: str, accept: bool, reason: str | None) -> str:
+    """Accept (-> active) or reject (-> archived, with the reason) a lesson; return its status."""
+    with fsio.workspace_lock(ws, config.lock_timeout):
+        lesson = find(ws, config, lesson_id)
+        meta = dict(lesson.meta)
+        meta.pop("review", None)
+        meta["status"] = "active" if accept else "archived"
+        if not accept:
+            meta["archived_reason"] = " ".join((reason or "rejected in review").split())
+        rewrite(ws, lesson, meta, lesson.body, "review accept" if accept else "review reject")
+    return str(meta["status"])

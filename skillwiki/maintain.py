@@ -1,0 +1,121 @@
+"""maintain: the lessons' lifecycle (archive the unused, merge near-duplicates, name the proven)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from skillwiki import fsio
+from skillwiki.config import Config
+from skillwiki.evidence import Lesson, load_hits, load_lessons, rewrite
+from skillwiki.lessons import jaccard
+from skillwiki.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class Action:
+    """One planned change: archive, supersede, or promote (listed only)."""
+
+    kind: str  # "archive" | "supersede" | "promote"
+    id: str
+    reason: str
+    into: str | None = None  # supersede: the newer lesson
+
+
+def plan(ws: Workspace, config: Config, on: date) -> list[Action]:
+    """Work out what maintain would do; changes nothing."""
+    settings = config.maintain
+    lessons = {k: v for k, v in load_lessons(ws, config).items() if v.status == "active"}
+    hits = load_hits(ws)
+    actions: list[Action] = []
+    for lesson in lessons.values():
+        last = _last_hit(lesson, hits)
+        idle = (on - last).days if last else None
+        if (
+            lesson.severity in ("LOW", "MEDIUM")
+            and idle is not None
+            and idle >= settings.archive_after_days
+        ):
+            actions.append(
+                Action("archive", lesson.id, f"{lesson.severity}, no recall for {idle} days")
+            )
+    archived = {action.id for action in actions}
+    ordered = sorted(
+        (lesson for lesson in lessons.values() if lesson.id not in archived),
+        key=lambda lesson: (lesson.created or date.min, lesson.id),
+    )
+    superseded: set[str] = set()
+    for index, older in enumerate(ordered):
+        category = older.text("category")
+        for newer in ordered[index + 1 :]:
+            if not category or newer.text("category") != category or newer.id in superseded:
+                continue
+            similarity = jaccard(older.strings("tags"), newer.strings("tags"))
+            if similarity > settings.dedupe_jaccard:
+                reason = f"category {category!r}, tag similarity {similarity:.2f}"
+                actions.append(Action("supersede", older.id, reason, into=newer.id))
+                superseded.add(older.id)
+                break
+    for lesson in ordered:
+        count = int(hits.get(lesson.id, {}).get("count", 0) or 0)
+        age = (on - lesson.created).days if lesson.created else 0
+        if (
+            count > settings.promote_hits
+            and lesson.severity in ("HIGH", "CRITICAL")
+            and age > settings.promote_min_age_days
+        ):
+            actions.append(
+                Action(
+                    "promote",
+                    lesson.id,
+                    f"recalled {count} times over {age} days: make this a documented practice",
+                )
+            )
+    return actions
+
+
+def _last_hit(lesson: Lesson, hits: dict[str, Any]) -> date | None:
+    last = hits.get(lesson.id, {}).get("last") if isinstance(hits.get(lesson.id), dict) else None
+    if isinstance(last, str):
+        try:
+            return date.fromisoformat(last[:10])
+        except ValueError:
+            pass
+    return lesson.created
+
+
+def apply(ws: Workspace, config: Config, actions: list[Action]) -> list[Action]:
+    """Carry out the archive and supersede actions under the lock; return those applied."""
+    done = []
+    with fsio.workspace_lock(ws, config.lock_timeout):
+        lessons = load_lessons(ws, config)
+        for action in actions:
+            lesson = lessons.get(action.id)
+            if lesson is None or lesson.status != "active":
+                continue
+            meta = dict(lesson.meta)
+            if action.kind == "archive":
+                meta["status"] = "archived"
+                meta["archived_reason"] = action.reason
+                rewrite(ws, lesson, meta, lesson.body, "maintain archive")
+            elif action.kind == "supersede" and action.into in lessons:
+                _merge_into(ws, lessons[action.into], lesson)
+                lessons = load_lessons(ws, config)
+                meta["status"] = "superseded"
+                meta["superseded_by"] = action.into
+                rewrite(ws, lesson, meta, lesson.body, "maintain supersede")
+            else:
+                continue
+            done.append(action)
+    return done
+
+
+def _merge_into(ws: Workspace, newer: Lesson, older: Lesson) -> None:
+    meta = dict(newer.meta)
+    for key in ("tags", "agents"):
+        merged = list(dict.fromkeys([*newer.strings(key), *older.strings(key)]))
+        if merged != newer.strings(key):
+            meta[key] = merged
+    if meta != newer.meta:
+        rewrite(ws, newer, meta, newer.body, "maintain merge")

@@ -1,0 +1,265 @@
+"""recall: scoring by hand, budgets, the block's stability, --write byte for byte."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from skillwiki.config import load_config
+from skillwiki.recall import END_MARKER, HEADER, START_MARKER, Request, recall, write_block
+from skillwiki.workspace import Workspace
+from tests.conftest import Invoke, write
+
+DAY = date(2026, 11, 30)
+LESSON = """---
+type: lesson
+id: {id}
+title: {title}
+summary: {summary}
+trigger: manual
+severity: {severity}
+scope: {scope}
+agents: [{agents}]
+tags: [{tags}]
+prevention_rule: {rule}
+paths: [{paths}]
+status: {status}
+created: 2026-11-01
+---
+## What Happened
+
+X
+
+## Root Cause
+
+Y
+
+## Optimization
+
+Z
+
+## Next Time
+
+- W
+{evidence}"""
+
+
+def lesson(
+    root: Path,
+    id: str,
+    *,
+    severity: str = "MEDIUM",
+    scope: str = "global",
+    agents: str = "",
+    tags: str = "",
+    rule: str = "Do the right thing.",
+    paths: str = "",
+    status: str = "active",
+    evidence: str = "",
+    title: str | None = None,
+) -> None:
+    text = LESSON.format(
+        id=id,
+        title=title or id.replace("-", " ").title(),
+        summary="S.",
+        severity=severity,
+        scope=scope,
+        agents=agents,
+        tags=tags,
+        rule=rule,
+        paths=paths,
+        status=status,
+        evidence=evidence,
+    )
+    write(root / ".wiki" / "raw" / "lessons" / f"{id}.md", text)
+
+
+def _recall(root: Path, request: Request, scores: dict[str, float] | None = None):
+    ws = Workspace(root)
+    return recall(ws, load_config(ws.config_file), request, DAY, scores or {})
+
+
+def test_scores_by_hand(ws: Path) -> None:
+    lesson(ws, "a-global-high", severity="HIGH", tags="retry, network")
+    lesson(
+        ws,
+        "b-targeted",
+        scope="targeted",
+        agents="coder",
+        severity="CRITICAL",
+        paths="src/app.py=xxh3:0000000000000000",
+    )
+    lesson(ws, "c-other-agent", scope="targeted", agents="reviewer")
+    result = _recall(
+        ws,
+        Request(agent="coder", tags=("retry", "disk"), paths=("src/",), task="t"),
+        {"a-global-high": 0.5},
+    )
+    by_id = {item.id: item for item in result.lessons}
+    # global 0.3 + tags 0.3 * 1/2 + HIGH 0.15 + task 0.5 * 0.5, times confidence 0.5 (no evidence)
+    assert by_id["a-global-high"].parts == {
+        "scope": 0.3,
+        "agent": 0.0,
+        "tags": 0.15,
+        "paths": 0.0,
+        "severity": 0.15,
+        "task": 0.25,
+        "confidence": 0.5,
+    }
+    assert by_id["a-global-high"].score == 0.425
+    # agent 0.5 + paths 0.4 + CRITICAL 0.2, times 0.5
+    assert by_id["b-targeted"].score == 0.55
+    assert by_id["c-other-agent"].included is False
+    assert by_id["c-other-agent"].reason == "targeted at other agents (reviewer)"
+    assert result.included == ["b-targeted", "a-global-high"]
+    assert result.block == (
+        HEADER
+        + "\n- [CRITICAL] B Targeted\n  Prevention: Do the right thing.\n"
+        + "\n- [HIGH] A Global High\n  Prevention: Do the right thing.\n"
+    )
+
+
+def test_never_recalled_unless_active(ws: Path) -> None:
+    for status in ("candidate", "archived", "superseded"):
+        lesson(ws, f"x-{status}", status=status, severity="CRITICAL")
+    result = _recall(ws, Request())
+    assert result.block == ""
+    assert {item.reason for item in result.lessons} == {
+        "status candidate: only active lessons are recalled",
+        "status archived: only active lessons are recalled",
+        "status superseded: only active lessons are recalled",
+    }
+
+
+def test_budget_drops_whole_entries_and_counts_characters(ws: Path) -> None:
+    lesson(ws, "a-first", severity="HIGH", rule="重试之前先检查权限。" * 3)
+    lesson(ws, "b-second", severity="MEDIUM", rule="Short rule.")
+    first = "\n- [HIGH] A First\n  Prevention: " + "重试之前先检查权限。" * 3 + "\n"
+    second = "\n- [MEDIUM] B Second\n  Prevention: Short rule.\n"
+    exact = len(HEADER) + len(first) + len(second)
+    assert _recall(ws, Request(budget=exact)).block == HEADER + first + second
+    # One character less: the first entry no longer fits with the second, so the lower one is dropped.
+    tight = _recall(ws, Request(budget=exact - 1))
+    assert tight.block == HEADER + first
+    assert len(tight.block) <= exact - 1
+    # Too small for the first: it is skipped whole, and the next one that fits is taken.
+    small = _recall(ws, Request(budget=len(HEADER) + len(second)))
+    assert small.block == HEADER + second
+    assert [i.reason for i in small.lessons if not i.included] == [
+        f"would not fit in the budget of {len(HEADER) + len(second)} characters"
+    ]
+
+
+def test_max_entries(ws: Path) -> None:
+    for n in range(7):
+        lesson(ws, f"l-{n}")
+    (ws / ".wiki" / "config.toml").write_text("[recall]\nmax_entries = 3\n")
+    result = _recall(ws, Request())
+    assert result.included == ["l-0", "l-1", "l-2"]
+    assert {i.reason for i in result.lessons if not i.included} == {"beyond recall.max_entries (3)"}
+
+
+def test_low_confidence_lessons_stop_being_recalled(ws: Path) -> None:
+    def failures(count: int) -> str:
+        return "\n## Evidence\n\n" + "- 2026-11-30 failed-again\n" * count
+
+    lesson(ws, "a-muted", severity="CRITICAL", evidence=failures(4))  # 1 / (4 + 2) = 0.17
+    lesson(ws, "b-at-the-limit", evidence=failures(3))  # 1 / (3 + 2) = 0.2: not below it
+    lesson(ws, "c-too-little-evidence", evidence=failures(2))
+    result = {item.id: item for item in _recall(ws, Request()).lessons}
+    assert result["a-muted"].included is False
+    assert result["a-muted"].reason == (
+        "low confidence 0.17 after 4 pieces of evidence (recall.min_confidence 0.2)"
+    )
+    assert result["b-at-the-limit"].included is True
+    assert result["c-too-little-evidence"].included is True
+
+
+def test_cli_json_trace_and_hits(demo: Path, invoke: Invoke) -> None:
+    result = invoke(
+        "recall",
+        "-w",
+        str(demo),
+        "--agent",
+        "channel-op",
+        "--task",
+        "send digest to telegram",
+        "--json",
+    )
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert list(out) == ["block", "lessons"]
+    first = out["lessons"][0]
+    assert first["id"] == "2026-11-30-channel-op-allowedtools-must-include-telegram-send"
+    assert (
+        first["included"] is True and first["parts"]["agent"] == 0.5 and first["parts"]["task"] > 0
+    )
+    assert "Prevention: When creating or changing an agent" in out["block"]
+    hits = json.loads((demo / ".wiki" / ".cache" / "hits.json").read_text())
+    assert hits[first["id"]]["count"] == 1
+    traced = invoke("recall", "-w", str(demo), "--agent", "channel-op", "--trace")
+    assert traced.stdout.startswith(HEADER)
+    assert "scope=" in traced.stderr and "confidence=0.5" in traced.stderr
+    again = invoke("recall", "-w", str(demo), "--agent", "channel-op", "--trace")
+    assert again.stdout == traced.stdout  # the same inputs give the same block
+
+
+def test_write_adds_markers_then_replaces_between_them(demo: Path, invoke: Invoke) -> None:
+    agents = demo / "AGENTS.md"
+    agents.write_bytes(b"# Agents\r\n\r\nKeep this line.  \r\n")
+    assert invoke("recall", "-w", str(demo), "--write", str(agents)).exit_code == 0
+    text = agents.read_bytes()
+    assert text.startswith(
+        b"# Agents\r\n\r\nKeep this line.  \r\n\n" + START_MARKER.encode() + b"\n## Lessons"
+    )
+    assert text.endswith(END_MARKER.encode() + b"\n")
+    agents.write_bytes(text + b"\nA line after the block.\n")
+    before = agents.read_bytes()
+    invoke("recall", "-w", str(demo), "--write", str(agents))
+    assert agents.read_bytes() == before  # idempotent
+    invoke("recall", "-w", str(demo), "--budget", "200", "--write", str(agents))
+    after = agents.read_bytes()
+    assert after.endswith(END_MARKER.encode() + b"\n\nA line after the block.\n")
+    assert after.startswith(b"# Agents\r\n\r\nKeep this line.  \r\n\n" + START_MARKER.encode())
+
+
+def test_write_keeps_cursor_rule_frontmatter_valid(demo: Path, invoke: Invoke) -> None:
+    import yaml
+
+    rule = demo / ".cursor" / "rules" / "lessons.mdc"
+    write(
+        rule,
+        "---\ndescription: Lessons from past failures\nalwaysApply: true\n---\n\nRead these first.\n",
+    )
+    invoke("recall", "-w", str(demo), "--write", str(rule))
+    text = rule.read_text()
+    front = text.split("---\n")[1]
+    assert yaml.safe_load(front) == {
+        "description": "Lessons from past failures",
+        "alwaysApply": True,
+    }
+    assert START_MARKER in text and "Prevention:" in text
+
+
+text_pieces = st.text(alphabet=st.characters(codec="utf-8"), max_size=200)
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=60)
+@given(before=text_pieces, after=text_pieces, block=text_pieces, old=text_pieces)
+def test_write_block_preserves_every_byte_outside_the_markers(
+    tmp_path: Path, before: str, after: str, block: str, old: str
+) -> None:
+    before = before.replace(START_MARKER, "").replace(END_MARKER, "")
+    after = after.replace(START_MARKER, "").replace(END_MARKER, "")
+    old = old.replace(START_MARKER, "").replace(END_MARKER, "")
+    block = block.replace(START_MARKER, "").replace(END_MARKER, "")
+    target = tmp_path / "AGENTS.md"
+    target.write_bytes(f"{before}{START_MARKER}{old}{END_MARKER}{after}".encode())
+    write_block(target, block)
+    assert target.read_bytes() == f"{before}{START_MARKER}\n{block}{END_MARKER}{after}".encode()
+    write_block(target, block)
+    assert target.read_bytes() == f"{before}{START_MARKER}\n{block}{END_MARKER}{after}".encode()

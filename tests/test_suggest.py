@@ -1,0 +1,164 @@
+"""suggest: every trigger and threshold edge, derived counts, the proposed command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from skillwiki.config import SuggestConfig
+from skillwiki.suggest import suggest
+from tests.conftest import Invoke, snapshot
+
+
+def _fail(tool: str = "telegram_send", error: str = "permission denied") -> dict:
+    return {"tool": tool, "success": False, "error": error}
+
+
+OK = {"tool": "fetch", "success": True}
+
+
+@pytest.mark.parametrize(
+    ("feedback", "trigger"),
+    [
+        ({}, None),
+        ({"replans": 0}, None),
+        ({"replans": 1}, "replan"),
+        ({"tool_calls": [_fail(), _fail("a"), OK]}, None),  # 2 in a row, different tools
+        ({"tool_calls": [_fail("a"), _fail("b"), _fail("c")]}, "consecutive_tool_failures"),
+        ({"max_consecutive_tool_failures": 3}, "consecutive_tool_failures"),
+        (
+            {
+                "max_consecutive_tool_failures": 2,
+                "tool_calls": [_fail("a"), _fail("b"), _fail("c")],
+            },
+            None,
+        ),
+        ({"tool_calls": [_fail(), OK, _fail(), OK, _fail()]}, "repeated_tool_failures"),
+        ({"tool_calls": [_fail(), OK, _fail(), OK, _fail(error="permission denied!")]}, None),
+        (
+            {
+                "tool_calls": [
+                    _fail(error="x" * 80 + "A"),
+                    OK,
+                    _fail(error="x" * 80 + "B"),
+                    OK,
+                    _fail(error="x" * 80),
+                ]
+            },
+            "repeated_tool_failures",
+        ),
+        ({"retries": 1}, None),
+        ({"retries": 2}, "retries"),
+        ({"cost_usd": 0.4, "max_cost_usd": 0.2}, None),  # exactly 2x is not over
+        ({"cost_usd": 0.41, "max_cost_usd": 0.2}, "cost_overrun"),
+        ({"confidence": 0.29}, None),
+        ({"confidence": 0.3}, "low_confidence"),
+        ({"confidence": 0.59}, "low_confidence"),
+        ({"confidence": 0.6}, None),
+        ({"rejected": True}, "rejected"),
+        ({"rejected": True, "retries": 2, "replans": 1}, "replan"),  # the first match names it
+    ],
+)
+def test_triggers(feedback: dict, trigger: str | None) -> None:
+    result = suggest(feedback, SuggestConfig())
+    assert result.get("trigger") == trigger
+    assert result["suggest"] is (trigger is not None)
+
+
+def test_thresholds_come_from_config(ws: Path, invoke: Invoke) -> None:
+    (ws / ".wiki" / "config.toml").write_text("[suggest]\nretries = 5\n")
+    result = invoke("suggest", "-w", str(ws), input=json.dumps({"retries": 4}))
+    assert json.loads(result.stdout) == {"suggest": False}
+
+
+def test_full_output_and_command(ws: Path, invoke: Invoke) -> None:
+    feedback = {
+        "task": "publish weekly digest",
+        "agent": "channel-op",
+        "tool_calls": [_fail(), _fail(), _fail(error="permission   denied\n(again) " + "y" * 200)],
+        "cost_usd": 0.65,
+        "max_cost_usd": 0.2,
+    }
+    before = snapshot(ws)
+    result = invoke("suggest", "-w", str(ws), "-", input=json.dumps(feedback))
+    assert result.exit_code == 0
+    assert snapshot(ws) == before  # suggest never writes
+    out = json.loads(result.stdout)
+    assert list(out) == [
+        "suggest",
+        "trigger",
+        "replan_count",
+        "failed_tool_count",
+        "failed_tools",
+        "error_summaries",
+        "proposed_title",
+        "proposed_summary",
+        "proposed_lesson",
+        "command",
+    ]
+    assert out["trigger"] == "consecutive_tool_failures"
+    assert out["failed_tool_count"] == 3 and out["failed_tools"] == ["telegram_send"]
+    assert out["error_summaries"][0] == "telegram_send: permission denied"
+    assert len(out["error_summaries"]) == 2
+    assert len(out["error_summaries"][1]) == 180 and "  " not in out["error_summaries"][1]
+    assert out["proposed_title"] == "consecutive_tool_failures: publish weekly digest"
+    assert out["command"][:2] == ["skillwiki", "record-lesson"]
+    command = out["command"]
+    assert command[command.index("--agent") + 1] == "channel-op"
+    assert command[command.index("--severity") + 1] == "HIGH"
+    for heading in ("## What Happened", "## Root Cause", "## Optimization", "## Next Time"):
+        assert heading in out["proposed_lesson"]
+
+
+def test_the_command_records_the_lesson(ws: Path, invoke: Invoke) -> None:
+    feedback = {"task": "sync", "tool_calls": [_fail("fetch", "timeout")] * 3}
+    command = json.loads(invoke("suggest", "-w", str(ws), input=json.dumps(feedback)).stdout)[
+        "command"
+    ]
+    recorded = invoke(*command[1:], "-w", str(ws), "--json")
+    assert recorded.exit_code == 0, recorded.output
+    assert json.loads(recorded.stdout)["created"] is True
+
+
+def test_secrets_in_errors_are_redacted(invoke: Invoke, ws: Path) -> None:
+    token = "xoxb-" + "1234567890-abcdefghij"
+    feedback = {"tool_calls": [_fail("slack", f"bad token {token}")] * 3}
+    result = invoke("suggest", "-w", str(ws), input=json.dumps(feedback))
+    assert token not in result.stdout
+    assert "[REDACTED:slack_token]" in result.stdout
+
+
+def test_suggest_works_outside_a_workspace(
+    tmp_path: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    file = tmp_path / "run.json"
+    file.write_text(json.dumps({"retries": 3}))
+    result = invoke("suggest", str(file))
+    assert json.loads(result.stdout)["trigger"] == "retries"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "{not json",
+            "stdin: not valid JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1)); pass the run's feedback object",
+        ),
+        ("[1, 2]", "stdin: the feedback must be a JSON object"),
+        ('{"retries": "two"}', "stdin: 'retries' must be a whole number of 0 or more"),
+        ('{"tool_calls": {}}', "stdin: 'tool_calls' must be a list"),
+        ('{"tool_calls": [1]}', "stdin: tool_calls[0] must be an object with a string 'tool'"),
+        ('{"confidence": "high"}', "stdin: 'confidence' must be a number"),
+        (
+            '{"tool_calls": [' + ",".join(['{"tool": "x"}'] * 10001) + "]}",
+            "stdin: 'tool_calls' has 10001 entries; at most 10000",
+        ),
+    ],
+)
+def test_malformed_feedback_is_exit_2(ws: Path, invoke: Invoke, text: str, message: str) -> None:
+    result = invoke("suggest", "-w", str(ws), input=text)
+    assert result.exit_code == 2
+    assert result.stderr == f"Error: {message}\n"
