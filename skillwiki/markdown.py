@@ -182,8 +182,10 @@ def links(
         skip = scan(text).code_lines if tokens is None else code_lines(tokens)
     offset = 0
     for number, line in enumerate(text.splitlines(keepends=True)):
-        if number not in skip:
-            yield from _line_links(_mask_code_spans(line), number + 1, offset)
+        if number not in skip and "[" in line:
+            yield from _line_links(
+                _mask_code_spans(line) if "`" in line else line, number + 1, offset
+            )
         offset += len(line)
 
 
@@ -192,6 +194,8 @@ def _mask_code_spans(line: str) -> str:
 
 
 def _line_links(line: str, number: int, offset: int) -> Iterator[Link]:
+    if "[" not in line:  # no link can start here
+        return
     for match in _INLINE.finditer(line):
         start, end = match.span(2)
         target = match.group(2)

@@ -49,8 +49,39 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
     ),
 )
 _PLACEHOLDER = re.compile(
-    r"(?i)^(?:[$<{%\[(*x.]|.*(?:example|placeholder|redacted|changeme|your[_-]|dummy|xxxx))"
+    r"(?i)^(?:[$<{%\[(*x.^]|.*(?:example|placeholder|redacted|changeme|your[_-]|dummy|xxxx"
+    r"|[{}^<>$%]))"
 )
+_CLASSES = (str.islower, str.isupper, str.isdigit)
+
+
+def _looks_made_up(value: str) -> bool:
+    """Tell a placeholder (`password`, `FUZZ`, `{{password}}`) from something typed in."""
+    if _PLACEHOLDER.match(value):
+        return True
+    classes = {check for check in _CLASSES if any(check(char) for char in value)}
+    symbols = any(not char.isalnum() for char in value)
+    return len(classes) + symbols < 2  # one kind of character only: a word, not a secret
+
+
+# Each pattern runs only on text holding one of its literal parts (checked lower-cased): most
+# text holds none, and a substring test costs far less than a regular expression scan.
+_TRIGGERS = {
+    "private_key": ("private key-----",),
+    "aws_access_key": ("akia", "asia"),
+    "aws_secret_key": ("aws_secret_access_key",),
+    "github_token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "gitlab_token": ("glpat-",),
+    "slack_webhook": ("hooks.slack.com",),
+    "slack_token": ("xox",),
+    "stripe_key": ("_live_", "_test_"),
+    "anthropic_key": ("sk-ant-",),
+    "openai_key": ("sk-",),
+    "google_api_key": ("aiza",),
+    "jwt": ("eyj",),
+    "url_password": ("://",),
+    "password": ("pass", "pwd", "secret", "key", "token"),
+}
 
 
 @dataclass(frozen=True)
@@ -64,11 +95,14 @@ def find(text: str) -> list[Secret]:
     """Return the secrets in `text`, earliest first, never overlapping."""
     found: list[Secret] = []
     taken: list[tuple[int, int]] = []
+    lowered = text.lower()
     for kind, pattern, group in _PATTERNS:
+        if not any(part in lowered for part in _TRIGGERS[kind]):
+            continue
         for match in pattern.finditer(text):
             start, end = match.span(group)
             value = match.group(group)
-            if kind == "password" and _PLACEHOLDER.match(value):
+            if kind in ("password", "url_password") and _looks_made_up(value):
                 continue
             if any(start < other_end and other_start < end for other_start, other_end in taken):
                 continue

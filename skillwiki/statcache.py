@@ -217,6 +217,7 @@ class FileCache:
         self.dirty = True
 
     def prune(self, alive: Collection[str]) -> None:
+        alive = alive if isinstance(alive, set | frozenset) else set(alive)
         for rel in [rel for rel in self.files if rel not in alive]:
             del self.files[rel]
             self.dirty = True

@@ -220,3 +220,31 @@ def test_pre_commit_hook_runs_like_pre_commit(demo: Path) -> None:
     )
     assert broken.returncode == 1
     assert "SW001 broken link to runbook.md" in broken.stdout
+
+
+def test_unchanged_wiki_reuses_the_last_report_until_a_file_changes(
+    demo: Path, invoke: Invoke
+) -> None:
+    import marshal
+    import time
+
+    image = demo / "docs" / "img.png"
+    image.write_bytes(b"\x89PNG")
+    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
+    raw.write_text(raw.read_text() + "\n![diagram](img.png)\n")
+    invoke("compile", "-w", str(demo))
+    old = time.time() - 3600
+    for path in demo.rglob("*"):
+        if path.is_file():
+            os.utime(path, (old, old))
+    assert invoke("lint", "-w", str(demo), "--format", "json").exit_code == 0
+    report = demo / ".wiki" / ".cache" / "lint-report.marshal"
+    data = marshal.loads(report.read_bytes())
+    assert str(image) in data["outside"]
+    data["findings"] = [(".wiki/index.md", 1, 1, "SW010", "error", "planted")]
+    report.write_bytes(marshal.dumps(data))
+    reused = json.loads(invoke("lint", "-w", str(demo), "--format", "json").stdout)
+    assert [f["message"] for f in reused["findings"]] == ["planted"]  # nothing changed: reused
+    image.unlink()  # a file outside .wiki/ that an article links to
+    fresh = json.loads(invoke("lint", "-w", str(demo), "--format", "json").stdout)
+    assert [f["rule"] for f in fresh["findings"]] == ["SW001"]

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import marshal
+import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 
-from skillwiki.compiler import make_plan
+from skillwiki import fsio, statcache
+from skillwiki.compiler import Plan, make_plan
 from skillwiki.config import Config
+from skillwiki.lint.facts import FORMAT
 from skillwiki.lint.model import Finding, Severity, load_context
 from skillwiki.workspace import Workspace
 
@@ -26,10 +31,19 @@ class LintReport:
 
 
 def run_lint(ws: Workspace, config: Config) -> LintReport:
-    """Run every rule that is not switched off; never writes."""
+    """Run every rule that is not switched off; writes only its caches in .cache/.
+
+    When no file of the wiki, no file it links to outside it, and not the config changed since
+    the last run, the last run's findings are the answer.
+    """
     from skillwiki.lint.rules import RULES
 
-    ctx = load_context(ws, config, make_plan(ws, config))
+    plan = make_plan(ws, config)
+    key = _state_key(ws, plan)
+    known = _known_findings(ws, key)
+    if known is not None:
+        return LintReport(known)
+    ctx = load_context(ws, config, plan)
     found: list[Finding] = []
     for rule_id, rule in RULES:
         setting = config.lint.rules.get(rule_id)
@@ -38,4 +52,72 @@ def run_lint(ws: Workspace, config: Config) -> LintReport:
         for finding in rule(ctx):
             found.append(replace(finding, severity=Severity(setting)) if setting else finding)
     found.sort(key=lambda f: (f.path, f.line, f.column, f.rule, f.message))
+    _remember_findings(ws, key, ctx.outside, found)
     return LintReport(found)
+
+
+def _report_path(ws: Workspace) -> Path:
+    return ws.cache / "lint-report.marshal"
+
+
+def _state_key(ws: Workspace, plan: Plan) -> tuple[str, int]:
+    """Fingerprint every stat the rules depend on, and the config; with the newest mtime."""
+    from skillwiki.fingerprint import fingerprint
+
+    others: list[tuple[str, tuple[int, int, int] | None, bytes]] = []
+    for path in (ws.index_md, ws.index_json, ws.log_md, ws.config_file):
+        try:
+            others.append(
+                (
+                    path.name,
+                    statcache.stat_of(path),
+                    path.read_bytes() if path == ws.config_file else b"",
+                )
+            )
+        except OSError:
+            others.append((path.name, None, b""))
+    state = (FORMAT, sorted(plan.raw_stats.items()), sorted(plan.wiki_stats.items()), others)
+    newest = max(
+        (stat[1] for stats in (plan.raw_stats, plan.wiki_stats) for stat in stats.values()),
+        default=0,
+    )
+    return fingerprint(marshal.dumps(state)), newest
+
+
+def _stat_or_none(path: str) -> tuple[int, int, int] | None:
+    try:
+        return statcache.stat_of(Path(path))
+    except OSError:
+        return None
+
+
+def _known_findings(ws: Workspace, key: tuple[str, int]) -> list[Finding] | None:
+    try:
+        data = marshal.loads(_report_path(ws).read_bytes())
+        if data["key"] != key[0] or key[1] >= data["saved_ns"] - statcache.RACY_NS:
+            return None
+        if any(_stat_or_none(path) != stat for path, stat in data["outside"].items()):
+            return None
+        return [
+            Finding(p, line, col, rule, Severity(sev), msg)
+            for p, line, col, rule, sev, msg in data["findings"]
+        ]
+    except (OSError, EOFError, ValueError, TypeError, KeyError):
+        return None
+
+
+def _remember_findings(
+    ws: Workspace, key: tuple[str, int], outside: set[str], found: list[Finding]
+) -> None:
+    data = {
+        "key": key[0],
+        "saved_ns": time.time_ns(),
+        "outside": {path: _stat_or_none(path) for path in sorted(outside)},
+        "findings": [
+            (f.path, f.line, f.column, f.rule, f.severity.value, f.message) for f in found
+        ],
+    }
+    try:
+        fsio.atomic_write(_report_path(ws), marshal.dumps(data))
+    except OSError:
+        pass  # a cache: lint still works in a read-only checkout

@@ -54,6 +54,7 @@ class LintContext:
     raw: dict[str, File] = field(default_factory=dict)  # by raw-relative path
     articles: dict[str, File] = field(default_factory=dict)  # by wiki-relative path
     others: list[File] = field(default_factory=list)  # index.md, index.json, log.md
+    outside: set[str] = field(default_factory=set)  # files outside .wiki/ the rules looked at
 
     def lessons(self) -> list[File]:
         """Return the raw files that are lessons (by type, or by living in raw/lessons/)."""

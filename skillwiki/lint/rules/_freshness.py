@@ -16,7 +16,7 @@ def findings(
     describe: Callable[[Entry], tuple[str, str]],
 ) -> Iterator[Finding]:
     """Yield a finding for each plan entry in `state`; `describe` gives its path and message."""
-    for entry in ctx.plan.entries:
+    for entry in ctx.plan.others:  # fresh articles have nothing to report
         if entry.state is state:
             path, message = describe(entry)
             yield Finding(path, 1, 1, rule, severity, message)

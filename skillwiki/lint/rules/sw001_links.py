@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from collections.abc import Iterator
@@ -19,12 +20,13 @@ def check(ctx: LintContext) -> Iterator[Finding]:
         title = file.meta.get("title")
         if isinstance(title, str):
             titles.setdefault(" ".join(title.split()).lower(), rel)
+    roots = (ctx.ws.root.as_posix(), ctx.ws.wiki.as_posix())
     for rel, file in ctx.articles.items():
         for kind, target, line, column in file.facts.links:
             if kind == "wikilink":
                 problem = _wikilink(ctx, target, rel, titles)
             else:
-                problem = _relative(ctx, target, rel)
+                problem = _relative(ctx, target, rel, roots)
             if problem:
                 yield Finding(file.path, line, column, "SW001", Severity.ERROR, problem)
 
@@ -48,7 +50,7 @@ def _wikilink(ctx: LintContext, target: str, rel: str, titles: dict[str, str]) -
     return None
 
 
-def _relative(ctx: LintContext, target: str, rel: str) -> str | None:
+def _relative(ctx: LintContext, target: str, rel: str, roots: tuple[str, str]) -> str | None:
     if not target or _SCHEME.match(target):
         return None
     path, _, fragment = target.partition("#")
@@ -57,10 +59,15 @@ def _relative(ctx: LintContext, target: str, rel: str) -> str | None:
         if fragment and fragment not in _anchors(ctx, rel):
             return f"broken anchor #{fragment}: this article has no such heading"
         return None
-    base = ctx.ws.root if path.startswith("/") else ctx.ws.wiki / posixpath.dirname(rel)
-    resolved = posixpath.normpath(posixpath.join(base.as_posix(), path.lstrip("/")))
-    wiki_rel = posixpath.relpath(resolved, ctx.ws.wiki.as_posix())
-    if wiki_rel not in ctx.articles and not posixpath.exists(resolved):
+    if path.startswith("/"):
+        wiki_rel = None
+        resolved = posixpath.normpath(roots[0] + path)
+    else:
+        wiki_rel = posixpath.normpath(posixpath.join(posixpath.dirname(rel), path))
+        resolved = posixpath.normpath(f"{roots[1]}/{wiki_rel}")
+    if wiki_rel not in ctx.articles:
+        ctx.outside.add(resolved)
+    if wiki_rel not in ctx.articles and not os.path.exists(resolved):
         return f"broken link to {target}: {path} does not exist; fix the link in the raw file"
     if fragment and wiki_rel in ctx.articles and fragment not in _anchors(ctx, wiki_rel):
         return f"broken anchor in {target}: wiki/{wiki_rel} has no heading for #{fragment}"

@@ -18,6 +18,7 @@ def check(ctx: LintContext) -> Iterator[Finding]:
             if not sep:
                 continue
             target = ctx.ws.root / rel
+            ctx.outside.add(str(target))
             try:
                 data = target.read_bytes()
             except OSError:
