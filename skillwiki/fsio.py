@@ -13,6 +13,7 @@ from skillwiki.errors import InputError, LockTimeout
 from skillwiki.workspace import Workspace
 
 TEMP_SUFFIX = ".tmp"
+FSYNC_EACH = 16  # up to this many files, fsync each; more, and one sync costs less
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -28,9 +29,9 @@ def write_if_changed(path: Path, data: bytes) -> bool:
 def write_many(items: Sequence[tuple[Path, bytes]], *, only_changed: bool = True) -> list[bool]:
     """Write files atomically, flushing them to disk together; return which ones were written.
 
-    Each file goes to a hidden temp file beside it; once all data is on disk (one fsync for a
-    single file, one sync for many, which costs far less than an fsync per file) each temp is
-    renamed over its target and the folders are synced. A process killed at any point leaves
+    Each file goes to a hidden temp file beside it; once all data is on disk (an fsync per
+    file for a few, one sync for many, which then costs far less) each temp is renamed over
+    its target and the folders are synced. A process killed at any point leaves
     every target either old or new; a leftover temp is hidden and never read as content.
     """
     pending: list[tuple[Path, Path]] = []
@@ -40,9 +41,9 @@ def write_many(items: Sequence[tuple[Path, bytes]], *, only_changed: bool = True
             if only_changed and _holds(path, data):
                 written.append(False)
                 continue
-            pending.append((_write_temp(path, data, sync=len(items) == 1), path))
+            pending.append((_write_temp(path, data, sync=len(items) <= FSYNC_EACH), path))
             written.append(True)
-        if len(pending) > 1:
+        if len(items) > FSYNC_EACH and pending:
             os.sync()
         for temp, path in pending:
             os.replace(temp, path)
