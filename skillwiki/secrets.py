@@ -38,26 +38,30 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
         re.compile(r"\b(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"),
         1,
     ),
+    ("azure_storage_key", re.compile(r"(?i)\bAccountKey=([A-Za-z0-9+/]{40,}={0,2})"), 1),
     ("url_password", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]{3,})@"), 1),
     (
         "password",
         re.compile(
-            r"(?i)\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token"
-            r"|token)\b[\"']?\s*[:=]\s*[\"']?([^\s\"'`,;]{6,})"
+            r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*"
+            r"(?:password|passwd|pwd|secret(?:[_-]?key)?|api[_-]?key|access[_-]?token"
+            r"|auth[_-]?token|token)\b[\"']?\s*[:=]\s*[\"']?([^\s\"'`,;]{6,})"
         ),
         1,
     ),
 )
+# Values that stand for a secret rather than being one: ${VAR}, %(x)s, <key>, ^PASS^, ***.
 _PLACEHOLDER = re.compile(
-    r"(?i)^(?:[$<{%\[(*x.^]|.*(?:example|placeholder|redacted|changeme|your[_-]|dummy|xxxx"
-    r"|[{}^<>$%]))"
+    r"(?i)^(?:\$\{?[\w\\]*\}?|%\(?\w+\)?s?|<[^>]*>?|\^\w+\^?|[*.x]+)$"
+    r"|\{\{|\}\}|[(\[]"  # a template ({{x}}) or a code expression (os.environ['X'])
+    r"|example|placeholder|redacted|changeme|your[_-]|dummy|xxxx"
 )
 _CLASSES = (str.islower, str.isupper, str.isdigit)
 
 
 def _looks_made_up(value: str) -> bool:
     """Tell a placeholder (`password`, `FUZZ`, `{{password}}`) from something typed in."""
-    if _PLACEHOLDER.match(value):
+    if _PLACEHOLDER.search(value):
         return True
     classes = {check for check in _CLASSES if any(check(char) for char in value)}
     symbols = any(not char.isalnum() for char in value)
@@ -79,6 +83,7 @@ _TRIGGERS = {
     "openai_key": ("sk-",),
     "google_api_key": ("aiza",),
     "jwt": ("eyj",),
+    "azure_storage_key": ("accountkey=",),
     "url_password": ("://",),
     "password": ("pass", "pwd", "secret", "key", "token"),
 }
@@ -102,6 +107,8 @@ def find(text: str) -> list[Secret]:
         for match in pattern.finditer(text):
             start, end = match.span(group)
             value = match.group(group)
+            if "EXAMPLE" in value:  # the placeholders of vendors' documentation
+                continue
             if kind in ("password", "url_password") and _looks_made_up(value):
                 continue
             if any(start < other_end and other_start < end for other_start, other_end in taken):

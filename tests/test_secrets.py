@@ -1,0 +1,102 @@
+"""The secret corpus: never stored or printed by record-lesson and suggest; every one found by SW011."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import Invoke, write
+from tests.secret_corpus import lookalikes, secrets
+
+SECRETS = secrets()
+LOOKALIKES = lookalikes()
+
+
+def test_corpus_sizes() -> None:
+    assert len(SECRETS) >= 25 and len(LOOKALIKES) >= 25
+    assert len({kind for kind, _, _ in SECRETS}) >= 14
+
+
+def test_record_lesson_never_stores_or_prints_a_secret(ws: Path, invoke: Invoke) -> None:
+    for number, (kind, text, secret) in enumerate(SECRETS):
+        result = invoke(
+            "record-lesson",
+            "-w",
+            str(ws),
+            "--title",
+            f"Leak {number}",
+            "--summary",
+            f"The tool printed: {text.splitlines()[0]}",
+            "--body",
+            f"Log:\n\n{text}\n",
+            "--json",
+        )
+        assert result.exit_code == 0, result.output
+        out = json.loads(result.stdout)
+        assert kind in out["redacted"], (kind, text)
+        assert f"[REDACTED:{kind}]" in (ws / out["path"]).read_text()
+        assert secret not in result.stdout + result.stderr
+    everything = "".join(
+        p.read_text() for p in (ws / ".wiki").rglob("*") if p.is_file() and ".cache" not in p.parts
+    )
+    for _, _, secret in SECRETS:
+        for piece in secret.splitlines():
+            if len(piece) >= 12 and "-----" not in piece:
+                assert piece not in everything
+
+
+def test_suggest_never_prints_a_secret(ws: Path, invoke: Invoke) -> None:
+    for kind, text, secret in SECRETS:
+        feedback = {
+            "task": "deploy",
+            "tool_calls": [{"tool": "shell", "success": False, "error": text}] * 3,
+        }
+        result = invoke("suggest", "-w", str(ws), input=json.dumps(feedback))
+        assert result.exit_code == 0
+        assert f"[REDACTED:{kind}]" in result.stdout, kind
+        for piece in secret.splitlines():
+            if len(piece) >= 12 and "-----" not in piece:
+                assert piece not in result.stdout, kind
+
+
+def _sw011(invoke: Invoke, root: Path) -> list[dict]:
+    result = invoke("lint", "-w", str(root), "--format", "json")
+    return [f for f in json.loads(result.stdout)["findings"] if f["rule"] == "SW011"]
+
+
+def test_sw011_finds_every_secret_that_is_ingested(ws: Path, invoke: Invoke) -> None:
+    for number, (_, text, _) in enumerate(SECRETS):
+        write(
+            ws / "notes" / f"note-{number:02d}.md",
+            f"# Note {number}\n\nSomething happened.\n\n{text}\n",
+        )
+    assert invoke("ingest", "-w", str(ws), str(ws / "notes")).exit_code == 0
+    found = _sw011(invoke, ws)
+    raw_found = {f["path"] for f in found if f["path"].startswith(".wiki/raw/")}
+    assert raw_found == {f".wiki/raw/notes/note-{n:02d}.md" for n in range(len(SECRETS))}
+    kinds = {f["path"]: f["message"] for f in found}
+    for number, (kind, _, _) in enumerate(SECRETS):
+        assert f"({kind})" in kinds[f".wiki/raw/notes/note-{number:02d}.md"]
+    report = json.dumps(found)
+    for _, _, secret in SECRETS:  # the report says where and what kind, never the secret itself
+        assert secret.splitlines()[0] not in report
+
+
+def test_lookalikes_are_not_secrets(ws: Path, invoke: Invoke) -> None:
+    body = "\n\n".join(f"- {line}" for line in LOOKALIKES)
+    write(ws / "notes" / "lookalikes.md", f"# Things that are not secrets\n\n{body}\n")
+    invoke("ingest", "-w", str(ws), str(ws / "notes"))
+    assert _sw011(invoke, ws) == []  # false positives: 0 of the look-alikes
+    result = invoke(
+        "record-lesson",
+        "-w",
+        str(ws),
+        "--title",
+        "Look-alikes",
+        "--summary",
+        "S.",
+        "--body",
+        body,
+        "--json",
+    )
+    assert json.loads(result.stdout)["redacted"] == []
