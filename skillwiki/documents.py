@@ -10,6 +10,11 @@ from typing import Any
 
 from skillwiki.errors import InputError
 
+MAX_TITLE = 500
+MAX_SUMMARY = 2_000
+MAX_TAGS = 100
+MAX_TAG = 100
+MAX_LINE = 100_000
 _BOUNDARY = re.compile(r"^-{3}[ \t]*\r?$", re.MULTILINE)
 _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
@@ -132,3 +137,29 @@ def optional_str(meta: Mapping[str, Any], key: str, where: Path | str) -> str | 
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise InputError(where, f"frontmatter key '{key}' must be a string")
     return str(value)
+
+
+def check_note(meta: Mapping[str, Any], body: str, where: Path | str) -> None:
+    """Refuse a note with no content, or with values no person or agent meant to write."""
+    if not body.strip():
+        if meta:
+            raise InputError(where, "has frontmatter but no content; write the note below it")
+        raise InputError(where, "the file is empty; there is nothing to ingest")
+    for key, limit in (("title", MAX_TITLE), ("summary", MAX_SUMMARY)):
+        value = meta.get(key)
+        if isinstance(value, str) and len(value) > limit:
+            raise InputError(
+                where, f"frontmatter key '{key}' is {len(value)} characters; at most {limit}"
+            )
+    tags = meta.get("tags")
+    if isinstance(tags, list):
+        if len(tags) > MAX_TAGS:
+            raise InputError(where, f"{len(tags)} tags; at most {MAX_TAGS}")
+        if any(len(str(tag)) > MAX_TAG for tag in tags):
+            raise InputError(where, f"a tag is longer than {MAX_TAG} characters")
+    longest = max(body.split("\n"), key=len)
+    if len(longest) > MAX_LINE:
+        number = body.split("\n").index(longest) + 1
+        raise InputError(
+            where, f"line {number} of the body is {len(longest)} characters; at most {MAX_LINE}"
+        )

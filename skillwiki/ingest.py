@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -11,7 +12,7 @@ from typing import Any
 from skillwiki import fsio
 from skillwiki.article import TEXT_SUFFIXES
 from skillwiki.config import Config
-from skillwiki.documents import check_size, decode, join, split
+from skillwiki.documents import check_note, check_size, decode, join, split
 from skillwiki.errors import InputError
 from skillwiki.names import check_component, check_relative
 from skillwiki.workspace import MARKDOWN_SUFFIXES, WIKI_DIR, Workspace
@@ -97,16 +98,16 @@ def _stdin_source(config: Config, data: bytes | None, name: str | None) -> Sourc
         raise InputError(None, "reading from stdin ('-') needs --name FILE.md to name the note")
     check_relative(name, "--name")
     text = decode(data or b"", "stdin", config.max_file_bytes)
-    if not text.strip():
-        raise InputError("stdin", "nothing to ingest: the input is empty")
     return Source(STDIN_ORIGIN, name, text, "stdin")
 
 
 def _collect(ws: Workspace, config: Config, given: Path, result: IngestResult) -> list[Source]:
     path = Path(os.path.abspath(given))
-    if not path.exists() and not path.is_symlink():
+    if not path.is_symlink() and not path.exists():
         raise InputError(given, "no such file or directory")
     _check_link(ws, path, given)
+    if not path.exists():
+        raise InputError(given, "is a symbolic link to nothing; point it at a file")
     if ws.dot in (path, *path.parents):
         raise InputError(given, f"is inside {WIKI_DIR}/; ingest files from the repository instead")
     if path.is_dir():
@@ -135,7 +136,14 @@ def _walk(ws: Workspace, folder: Path, result: IngestResult) -> list[Path]:
 def _check_link(ws: Workspace, path: Path, given: Path) -> None:
     if not _inside(path, ws.root):
         return
-    real = path.resolve()
+    try:
+        real = path.resolve(strict=True)
+    except RuntimeError:  # Python 3.11: "Symlink loop"
+        raise InputError(given, "is a symbolic link loop; point the link at a file") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError(given, "is a symbolic link loop; point the link at a file") from None
+        raise InputError(given, "is a symbolic link to nothing; point it at a file") from None
     if not _inside(real, ws.root):
         raise InputError(
             given, f"is a symbolic link to {real}, outside the workspace; copy the file instead"
@@ -175,6 +183,7 @@ def _raw_text(source: Source, overrides: Overrides) -> str:
         meta["summary"] = overrides.summary
     if overrides.tags:
         meta["tags"] = list(overrides.tags)
+    check_note(meta, body, source.shown)
     meta["origin"] = source.origin
     return join(meta, body)
 

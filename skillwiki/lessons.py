@@ -11,7 +11,7 @@ from typing import Any
 
 from skillwiki import fsio, secrets
 from skillwiki.config import Config
-from skillwiki.documents import Document, decode, join, split
+from skillwiki.documents import MAX_SUMMARY, MAX_TAGS, MAX_TITLE, Document, decode, join, split
 from skillwiki.errors import InputError
 from skillwiki.fingerprint import fingerprint
 from skillwiki.names import slugify
@@ -107,9 +107,16 @@ def validate(lesson: LessonInput) -> None:
     for option, value, allowed in choices:
         if value is not None and value not in allowed:
             raise InputError(None, f"{option} {value!r} is not one of {', '.join(allowed)}")
-    for option, text in (("--title", lesson.title), ("--summary", lesson.summary)):
+    for option, text, limit in (
+        ("--title", lesson.title, MAX_TITLE),
+        ("--summary", lesson.summary, MAX_SUMMARY),
+    ):
         if not text.strip():
             raise InputError(None, f"{option} must not be empty")
+        if len(text) > limit:
+            raise InputError(None, f"{option} is {len(text)} characters; at most {limit}")
+    if len(lesson.tags) > MAX_TAGS:
+        raise InputError(None, f"{len(lesson.tags)} --tag options; at most {MAX_TAGS}")
     if lesson.scope == "targeted" and not lesson.agents:
         raise InputError(None, "--scope targeted needs at least one --agent")
 

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.conftest import Invoke
+from tests.conftest import Invoke, write
 
 CLI = [sys.executable, "-m", "skillwiki"]
 
@@ -75,3 +75,95 @@ def test_lock_of_a_killed_writer_is_released(ws: Path, invoke: Invoke) -> None:
     result = invoke("record-lesson", "-w", str(ws), "--title", "T", "--summary", "S.")
     assert result.exit_code == 0, result.output
     assert time.monotonic() - started < 30
+
+
+def _run_all(
+    commands: list[list[str]], cwd: Path | None = None
+) -> list[subprocess.CompletedProcess[str]]:
+    procs = [
+        subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for cmd in commands
+    ]
+    results = []
+    for proc, cmd in zip(procs, commands, strict=True):
+        out, err = proc.communicate(timeout=300)
+        results.append(subprocess.CompletedProcess(cmd, proc.returncode, out, err))
+    return results
+
+
+def test_thirty_two_writers(ws: Path, invoke: Invoke) -> None:
+    record = [*CLI, "-w", str(ws), "record-lesson", "--json", "--summary"]
+    distinct = _run_all(
+        [
+            [*record, f"Lesson number {n} went wrong.", "--title", f"Parallel lesson {n}"]
+            for n in range(32)
+        ]
+    )
+    assert [r.returncode for r in distinct] == [0] * 32, [
+        r.stderr for r in distinct if r.returncode
+    ]
+    ids = [json.loads(r.stdout)["id"] for r in distinct]
+    assert len(set(ids)) == 32
+    same = _run_all(
+        [[*record, "Everyone saw the same failure.", "--title", "The same lesson"]] * 32
+    )
+    assert [r.returncode for r in same] == [0] * 32, [r.stderr for r in same if r.returncode]
+    created = [json.loads(r.stdout)["created"] for r in same]
+    assert created.count(True) == 1  # the other 31 found it already recorded
+    assert len({json.loads(r.stdout)["id"] for r in same}) == 1
+    files = sorted(p.stem for p in (ws / ".wiki" / "raw" / "lessons").iterdir())
+    assert len(files) == 33 and not [
+        p for p in (ws / ".wiki").rglob("*.tmp") if ".cache" not in p.parts
+    ]
+    index = json.loads((ws / ".wiki" / "index.json").read_text())
+    assert sorted(item["id"] for item in index["articles"]) == files
+    index_md = (ws / ".wiki" / "index.md").read_text()
+    assert all(f"wiki/lessons/{name}.md" in index_md for name in files)
+    log = [
+        line
+        for line in (ws / ".wiki" / "log.md").read_text().splitlines()
+        if " record-lesson " in line
+    ]
+    assert len(log) == 33  # one line per write, none lost
+    for n in range(32):
+        hits = json.loads(invoke("query", "-w", str(ws), f"Parallel lesson {n}", "--json").stdout)[
+            "results"
+        ]
+        assert hits[0]["path"] == f".wiki/wiki/lessons/{ids[n]}.md"
+    assert invoke("lint", "-w", str(ws), "--format", "json").exit_code in (0, 1)
+    assert invoke("status", "-w", str(ws), "--check").exit_code == 0
+
+
+def test_ingest_and_query_at_once(ws: Path) -> None:
+    for n in range(60):
+        write(
+            ws / "docs" / f"part{n % 3}" / f"note{n}.md",
+            f"# Note {n}\n\nThe quokka number {n} is here.\n",
+        )
+    write(ws / "docs" / "seed.md", "# Seed\n\nquokka seed\n")
+    subprocess.run(
+        [*CLI, "-w", str(ws), "ingest", str(ws / "docs" / "seed.md")],
+        check=True,
+        capture_output=True,
+    )
+    folders = [
+        str(ws / "docs"),
+        str(ws / "docs" / "part0"),
+        str(ws / "docs" / "part1"),
+        str(ws / "docs" / "part2"),
+    ]
+    ingests = [[*CLI, "-w", str(ws), "ingest", folders[n % 4]] for n in range(8)]
+    queries = [[*CLI, "-w", str(ws), "query", "quokka", "--json"] for _ in range(8)]
+    results = _run_all(ingests + queries)
+    assert [r.returncode for r in results] == [0] * 16, [r.stderr for r in results if r.returncode]
+    for result in results[8:]:
+        assert json.loads(result.stdout)["results"]  # never failed, never an empty or half index
+    final = subprocess.run(
+        [*CLI, "-w", str(ws), "query", "quokka", "--json", "--limit", "100"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert len(json.loads(final.stdout)["results"]) == 61
+    raw = sorted(p.name for p in (ws / ".wiki" / "raw" / "docs").rglob("*.md"))
+    assert len(raw) == 61  # overlapping folders: no duplicates

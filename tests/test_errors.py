@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import shlex
+import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -41,7 +45,149 @@ def _small_limit(root: Path) -> list[str]:
     return ["ingest", str(root / "big.md")]
 
 
+def _symlink_loop(root: Path) -> list[str]:
+    os.symlink(root / "b.md", root / "a.md")
+    os.symlink(root / "a.md", root / "b.md")
+    return ["ingest", str(root / "a.md")]
+
+
+def _stdin_name(name: str) -> Setup:
+    return lambda root: ["ingest", "-", "--name", name]
+
+
+def _suggest(text: str) -> Setup:
+    def setup(root: Path) -> list[str]:
+        write(root / "feedback.json", text)
+        return ["suggest", str(root / "feedback.json")]
+
+    return setup
+
+
+def _lesson(*options: str) -> Setup:
+    return lambda root: ["record-lesson", "--title", "T", "--summary", "S.", *options]
+
+
+def _folder_for_file(root: Path) -> list[str]:
+    (root / "somedir").mkdir()
+    return ["suggest", str(root / "somedir")]
+
+
+def _folder_for_path(root: Path) -> list[str]:
+    (root / "somedir").mkdir()
+    return ["record-lesson", "--title", "T", "--summary", "S.", "--path", str(root / "somedir")]
+
+
+BILLION_LAUGHS = (
+    b'---\na: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
+    b"b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n---\nbody\n"
+)
+TEN_THOUSAND_TAGS = (
+    "---\ntags: [" + ", ".join(f"t{n}" for n in range(10_000)) + "]\n---\nbody\n"
+).encode()
+
 CASES: dict[str, tuple[Setup, str]] = {
+    "nul in text": (
+        _file("nul.md", b"# Title\n\nsome text\x00more text\n"),
+        "{root}/nul.md: binary file (contains NUL bytes); only text files can be used",
+    ),
+    "utf-16 no bom": (
+        _file("wide16.md", "# Notes".encode("utf-16-le")),
+        "{root}/wide16.md: binary file (contains NUL bytes); only text files can be used",
+    ),
+    "utf-16 be bom": (
+        _file("wide16be.md", "\ufeff# x".encode("utf-16-be")),
+        "{root}/wide16be.md: file is UTF-16 encoded; save it as UTF-8",
+    ),
+    "empty file": (
+        _file("empty.md", b""),
+        "{root}/empty.md: the file is empty; there is nothing to ingest",
+    ),
+    "whitespace file": (
+        _file("blank.md", b"  \n\n\t\n"),
+        "{root}/blank.md: the file is empty; there is nothing to ingest",
+    ),
+    "only frontmatter": (
+        _file("meta.md", b"---\ntitle: Just a title\n---\n"),
+        "{root}/meta.md: has frontmatter but no content; write the note below it",
+    ),
+    "billion laughs": (
+        _file("lol.md", BILLION_LAUGHS),
+        "{root}/lol.md: unparsable YAML frontmatter (line 3): aliases (*name) are not allowed",
+    ),
+    "title of 100 kB": (
+        _file("long-title.md", b"---\ntitle: " + b"x" * 100_000 + b"\n---\nbody\n"),
+        "{root}/long-title.md: frontmatter key 'title' is 100000 characters; at most 500",
+    ),
+    "ten thousand tags": (
+        _file("tags.md", TEN_THOUSAND_TAGS),
+        "{root}/tags.md: 10000 tags; at most 100",
+    ),
+    "very long line": (
+        _file("line.md", b"# T\n\n" + b"word " * 30_000 + b"\n"),
+        "{root}/line.md: line 3 of the body is 150000 characters; at most 100000",
+    ),
+    "symlink loop": (
+        _symlink_loop,
+        "{root}/a.md: is a symbolic link loop; point the link at a file",
+    ),
+    "dangling symlink": (
+        lambda root: (os.symlink(root / "gone.md", root / "l.md"), ["ingest", str(root / "l.md")])[
+            1
+        ],
+        "{root}/l.md: is a symbolic link to nothing; point it at a file",
+    ),
+    "slash name": (_stdin_name("/etc/passwd"), "--name: the name '' is not allowed; rename it"),
+    "backslash name": (
+        _stdin_name("a\\b.md"),
+        "--name: the name 'a\\\\b.md' contains a path separator; rename it",
+    ),
+    "nul name": (
+        _stdin_name("a\x00b.md"),
+        "--name: the name 'a\\x00b.md' contains control characters; rename it",
+    ),
+    "newline name": (
+        _stdin_name("a\nb.md"),
+        "--name: the name 'a\\nb.md' contains control characters; rename it",
+    ),
+    "dash name": (_stdin_name("-rf.md"), "--name: the name '-rf.md' starts with '-'; rename it"),
+    "hidden name": (
+        _stdin_name(".env.md"),
+        "--name: the name '.env.md' starts with '.'; rename it",
+    ),
+    "windows name": (
+        _stdin_name("CON.md"),
+        "--name: the name 'CON.md' is reserved on Windows; rename it",
+    ),
+    "folder for a file": (
+        _folder_for_file,
+        "{root}/somedir: cannot be read ([Errno 21] Is a directory: '{root}/somedir')",
+    ),
+    "folder for --path": (
+        _folder_for_path,
+        "{root}/somedir: --path names no file; give a file the lesson is about",
+    ),
+    "unknown severity": (
+        _lesson("--severity", "URGENT"),
+        "--severity 'URGENT' is not one of LOW, MEDIUM, HIGH, CRITICAL",
+    ),
+    "unknown scope": (_lesson("--scope", "team"), "--scope 'team' is not one of global, targeted"),
+    "huge title": (_lesson("--title", "t" * 1000), "--title is 1000 characters; at most 500"),
+    "suggest not an object": (
+        _suggest("[1, 2, 3]"),
+        "{root}/feedback.json: the feedback must be a JSON object",
+    ),
+    "suggest wrong type": (
+        _suggest('{"replans": "many"}'),
+        "{root}/feedback.json: 'replans' must be a whole number of 0 or more",
+    ),
+    "suggest huge array": (
+        _suggest('{"tool_calls": [' + ", ".join(['{"tool": "x"}'] * 20_000) + "]}"),
+        "{root}/feedback.json: 'tool_calls' has 20000 entries; at most 10000",
+    ),
+    "config section not a table": (
+        _config("lint = 3\n"),
+        ".wiki/config.toml: lint: must be a table",
+    ),
     "binary": (
         _file("bin.md", b"PK\x03\x04\x00\x00"),
         "{root}/bin.md: binary file (contains NUL bytes); only text files can be used",
@@ -186,3 +332,32 @@ def test_read_only_workspace_is_a_clear_error(ws: Path, invoke: Invoke) -> None:
         os.chmod(ws / ".wiki", 0o755)
     assert result.exit_code == 2
     assert result.stderr.startswith("Error: ")
+
+
+def _can_mount_read_only() -> bool:
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        return False
+    probe = subprocess.run(
+        ["unshare", "-m", "sh", "-c", "mount --bind / /mnt && mount -o remount,bind,ro /mnt"],
+        capture_output=True,
+    )
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(not _can_mount_read_only(), reason="needs root and mount namespaces")
+def test_read_only_workspace_changes_nothing(ws: Path) -> None:
+    note = write(ws.parent / "outside.md", "# Outside\n\nA note.\n")
+    before = snapshot(ws)
+    cli = f"{shlex.quote(sys.executable)} -m skillwiki -w {shlex.quote(str(ws))}"
+    script = (
+        f"mount --bind {shlex.quote(str(ws))} {shlex.quote(str(ws))} && "
+        f"mount -o remount,bind,ro {shlex.quote(str(ws))} && "
+        f"{cli} ingest {shlex.quote(str(note))}"
+    )
+    result = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert (
+        result.stderr
+        == f"Error: {ws}/.wiki: cannot write to the workspace (Read-only file system)\n"
+    )
+    assert snapshot(ws) == before
