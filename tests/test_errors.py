@@ -51,6 +51,11 @@ def _symlink_loop(root: Path) -> list[str]:
     return ["ingest", str(root / "a.md")]
 
 
+def _dangling(root: Path) -> list[str]:
+    os.symlink(root / "gone.md", root / "l.md")
+    return ["ingest", str(root / "l.md")]
+
+
 def _stdin_name(name: str) -> Setup:
     return lambda root: ["ingest", "-", "--name", name]
 
@@ -131,9 +136,7 @@ CASES: dict[str, tuple[Setup, str]] = {
         "{root}/a.md: is a symbolic link loop; point the link at a file",
     ),
     "dangling symlink": (
-        lambda root: (os.symlink(root / "gone.md", root / "l.md"), ["ingest", str(root / "l.md")])[
-            1
-        ],
+        _dangling,
         "{root}/l.md: is a symbolic link to nothing; point it at a file",
     ),
     "slash name": (_stdin_name("/etc/passwd"), "--name: the name '' is not allowed; rename it"),
