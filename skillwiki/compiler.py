@@ -63,6 +63,7 @@ class Plan:
     problems: list[Problem]
     cache: StatCache
     fresh: list[tuple[str, str]] = field(default_factory=list)  # (article, raw), unordered
+    temps: list[str] = field(default_factory=list)  # left by killed writers, relative to .wiki/
     others: list[Entry] = field(default_factory=list)  # every other article, sorted
 
     @property
@@ -131,9 +132,14 @@ def cache_path(ws: Workspace) -> Path:
 def make_plan(ws: Workspace, config: Config) -> Plan:
     """Work out the state of every raw file and article, hashing only files whose stat changed."""
     cache = statcache.load(cache_path(ws), config.fingerprint)
-    raw_stats = statcache.scan(ws.raw)
-    wiki_stats = statcache.scan(ws.wiki)
-    plan = Plan(raw_stats, wiki_stats, {}, [], cache)
+    temps: list[str] = []
+    raw_stats = statcache.scan(ws.raw, temps)
+    temps = [f"raw/{rel}" for rel in temps]
+    wiki_temps: list[str] = []
+    wiki_stats = statcache.scan(ws.wiki, wiki_temps)
+    temps += [f"wiki/{rel}" for rel in wiki_temps]
+    temps += [name for name in os.listdir(ws.dot) if name.endswith(fsio.TEMP_SUFFIX)]
+    plan = Plan(raw_stats, wiki_stats, {}, [], cache, temps=temps)
     expected: dict[str, str] = {}
     for source in raw_stats:
         target = source if source[-3:] == ".md" else article_rel(source)
@@ -254,7 +260,7 @@ def compile_workspace(
     """Compile what is new or stale, drop orphans, refresh index.md/index.json and the log."""
     generation = _generation(ws)
     plan = make_plan(ws, config)
-    if not plan.pending(force) and _indexes_current(ws, plan):
+    if not plan.pending(force) and not plan.temps and _indexes_current(ws, plan):
         result = CompileResult(
             plan.count(),
             kept_edited=plan.edited(),
@@ -314,6 +320,8 @@ def _apply(
     from skillwiki import catalog
 
     result = CompileResult(plan.count(), problems=list(plan.problems))
+    for temp in plan.temps:  # under the lock no writer is at work: these are leftovers
+        (ws.dot / temp).unlink(missing_ok=True)
     pending = plan.pending(force)
     stamp = fsio.utc_now().replace(":", "")
     for entry in pending:

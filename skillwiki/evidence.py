@@ -13,6 +13,7 @@ from skillwiki import fsio
 from skillwiki.config import Config
 from skillwiki.documents import decode, join, split
 from skillwiki.errors import InputError, NotFound
+from skillwiki.fingerprint import expect, fingerprint
 from skillwiki.lessons import LESSONS_DIR
 from skillwiki.workspace import Workspace
 
@@ -177,10 +178,17 @@ class FeedbackResult:
     confidence: float
     evidence: int
     flagged: bool
+    fingerprint: str  # of the lesson's raw file now: what --expect-fingerprint compares
 
 
 def feedback(
-    ws: Workspace, config: Config, lesson_id: str, outcome: str, note: str | None, on: date
+    ws: Workspace,
+    config: Config,
+    lesson_id: str,
+    outcome: str,
+    note: str | None,
+    on: date,
+    expected: str | None = None,
 ) -> FeedbackResult:
     """Append a dated evidence line to the lesson; failed-again after a recall flags it."""
     if outcome not in OUTCOMES:
@@ -190,6 +198,7 @@ def feedback(
     clean = " ".join(redact(note)[0].split()) if note else ""
     with fsio.workspace_lock(ws, config.lock_timeout):
         lesson = find(ws, config, lesson_id)
+        expect(lesson.path, expected, ws.rel(lesson.path))
         line = f"- {on.isoformat()} {outcome}" + (f": {clean}" if clean else "")
         body = add_evidence(lesson.body, line)
         meta = dict(lesson.meta)
@@ -200,7 +209,8 @@ def feedback(
         rewrite(ws, lesson, meta, body, f"feedback {outcome}")
     evidence = parse_evidence(body)
     value = confidence(evidence, on, config.recall.half_life_days)
-    return FeedbackResult(lesson_id, outcome, round(value, 4), len(evidence), flagged)
+    current = fingerprint(lesson.path.read_bytes(), config.fingerprint)
+    return FeedbackResult(lesson_id, outcome, round(value, 4), len(evidence), flagged, current)
 
 
 def add_evidence(body: str, line: str) -> str:

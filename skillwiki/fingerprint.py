@@ -46,3 +46,30 @@ def matches(data: bytes, stored: str) -> bool:
     """Tell whether `data` has the fingerprint `stored`, using the algorithm it names."""
     name = algorithm_of(stored)
     return name is not None and fingerprint(data, name) == stored
+
+
+def expect(path: object, expected: str | None, shown: str) -> None:
+    """Refuse to go on unless the file at `path` still has the fingerprint the caller read.
+
+    `expected` is a stored fingerprint, or "none" for a file that must not exist yet; None
+    means the caller made no claim. Raises Conflict (exit 2) with the current fingerprint.
+    """
+    from pathlib import Path
+
+    from skillwiki.errors import Conflict, InputError
+
+    if expected is None:
+        return
+    if expected != "none" and algorithm_of(expected) is None:
+        raise InputError(None, "--expect-fingerprint must look like xxh3:<16 hex digits> (or none)")
+    try:
+        data = Path(str(path)).read_bytes()
+    except FileNotFoundError:
+        current = "none"
+    else:
+        current = fingerprint(data, algorithm_of(expected) or "xxh3")
+    if current != expected:
+        raise Conflict(
+            f"{shown}: changed since you read it (expected {expected}, now {current}); "
+            "read it again, then retry"
+        )

@@ -14,6 +14,7 @@ from skillwiki.article import TEXT_SUFFIXES
 from skillwiki.config import Config
 from skillwiki.documents import check_note, check_size, decode, join, split
 from skillwiki.errors import InputError
+from skillwiki.fingerprint import expect
 from skillwiki.names import check_component, check_relative
 from skillwiki.workspace import MARKDOWN_SUFFIXES, WIKI_DIR, Workspace
 
@@ -60,6 +61,7 @@ def ingest(
     stdin: bytes | None = None,
     name: str | None = None,
     overrides: Overrides = Overrides(),
+    expected: str | None = None,
 ) -> IngestResult:
     """Validate every input first, then copy them into raw/ under the workspace lock."""
     result = IngestResult()
@@ -70,9 +72,13 @@ def ingest(
         else:
             sources.extend(_collect(ws, config, Path(given), result))
     texts = [(source, _raw_text(source, overrides)) for source in _unique(sources)]
+    if expected is not None and len(texts) != 1:
+        raise InputError(None, "--expect-fingerprint goes with a single file to ingest")
     with fsio.workspace_lock(ws, config.lock_timeout):
         claimed: dict[str, str] = {}
         targets = [_target(ws, source, claimed) for source, _ in texts]
+        for rel in targets if expected is not None else ():
+            expect(ws.raw / rel, expected, f".wiki/raw/{rel}")
         changed = fsio.write_many(
             [(ws.raw / rel, text.encode()) for (_, text), rel in zip(texts, targets, strict=True)]
         )

@@ -13,7 +13,7 @@ from skillwiki import fsio, secrets
 from skillwiki.config import Config
 from skillwiki.documents import MAX_SUMMARY, MAX_TAGS, MAX_TITLE, Document, decode, join, split
 from skillwiki.errors import InputError
-from skillwiki.fingerprint import fingerprint
+from skillwiki.fingerprint import expect, fingerprint
 from skillwiki.names import slugify
 from skillwiki.workspace import Workspace
 
@@ -128,11 +128,14 @@ def record(
     today: str | None = None,
     *,
     dedupe: bool = False,
+    expected: str | None = None,
 ) -> Recorded:
     """Write the lesson into raw/lessons/ under the workspace lock (the caller compiles).
 
     With `dedupe`, a near-duplicate of an existing lesson is not written: the answer names
-    the existing lessons instead (record evidence on them with `feedback`).
+    the existing lessons instead (record evidence on them with `feedback`). `expected` is the
+    fingerprint of index.json as the caller read it: if the catalog changed since, nothing is
+    written (the agent should look for the lesson again).
     """
     validate(lesson)
     lesson, redacted = _redacted(lesson)
@@ -140,6 +143,7 @@ def record(
     body = build_body(lesson)
     created = today or datetime.now(UTC).strftime("%Y-%m-%d")
     with fsio.workspace_lock(ws, config.lock_timeout):
+        expect(ws.index_json, expected, ws.rel(ws.index_json))
         existing = load_all(ws, config)
         for lesson_id, document in existing.items():
             same_title = document.meta.get("title") == " ".join(lesson.title.split())

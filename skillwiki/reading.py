@@ -12,6 +12,7 @@ from skillwiki.compiler import Problem, Progress, compile_workspace
 from skillwiki.config import Config
 from skillwiki.documents import decode, split
 from skillwiki.errors import NotFound
+from skillwiki.fingerprint import fingerprint
 from skillwiki.search import Hit
 from skillwiki.workspace import Workspace, article_rel
 
@@ -57,9 +58,11 @@ class Shown:
     text: str
     meta: dict[str, Any]
     body: str
+    source: str | None  # the raw file, relative to the workspace root
+    fingerprint: str | None  # of the raw file now: what --expect-fingerprint compares
 
 
-def show(ws: Workspace, key: str) -> Shown:
+def show(ws: Workspace, key: str, algorithm: str = "xxh3") -> Shown:
     """Return one article in full, found by lesson id, article path or raw path."""
     rel = _resolve(ws, key)
     if rel is None:
@@ -67,7 +70,14 @@ def show(ws: Workspace, key: str) -> Shown:
     path = ws.wiki / rel
     text = decode(path.read_bytes(), ws.rel(path), 1 << 40)
     document = split(text, ws.rel(path))
-    return Shown(ws.rel(path), text, document.meta, document.body)
+    sources = document.meta.get("sources")
+    source = ws.dot / str(sources[0]) if isinstance(sources, list) and sources else None
+    try:
+        current = fingerprint(source.read_bytes(), algorithm) if source else None
+    except OSError:
+        current = None
+    shown_source = ws.rel(source) if source else None
+    return Shown(ws.rel(path), text, document.meta, document.body, shown_source, current)
 
 
 def _resolve(ws: Workspace, key: str) -> str | None:

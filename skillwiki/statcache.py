@@ -134,20 +134,24 @@ def save(path: Path, cache: StatCache, algorithm: str) -> None:
     cache.dirty = False
 
 
-def scan(root: Path) -> dict[str, Stat]:
-    """Stat every regular file below `root` (hidden names and temp files skipped)."""
+def scan(root: Path, temps: list[str] | None = None) -> dict[str, Stat]:
+    """Stat every regular file below `root` (hidden names skipped).
+
+    Temp files that a killed writer left behind are listed into `temps` when it is given.
+    """
     found: dict[str, Stat] = {}
+    left = [] if temps is None else temps
     if _RELATIVE_STAT:
         try:
             fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
         except FileNotFoundError:
             return found
         try:
-            _walk_fd(fd, "", found)
+            _walk_fd(fd, "", found, left)
         finally:
             os.close(fd)
     else:
-        _walk(str(root), "", found)
+        _walk(str(root), "", found, left)
     return found
 
 
@@ -161,9 +165,11 @@ def stat_of(path: Path) -> Stat:
 _RELATIVE_STAT = os.stat in os.supports_dir_fd and os.listdir in os.supports_fd
 
 
-def _walk_fd(directory: int, prefix: str, found: dict[str, Stat]) -> None:
+def _walk_fd(directory: int, prefix: str, found: dict[str, Stat], temps: list[str]) -> None:
     for name in os.listdir(directory):
         if name[0] == ".":
+            if name.endswith(fsio.TEMP_SUFFIX):
+                temps.append(prefix + name)
             continue
         try:
             stat = os.stat(name, dir_fd=directory, follow_symlinks=False)
@@ -175,22 +181,24 @@ def _walk_fd(directory: int, prefix: str, found: dict[str, Stat]) -> None:
             except FileNotFoundError:
                 continue
             try:
-                _walk_fd(inner, prefix + name + "/", found)
+                _walk_fd(inner, prefix + name + "/", found, temps)
             finally:
                 os.close(inner)
         elif S_ISREG(stat.st_mode):
             found[prefix + name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
 
 
-def _walk(directory: str, prefix: str, found: dict[str, Stat]) -> None:
+def _walk(directory: str, prefix: str, found: dict[str, Stat], temps: list[str]) -> None:
     try:
         with os.scandir(directory) as entries:
             for entry in entries:
                 name = entry.name
                 if name[0] == ".":
+                    if name.endswith(fsio.TEMP_SUFFIX):
+                        temps.append(prefix + name)
                     continue
                 if entry.is_dir(follow_symlinks=False):
-                    _walk(entry.path, prefix + name + "/", found)
+                    _walk(entry.path, prefix + name + "/", found, temps)
                 elif entry.is_file(follow_symlinks=False):
                     stat = entry.stat(follow_symlinks=False)
                     found[prefix + name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)

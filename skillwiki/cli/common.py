@@ -25,6 +25,14 @@ WorkspaceOption = Annotated[
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print one JSON object on stdout and nothing else.")
 ]
+ExpectOption = Annotated[
+    str | None,
+    typer.Option(
+        "--expect-fingerprint",
+        metavar="FP",
+        help="Write only if the target still has this fingerprint (as read); else exit 2.",
+    ),
+]
 NoCompileOption = Annotated[
     bool, typer.Option("--no-compile", help="Do not bring the wiki up to date first.")
 ]

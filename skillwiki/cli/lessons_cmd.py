@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from skillwiki.cli import render
-from skillwiki.cli.common import JsonOption, WorkspaceOption, open_workspace
+from skillwiki.cli.common import ExpectOption, JsonOption, WorkspaceOption, open_workspace
 
 
 def register(app: typer.Typer) -> None:
@@ -45,12 +45,14 @@ def record_lesson(
         bool,
         typer.Option(help="Do not record a near-duplicate of an existing lesson; name it instead."),
     ] = False,
+    expect_fingerprint: ExpectOption = None,
     workspace: WorkspaceOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Record a lesson in .wiki/raw/lessons/ (secrets redacted), compile it, print its id and path.
 
-    Recording exactly the same lesson again creates nothing new.
+    Recording exactly the same lesson again creates nothing new. --expect-fingerprint takes
+    the fingerprint of .wiki/index.json as read (status --json shows it as "catalog").
 
     Examples:
       skillwiki record-lesson --title "allowedTools must include telegram_send" \\
@@ -77,7 +79,7 @@ def record_lesson(
         prevention_rule=prevention_rule,
         paths=tuple(path or ()),
     )
-    recorded = record(ws, config, lesson, dedupe=dedupe)
+    recorded = record(ws, config, lesson, dedupe=dedupe, expected=expect_fingerprint)
     compile_workspace(ws, config)
     if as_json:
         render.print_json(asdict(recorded))

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from skillwiki.workspace import Workspace
 
 from skillwiki.cli.common import (
+    ExpectOption,
     JsonOption,
     NoCompileOption,
     WorkspaceOption,
@@ -161,6 +162,7 @@ def feedback(
     lesson_id: Annotated[str, typer.Argument(metavar="ID", help="The lesson's id.")],
     outcome: Annotated[Outcome, typer.Option(help="helped, not-helped or failed-again.")],
     note: Annotated[str | None, typer.Option(help="What happened, in a line.")] = None,
+    expect_fingerprint: ExpectOption = None,
     workspace: WorkspaceOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -178,7 +180,7 @@ def feedback(
     from skillwiki.evidence import today
 
     ws, config = open_workspace(ctx, workspace)
-    result = run(ws, config, lesson_id, outcome.value, note, today())
+    result = run(ws, config, lesson_id, outcome.value, note, today(), expect_fingerprint)
     compile_workspace(ws, config)
     if as_json:
         render.print_json(asdict(result))

@@ -102,9 +102,17 @@ def show(
     if not no_compile:
         with render.progress("Compiling") as progress:
             _warn_problems(refresh(ws, config, progress))
-    shown = run(ws, key)
+    shown = run(ws, key, config.fingerprint)
     if as_json:
-        render.print_json({"path": shown.path, "meta": shown.meta, "body": shown.body})
+        render.print_json(
+            {
+                "path": shown.path,
+                "meta": shown.meta,
+                "body": shown.body,
+                "source": shown.source,
+                "fingerprint": shown.fingerprint,
+            }
+        )
     else:
         typer.echo(shown.text, nl=False)
 

@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from skillwiki.cli import render
-from skillwiki.cli.common import JsonOption, WorkspaceOption, chosen_workspace, open_workspace
+from skillwiki.cli.common import (
+    ExpectOption,
+    JsonOption,
+    WorkspaceOption,
+    chosen_workspace,
+    open_workspace,
+)
 from skillwiki.errors import InputError
 
 if TYPE_CHECKING:
@@ -53,6 +59,7 @@ def ingest(
     tags: Annotated[str | None, typer.Option(help="Comma-separated tags to set.")] = None,
     summary: Annotated[str | None, typer.Option(help="Set the one-line summary.")] = None,
     no_compile: Annotated[bool, typer.Option("--no-compile", help="Do not compile.")] = False,
+    expect_fingerprint: ExpectOption = None,
     workspace: WorkspaceOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -71,14 +78,18 @@ def ingest(
     ws, config = open_workspace(ctx, workspace)
     tag_list = tuple(tag.strip() for tag in (tags or "").split(",") if tag.strip())
     data = sys.stdin.buffer.read() if STDIN in paths else None
+    overrides = Overrides(title, summary, tag_list)
     result = run(
-        ws, config, paths, stdin=data, name=name, overrides=Overrides(title, summary, tag_list)
+        ws, config, paths, stdin=data, name=name, overrides=overrides, expected=expect_fingerprint
     )
     compiled = None if no_compile else _compile(ws, config, force=False)
     if as_json:
         render.print_json(
             {
-                "files": [asdict(item) for item in result.files],
+                "files": [
+                    {**asdict(item), "fingerprint": _fingerprint(ws.raw / item.raw, config)}
+                    for item in result.files
+                ],
                 "skipped": result.skipped,
                 "compile": None if compiled is None else _compile_json(ws, compiled),
             }
@@ -142,6 +153,9 @@ def status(
         render.print_json(
             {
                 "fresh": fresh,
+                "catalog": _fingerprint(ws.index_json, config)
+                if ws.index_json.exists()
+                else "none",
                 "totals": {state.value: counts[state] for state in State},
                 "files": [
                     {
@@ -168,6 +182,12 @@ def status(
         render.echo(f"{total} articles: {totals}")
     if check and not fresh:
         raise typer.Exit(1)
+
+
+def _fingerprint(path: Path, config: Config) -> str:
+    from skillwiki.fingerprint import fingerprint
+
+    return fingerprint(path.read_bytes(), config.fingerprint)
 
 
 def _compile(ws: Workspace, config: Config, *, force: bool) -> CompileResult:
