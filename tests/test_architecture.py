@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -79,3 +80,36 @@ def test_python_dash_m_works() -> None:
         [sys.executable, "-m", "skillwiki", "--version"], capture_output=True, text=True, check=True
     )
     assert out.stdout == "skillwiki 0.1.0\n"
+
+
+NETWORK_OR_CODE = {"socket", "ssl", "http", "requests", "httpx", "pickle", "shelve", "subprocess"}
+
+
+def _full_imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def test_no_network_and_no_code_from_content() -> None:
+    for path in PACKAGE.rglob("*.py"):
+        imports = _full_imports(path)
+        tops = {name.split(".")[0] for name in imports}
+        assert not tops & NETWORK_OR_CODE, (path.name, tops & NETWORK_OR_CODE)
+        assert "urllib.request" not in imports, path.name
+        calls = {
+            node.func.id
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        }
+        assert not calls & {"eval", "exec", "compile", "__import__"}, path.name
+    loaders = sorted(
+        p.name
+        for p in PACKAGE.rglob("*.py")
+        if re.search(r"\byaml\.(load|unsafe_load|full_load)\(", p.read_text())
+    )
+    assert loaders == ["_yaml.py"]  # the one place YAML is loaded, with SafeLoader subclasses
