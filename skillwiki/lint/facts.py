@@ -47,25 +47,17 @@ def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
             key = line.split(":", 1)[0] if ":" in line and line[:1] not in " \t-#" else ""
             if key and key not in key_lines:
                 key_lines[key] = number
-    if PurePosixPath(rel).suffix.lower() not in MARKDOWN_SUFFIXES:
-        return FileFacts(
-            None,
-            document.has_frontmatter,
-            document.meta,
-            key_lines,
-            offset,
-            [],
-            [],
-            [],
-            found_secrets,
-        )
-    body = document.body
-    blocks = markdown.scan(body)
-    links = [
-        (link.kind, link.target, offset + link.line, link.column)
-        for link in markdown.links(body, code=blocks.code_lines)
-    ]
-    anchors = sorted(github_anchors([heading.text for heading in blocks.headings]))
+    links: list[tuple[str, str, int, int]] = []
+    anchors: list[str] = []
+    sections: list[tuple[str, int, str]] = []
+    if PurePosixPath(rel).suffix.lower() in MARKDOWN_SUFFIXES:
+        blocks = markdown.scan(document.body)
+        links = [
+            (link.kind, link.target, offset + link.line, link.column)
+            for link in markdown.links(document.body, code=blocks.code_lines)
+        ]
+        anchors = sorted(github_anchors([heading.text for heading in blocks.headings]))
+        sections = _sections(document.body, offset, blocks.code_lines)
     return FileFacts(
         None,
         document.has_frontmatter,
@@ -74,7 +66,7 @@ def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
         offset,
         links,
         anchors,
-        _sections(body, offset, blocks.code_lines),
+        sections,
         found_secrets,
     )
 
