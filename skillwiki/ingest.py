@@ -166,6 +166,8 @@ def _read(ws: Workspace, config: Config, path: Path, given: Path) -> Source:
         data = path.read_bytes()
     except PermissionError:
         raise InputError(given, "cannot be read (permission denied)") from None
+    except OSError as exc:
+        raise InputError(given, f"cannot be read ({exc.strerror or exc})") from None
     text = decode(data, given, config.max_file_bytes)
     if _inside(path, ws.root):
         origin = ws.rel(path)

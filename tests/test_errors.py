@@ -364,3 +364,19 @@ def test_read_only_workspace_changes_nothing(ws: Path) -> None:
         == f"Error: {ws}/.wiki: cannot write to the workspace (Read-only file system)\n"
     )
     assert snapshot(ws) == before
+
+
+def test_unreadable_files_are_a_clear_error(ws: Path, invoke: Invoke) -> None:
+    """A file the OS will not read: /proc/self/mem refuses even root; a 000 file, others."""
+    before = snapshot(ws)
+    result = invoke("ingest", "-w", str(ws), "/proc/self/mem")
+    assert result.exit_code == 2
+    assert result.stderr == "Error: /proc/self/mem: cannot be read (Input/output error)\n"
+    if os.geteuid() != 0:
+        locked = write(ws / "locked.md", "# Locked\n")
+        os.chmod(locked, 0)
+        result = invoke("ingest", "-w", str(ws), str(locked))
+        assert result.stderr == f"Error: {locked}: cannot be read (permission denied)\n"
+        os.chmod(locked, 0o644)
+        locked.unlink()
+    assert snapshot(ws) == before
