@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, cast
 
 import yaml
@@ -44,12 +45,19 @@ class _FastLoader(yaml.CSafeLoader):
 
 
 def load(source: str) -> Any:
-    """Load frontmatter YAML with StrictLoader's rules, on libyaml when it is safe to.
+    """Load frontmatter YAML with StrictLoader's rules, the cheapest way that is exact.
 
-    libyaml composes aliases itself, so text that could hold one (any `&` or `*`) takes the
-    pure-Python loader, and so does any error: its messages are the ones users see.
+    The flat subset skillwiki itself writes is read line by line (scalars typed by PyYAML's
+    own resolvers and constructors); anything else goes to libyaml, except text that could
+    hold an alias (any `&` or `*`), which takes the pure-Python loader, and so does any error:
+    its messages are the ones users see.
     """
-    if "&" in source or "*" in source or not getattr(yaml, "__with_libyaml__", False):
+    if "&" in source or "*" in source:
+        return yaml.load(source, Loader=StrictLoader)  # noqa: S506 - a SafeLoader
+    flat = _flat(source)
+    if flat is not None:
+        return flat
+    if not getattr(yaml, "__with_libyaml__", False):
         return yaml.load(source, Loader=StrictLoader)  # noqa: S506 - a SafeLoader
     try:
         return yaml.load(source, Loader=_FastLoader)  # noqa: S506 - a CSafeLoader
@@ -109,3 +117,79 @@ def dump(meta: dict[str, Any]) -> str:
         default_flow_style=False,
         width=1_000_000,
     )
+
+
+# The flat subset: `key: scalar`, `key: []`, `key:` then `  - scalar` items; nothing else.
+_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?: (.*))?")
+_ITEM = re.compile(r"  - (.*)")
+_INDICATORS = frozenset("[]{}#&*!|>'\"%@`,?:")
+_NO_VALUE = object()
+_CONSTRUCTOR = yaml.constructor.SafeConstructor()
+_BUILD = {
+    "tag:yaml.org,2002:str": lambda node: node.value,
+    "tag:yaml.org,2002:null": lambda node: None,
+    "tag:yaml.org,2002:bool": _CONSTRUCTOR.construct_yaml_bool,
+    "tag:yaml.org,2002:int": _CONSTRUCTOR.construct_yaml_int,
+    "tag:yaml.org,2002:float": _CONSTRUCTOR.construct_yaml_float,
+}
+
+
+def _flat(source: str) -> dict[str, Any] | None:
+    """Read the flat subset, or return None for anything else (the real loader decides)."""
+    result: dict[str, Any] = {}
+    listing: str | None = None  # the key whose `  - item` lines are being read
+    for line in source.split("\n"):
+        item = _ITEM.fullmatch(line)
+        if item is not None:
+            value = _scalar(item.group(1))
+            if listing is None or value is _NO_VALUE:
+                return None
+            result[listing].append(value)
+            continue
+        if listing is not None and not result[listing]:
+            result[listing] = None  # `key:` with nothing under it is null
+        listing = None
+        if not line:
+            continue
+        key = _KEY.fullmatch(line)
+        if key is None or key.group(1) in result or _scalar(key.group(1)) != key.group(1):
+            return None  # not flat, a duplicate, or a key YAML reads as a non-string (true)
+        raw = key.group(2)
+        if raw is None:
+            listing = key.group(1)
+            result[listing] = []
+            continue
+        value = [] if raw == "[]" else _scalar(raw)
+        if value is _NO_VALUE:
+            return None
+        result[key.group(1)] = value
+    if listing is not None and not result[listing]:
+        result[listing] = None
+    return result
+
+
+def _scalar(raw: str) -> Any:
+    if not raw or raw != raw.strip() or " #" in raw or ": " in raw or raw.endswith(":"):
+        return _NO_VALUE
+    first = raw[0]
+    if first == "'":
+        inner = raw[1:-1]
+        if len(raw) < 2 or raw[-1] != "'" or "'" in inner.replace("''", ""):
+            return _NO_VALUE
+        return inner.replace("''", "'")
+    if first == '"':
+        inner = raw[1:-1]
+        if len(raw) < 2 or raw[-1] != '"' or '"' in inner or "\\" in inner:
+            return _NO_VALUE
+        return inner
+    if first in _INDICATORS or "\t" in raw or raw == "-" or raw.startswith("- "):
+        return _NO_VALUE
+    tag = "tag:yaml.org,2002:str"
+    for candidate, pattern in StrictLoader.yaml_implicit_resolvers.get(first, []):
+        if pattern.match(raw):
+            tag = candidate
+            break
+    build = _BUILD.get(tag)
+    if build is None:
+        return _NO_VALUE
+    return build(yaml.ScalarNode(tag, raw))

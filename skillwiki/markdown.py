@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -213,13 +212,9 @@ def _line_links(line: str, number: int, offset: int) -> Iterator[Link]:
         yield Link("wikilink", match.group(1), number, start + 1, offset + start, offset + end)
 
 
+_NOT_IN_SLUG = re.compile(r"[^\w\- ]")
+
+
 def slug(heading: str) -> str:
     """Return GitHub's anchor for a heading: lower case, punctuation dropped, spaces to '-'."""
-    kept = []
-    for char in heading.strip().lower():
-        category = unicodedata.category(char)
-        if char in "-_" or category[0] in "LNM":
-            kept.append(char)
-        elif char == " ":
-            kept.append("-")
-    return "".join(kept)
+    return _NOT_IN_SLUG.sub("", heading.strip().lower()).replace(" ", "-")

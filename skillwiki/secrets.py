@@ -43,7 +43,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
     (
         "password",
         re.compile(
-            r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*"
+            r"(?i)(?<![A-Za-z0-9])"  # DB_PASSWORD and MY_API_KEY count: _ is not a letter
             r"(?:password|passwd|pwd|secret(?:[_-]?key)?|api[_-]?key|access[_-]?token"
             r"|auth[_-]?token|token)\b[\"']?\s*[:=]\s*[\"']?([^\s\"'`,;]{6,})"
         ),
@@ -89,6 +89,9 @@ _TRIGGERS = {
 }
 
 
+_PARTS = tuple((part, kind) for kind, parts in _TRIGGERS.items() for part in parts)
+
+
 @dataclass(frozen=True)
 class Secret:
     kind: str
@@ -101,8 +104,9 @@ def find(text: str) -> list[Secret]:
     found: list[Secret] = []
     taken: list[tuple[int, int]] = []
     lowered = text.lower()
+    present = {kind for part, kind in _PARTS if part in lowered}
     for kind, pattern, group in _PATTERNS:
-        if not any(part in lowered for part in _TRIGGERS[kind]):
+        if kind not in present:
             continue
         for match in pattern.finditer(text):
             start, end = match.span(group)

@@ -86,3 +86,36 @@ def test_markdown_links_between_raw_files_resolve_to_the_same_article(
     assert rewrite_target(raw_rel, target, raw_rel) == target
     assert rewrite_target(raw_rel, f"{name}.txt#x", raw_rel) == f"{name}.txt.md#x"
     assert rewrite_target(raw_rel, "https://x.y/z.png", raw_rel) == "https://x.y/z.png"
+
+
+@given(metas)
+def test_the_flat_reader_agrees_with_pyyaml(meta: dict) -> None:
+    import yaml
+
+    from skillwiki._yaml import StrictLoader, _flat, dump
+
+    text = dump(meta) if meta else ""
+    flat = _flat(text)
+    assert flat is None or flat == yaml.load(text, Loader=StrictLoader) or (flat == {} and not meta)
+
+
+scalar_text = st.text(
+    alphabet=st.sampled_from(list("ab1-_:#' \\\"[]{}.,~!&*?|>%@`yesnoTrueNULL0x9e+")), max_size=12
+)
+
+
+@given(st.dictionaries(keys, scalar_text, max_size=5))
+def test_the_flat_reader_agrees_on_hand_written_scalars(meta: dict) -> None:
+    import yaml
+
+    from skillwiki._yaml import StrictLoader, _flat
+
+    text = "".join(f"{key}: {value}\n" for key, value in meta.items())
+    flat = _flat(text)
+    if flat is None:
+        return
+    try:
+        expected = yaml.load(text, Loader=StrictLoader)
+    except yaml.YAMLError:
+        raise AssertionError(f"the flat reader accepted what YAML refuses: {text!r}") from None
+    assert flat == (expected or {})

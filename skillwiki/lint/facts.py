@@ -57,7 +57,8 @@ def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
             for link in markdown.links(document.body, code=blocks.code_lines)
         ]
         anchors = sorted(github_anchors([heading.text for heading in blocks.headings]))
-        sections = _sections(document.body, offset, blocks.code_lines)
+        if document.meta.get("type") == "lesson" or "/lessons/" in rel:  # only lessons have them
+            sections = _sections(document.body, offset, blocks.code_lines)
     return FileFacts(
         None,
         document.has_frontmatter,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -105,7 +106,8 @@ def _facts(
     if known is not None:
         return FileFacts._make(known)
     try:
-        data = (ws.root / path).read_bytes()
+        with open(os.path.join(ws.root, path), "rb") as handle:
+            data = handle.read()
     except OSError as exc:
         return FileFacts(f"cannot be read ({exc.strerror})", False, {}, {}, 0, [], [], [], [])
     # Only what people and agents write (raw/) is held to the size limit.
