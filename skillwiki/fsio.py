@@ -21,11 +21,6 @@ def atomic_write(path: Path, data: bytes) -> None:
     write_many([(path, data)], only_changed=False)
 
 
-def write_if_changed(path: Path, data: bytes) -> bool:
-    """Write `data` to `path` atomically unless it already holds exactly these bytes."""
-    return write_many([(path, data)])[0]
-
-
 def write_many(items: Sequence[tuple[Path, bytes]], *, only_changed: bool = True) -> list[bool]:
     """Write files atomically, flushing them to disk together; return which ones were written.
 

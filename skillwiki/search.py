@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skillwiki import markdown
 from skillwiki.documents import body_of, decode, split
 from skillwiki.errors import InputError, SkillwikiError
 from skillwiki.statcache import Stat
 from skillwiki.workspace import Workspace
 
-SCHEMA = "6"
+SCHEMA = "7"
 # BM25 weights per column: title >> tags, headings > summary (and prevention rule) > body.
 WEIGHTS = (10.0, 5.0, 3.0, 2.0, 1.0)
 HIDDEN_STATUSES = ("archived", "superseded")
@@ -275,7 +276,8 @@ def _document(path: Path, entry: str | None) -> _Document | None:
     meta, title, body = fields
     tags = [str(tag) for tag in meta.get("tags") or [] if isinstance(tag, str | int | float)]
     summary = f"{meta.get('summary') or ''} {meta.get('prevention_rule') or ''}"
-    columns = (title, " ".join(tags), " ".join(headings(body)), summary, body)
+    heads = [heading.text for heading in markdown.scan(body).headings if heading.level > 1]
+    columns = (title, " ".join(tags), " ".join(heads), summary, body)
     return _Document(
         title=title,
         type=str(meta.get("type") or "document"),
@@ -283,26 +285,6 @@ def _document(path: Path, entry: str | None) -> _Document | None:
         tags="\x1f".join(tag.lower() for tag in tags),
         values=tuple(normalize(str(column)) for column in columns),
     )
-
-
-_HEADING = re.compile(r"^ {0,3}#{2,6}[ \t]+(.+?)[ \t#]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-
-
-def headings(body: str) -> list[str]:
-    """Return the text of the level-2-and-deeper ATX headings outside code fences."""
-    found = []
-    fence = ""
-    for line in body.splitlines():
-        marker = _FENCE.match(line)
-        if marker and (not fence or marker.group(1).startswith(fence)):
-            fence = "" if fence else marker.group(1)[0] * 3
-            continue
-        if not fence:
-            heading = _HEADING.match(line)
-            if heading:
-                found.append(heading.group(1))
-    return found
 
 
 def _fields(path: Path, entry: str | None = None) -> tuple[dict[str, Any], str, str] | None:
