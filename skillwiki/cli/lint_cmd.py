@@ -5,12 +5,15 @@ from __future__ import annotations
 import os
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from skillwiki.cli import render
 from skillwiki.cli.common import WorkspaceOption, open_workspace
+
+if TYPE_CHECKING:
+    from skillwiki.lint.model import Finding
 
 
 class Format(StrEnum):
@@ -60,9 +63,8 @@ def lint(
       skillwiki lint --baseline .wiki-baseline.json
     """
     from skillwiki.lint import baseline as baselines
-    from skillwiki.lint import report, run_lint
+    from skillwiki.lint import run_lint
     from skillwiki.lint.model import Severity
-    from skillwiki.lint.rules import RULE_INFO
 
     ws, config = open_workspace(ctx, workspace)
     findings = run_lint(ws, config).findings
@@ -72,14 +74,24 @@ def lint(
     accepted = baseline or write_baseline
     if accepted is not None:
         findings, hidden = baselines.apply(accepted, ws, findings)
-    prefix = repository_prefix(ws.root)
+    _print_report(output, findings, hidden, repository_prefix(ws.root))
+    threshold = FailOn.warning if strict else (fail_on or FailOn.error)
+    failing = [f for f in findings if f.severity is Severity.ERROR or threshold is FailOn.warning]
+    if failing and not exit_zero:
+        raise typer.Exit(1)
+
+
+def _print_report(output: Format, findings: list[Finding], hidden: int, prefix: str) -> None:
+    from skillwiki.lint import report
+    from skillwiki.lint.rules import RULE_INFO
+
     match output:
         case Format.json:
             typer.echo(report.to_json(findings, hidden))
         case Format.github:
             typer.echo(report.to_github(findings, prefix), nl=False)
             summary = os.environ.get("GITHUB_STEP_SUMMARY")
-            if summary:
+            if summary:  # GitHub's job summary: the one file lint appends to
                 with open(summary, "a", encoding="utf-8") as handle:
                     handle.write(report.step_summary(findings, prefix))
         case Format.sarif:
@@ -87,13 +99,9 @@ def lint(
         case Format.text:
             for line, style in report.to_text(findings):
                 render.echo(line, style=style)
-            errors = sum(f.severity is Severity.ERROR for f in findings)
+            errors = sum(f.severity.value == "error" for f in findings)
             extra = f", {hidden} hidden by the baseline" if hidden else ""
             render.echo(f"{errors} error(s), {len(findings) - errors} warning(s){extra}")
-    threshold = FailOn.warning if strict else (fail_on or FailOn.error)
-    failing = [f for f in findings if f.severity is Severity.ERROR or threshold is FailOn.warning]
-    if failing and not exit_zero:
-        raise typer.Exit(1)
 
 
 def repository_prefix(root: Path) -> str:

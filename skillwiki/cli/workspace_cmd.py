@@ -21,7 +21,7 @@ from skillwiki.cli.common import (
 from skillwiki.errors import InputError
 
 if TYPE_CHECKING:
-    from skillwiki.compiler import CompileResult
+    from skillwiki.compiler import CompileResult, Plan
     from skillwiki.config import Config
     from skillwiki.workspace import Workspace
 
@@ -150,38 +150,47 @@ def status(
     total = sum(counts.values())
     fresh = counts[State.FRESH] == total and not plan.problems
     if as_json:
-        render.print_json(
-            {
-                "fresh": fresh,
-                "catalog": _fingerprint(ws.index_json, config)
-                if ws.index_json.exists()
-                else "none",
-                "totals": {state.value: counts[state] for state in State},
-                "files": [
-                    {
-                        "article": f".wiki/wiki/{entry.article}",
-                        "raw": None if entry.raw is None else f".wiki/raw/{entry.raw}",
-                        "state": entry.state.value,
-                    }
-                    for entry in plan.entries
-                ],
-            }
-        )
+        render.print_json(_status_json(ws, config, plan, fresh))
     else:
-        for entry in plan.others:
-            if entry.state is not State.FRESH:
-                shown = (
-                    f".wiki/raw/{entry.raw}"
-                    if entry.state is State.NEW
-                    else f".wiki/wiki/{entry.article}"
-                )
-                render.echo(f"{entry.state.value:<7} {shown}")
-        for problem in plan.problems:
-            render.warn(f"{problem.path}: {problem.message}")
-        totals = ", ".join(f"{counts[state]} {state.value}" for state in State)
-        render.echo(f"{total} articles: {totals}")
+        _print_status(plan)
     if check and not fresh:
         raise typer.Exit(1)
+
+
+def _status_json(ws: Workspace, config: Config, plan: Plan, fresh: bool) -> dict[str, object]:
+    from skillwiki.compiler import State
+
+    counts = plan.count()
+    return {
+        "fresh": fresh,
+        "catalog": _fingerprint(ws.index_json, config) if ws.index_json.exists() else "none",
+        "totals": {state.value: counts[state] for state in State},
+        "files": [
+            {
+                "article": f".wiki/wiki/{entry.article}",
+                "raw": None if entry.raw is None else f".wiki/raw/{entry.raw}",
+                "state": entry.state.value,
+            }
+            for entry in plan.entries
+        ],
+    }
+
+
+def _print_status(plan: Plan) -> None:
+    from skillwiki.compiler import State
+
+    for entry in plan.others:  # sorted; holds fresh articles too when the cache knew nothing
+        if entry.state is State.FRESH:
+            continue
+        shown = (
+            f".wiki/raw/{entry.raw}" if entry.state is State.NEW else f".wiki/wiki/{entry.article}"
+        )
+        render.echo(f"{entry.state.value:<7} {shown}")
+    for problem in plan.problems:
+        render.warn(f"{problem.path}: {problem.message}")
+    counts = plan.count()
+    totals = ", ".join(f"{counts[state]} {state.value}" for state in State)
+    render.echo(f"{sum(counts.values())} articles: {totals}")
 
 
 def _fingerprint(path: Path, config: Config) -> str:
