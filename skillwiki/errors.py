@@ -38,6 +38,10 @@ class InputError(SkillwikiError):
         self.detail = message
 
 
+class ReadOnlyWorkspace(InputError):
+    """The workspace cannot be written (a read-only checkout, or no permission)."""
+
+
 class NotFound(SkillwikiError):
     """A lesson id or article path that does not exist."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -12,7 +13,7 @@ from typing import Any
 from skillwiki import fsio
 from skillwiki.config import Config
 from skillwiki.documents import decode, join, split
-from skillwiki.errors import InputError, NotFound
+from skillwiki.errors import InputError, NotFound, ReadOnlyWorkspace
 from skillwiki.fingerprint import expect, fingerprint
 from skillwiki.lessons import LESSONS_DIR
 from skillwiki.workspace import Workspace
@@ -152,7 +153,7 @@ def count_hits(ws: Workspace, config: Config, ids: list[str], when: str) -> None
     """Record that recall printed these lessons (under the lock, so no count is lost)."""
     if not ids:
         return
-    with fsio.workspace_lock(ws, config.lock_timeout):
+    with contextlib.suppress(ReadOnlyWorkspace), fsio.workspace_lock(ws, config.lock_timeout):
         hits = load_hits(ws)
         for lesson_id in ids:
             entry = hits.get(lesson_id) if isinstance(hits.get(lesson_id), dict) else {}

@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from skillwiki.errors import InputError, LockTimeout
+from skillwiki.errors import LockTimeout, ReadOnlyWorkspace
 from skillwiki.workspace import Workspace
 
 TEMP_SUFFIX = ".tmp"
@@ -136,9 +136,11 @@ def workspace_lock(ws: Workspace, timeout: float) -> Iterator[None]:
     try:
         fd = os.open(ws.lock_file, os.O_RDWR | os.O_CREAT, 0o644)
     except PermissionError:
-        raise InputError(ws.dot, "cannot write to the workspace (permission denied)") from None
+        raise ReadOnlyWorkspace(
+            ws.dot, "cannot write to the workspace (permission denied)"
+        ) from None
     except OSError as exc:
-        raise InputError(ws.dot, f"cannot write to the workspace ({exc.strerror})") from None
+        raise ReadOnlyWorkspace(ws.dot, f"cannot write to the workspace ({exc.strerror})") from None
     try:
         _acquire(fd, ws, timeout)
         os.ftruncate(fd, 0)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Sequence
+from contextlib import closing, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,13 +23,17 @@ from skillwiki.workspace import Workspace, article_rel
 class Refresh:
     refreshed: int
     problems: list[Problem] = field(default_factory=list)
+    index: sqlite3.Connection | None = None  # the search index, in step; the caller closes it
 
 
 def refresh(ws: Workspace, config: Config, progress: Progress | None = None) -> Refresh:
-    """Compile what changed and bring the search index in step with the articles."""
+    """Compile what changed and bring the search index in step with the articles.
+
+    In a checkout that cannot be written, the index is built in memory for this run.
+    """
     result = compile_workspace(ws, config, progress=progress)
-    search.sync(ws, result.articles, result.entry_of, result.token)
-    return Refresh(result.refreshed, result.problems)
+    index = search.open_index(ws, result.articles, result.entry_of, result.token)
+    return Refresh(result.refreshed, result.problems, index)
 
 
 def query(
@@ -46,9 +52,17 @@ def query(
     if compile_first:
         done = refresh(ws, config, progress)
     else:
-        search.sync(ws, statcache.scan(ws.wiki))
-        done = Refresh(0)
-    hits = search.search(ws, text, limit=limit, kind=kind, tags=tags, include_hidden=include_hidden)
+        done = Refresh(0, index=search.open_index(ws, statcache.scan(ws.wiki)))
+    with closing(done.index) if done.index else nullcontext():
+        hits = search.search(
+            ws,
+            text,
+            limit=limit,
+            kind=kind,
+            tags=tags,
+            include_hidden=include_hidden,
+            db=done.index,
+        )
     return hits, done
 
 

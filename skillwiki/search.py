@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skillwiki import markdown
+from skillwiki import markdown, statcache
 from skillwiki.documents import body_of, decode, split
 from skillwiki.errors import InputError, SkillwikiError
 from skillwiki.statcache import Stat
@@ -104,6 +104,8 @@ def _busy_is_an_error(path: Path) -> Iterator[None]:
     try:
         yield
     except sqlite3.OperationalError as exc:
+        if "readonly" in str(exc) or "unable to open" in str(exc):
+            raise _Unwritable from None
         raise SkillwikiError(
             f"the search index {path} cannot be used ({exc}); try again, "
             "or delete .wiki/.cache/ to have it rebuilt"
@@ -118,34 +120,67 @@ def _sync(
     token: str | None,
 ) -> None:
     with _connect(path) as db:
-        synced = db.execute("SELECT value FROM meta WHERE key = 'synced'").fetchone()
-        if token is not None and synced == (token,):
-            return
-        wanted = {rel: f"{stat[0]}:{stat[1]}:{stat[2]}" for rel, stat in articles.items()}
-        if _differences(db, wanted) == ([], []):
-            _mark_synced(db, token)
-            return
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            changed, gone = _differences(db, wanted)
-            documents = [(rel, _document(ws.wiki / rel, entry_of(rel))) for rel in changed]
-            packer = _Packer(db, [doc.values for _, doc in documents if doc is not None])
-            for rel in gone:
-                _delete(db, rel, packer)
-            for rel, doc in documents:
-                _delete(db, rel, packer)
-                if doc is not None:
-                    _insert(db, rel, wanted[rel], doc, packer)
-            bulk = len(changed) >= OPTIMIZE_AFTER
-            if bulk:  # merge the index's segments after a bulk load
-                db.execute("INSERT INTO fts(fts) VALUES ('optimize')")
-            db.execute("REPLACE INTO meta VALUES ('synced', ?)", (token or "",))
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        if bulk:
-            db.execute("VACUUM")
+        if _sync_db(db, ws, articles, entry_of, token):
+            db.execute("VACUUM")  # after a bulk load, give the space of old segments back
+
+
+def _sync_db(
+    db: sqlite3.Connection,
+    ws: Workspace,
+    articles: Mapping[str, Stat],
+    entry_of: Callable[[str], str | None],
+    token: str | None,
+) -> bool:
+    """Apply the differences between the index and the articles; True after a bulk load."""
+    synced = db.execute("SELECT value FROM meta WHERE key = 'synced'").fetchone()
+    if token is not None and synced == (token,):
+        return False
+    wanted = {rel: f"{stat[0]}:{stat[1]}:{stat[2]}" for rel, stat in articles.items()}
+    if _differences(db, wanted) == ([], []):
+        _mark_synced(db, token)
+        return False
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        changed, gone = _differences(db, wanted)
+        documents = [(rel, _document(ws.wiki / rel, entry_of(rel))) for rel in changed]
+        packer = _Packer(db, [doc.values for _, doc in documents if doc is not None])
+        for rel in gone:
+            _delete(db, rel, packer)
+        for rel, doc in documents:
+            _delete(db, rel, packer)
+            if doc is not None:
+                _insert(db, rel, wanted[rel], doc, packer)
+        bulk = len(changed) >= OPTIMIZE_AFTER
+        if bulk:  # merge the index's segments after a bulk load
+            db.execute("INSERT INTO fts(fts) VALUES ('optimize')")
+        db.execute("REPLACE INTO meta VALUES ('synced', ?)", (token or "",))
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    return bulk
+
+
+class _Unwritable(Exception):
+    """The index cannot be created or updated where it lives (a read-only checkout)."""
+
+
+def open_index(
+    ws: Workspace,
+    articles: Mapping[str, Stat],
+    entry_of: Callable[[str], str | None] | None = None,
+    token: str | None = None,
+) -> sqlite3.Connection:
+    """Return an index in step with the articles: the one in .cache/, kept up to date, or
+    where the workspace cannot be written, one built in memory for this run."""
+    try:
+        sync(ws, articles, entry_of, token)
+        return sqlite3.connect(index_path(ws), timeout=30)
+    except _Unwritable:
+        db = sqlite3.connect(":memory:", isolation_level=None)
+        _create(db)
+        _sync_db(db, ws, articles, entry_of or _no_entry, token)
+        return db
 
 
 def _mark_synced(db: sqlite3.Connection, token: str | None) -> None:
@@ -156,7 +191,10 @@ def _mark_synced(db: sqlite3.Connection, token: str | None) -> None:
 
 @contextmanager
 def _connect(path: Path) -> Iterator[sqlite3.Connection]:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        raise _Unwritable from None
     with closing(sqlite3.connect(path, timeout=30, isolation_level=None)) as db:
         db.execute("PRAGMA journal_mode=WAL")
         row = _schema_version(db)
@@ -327,6 +365,7 @@ def search(
     kind: str | None = None,
     tags: Sequence[str] = (),
     include_hidden: bool = False,
+    db: sqlite3.Connection | None = None,
 ) -> list[Hit]:
     """Return the best `limit` articles for `text`, best first.
 
@@ -356,10 +395,14 @@ def search(
         f"FROM fts JOIN docs ON docs.id = fts.rowid WHERE {' AND '.join(where)} "
         "ORDER BY score DESC, docs.path LIMIT ?"
     )
-    with closing(sqlite3.connect(index_path(ws), timeout=30)) as db:
-        rows = db.execute(sql, (*params, max(CANDIDATES, limit))).fetchall()
+    index = db or open_index(ws, statcache.scan(ws.wiki))
+    try:
+        rows = index.execute(sql, (*params, max(CANDIDATES, limit))).fetchall()
         ids = [row[0] for row in rows]
-        matched = _coverage(db, terms, ids) if len(terms) > 1 else {}
+        matched = _coverage(index, terms, ids) if len(terms) > 1 else {}
+    finally:
+        if db is None:  # ours to close; a given connection stays the caller's
+            index.close()
     ranked = sorted(
         (
             ((matched.get(rowid) or 1) + max(bm25, 0.0) / (1.0 + max(bm25, 0.0)), rel, title, kind_)

@@ -380,3 +380,22 @@ def test_unreadable_files_are_a_clear_error(ws: Path, invoke: Invoke) -> None:
         os.chmod(locked, 0o644)
         locked.unlink()
     assert snapshot(ws) == before
+
+
+@pytest.mark.skipif(not _can_mount_read_only(), reason="needs root and mount namespaces")
+def test_query_and_lint_work_in_a_read_only_checkout(demo: Path) -> None:
+    shutil.rmtree(demo / ".wiki" / ".cache", ignore_errors=True)
+    before = snapshot(demo)
+    cli = f"{shlex.quote(sys.executable)} -m skillwiki -w {shlex.quote(str(demo))}"
+    script = (
+        f"mount --bind {shlex.quote(str(demo))} {shlex.quote(str(demo))} && "
+        f"mount -o remount,bind,ro {shlex.quote(str(demo))} && "
+        f"{cli} query 'tool failure retry' --json && {cli} lint --format json && "
+        f"{cli} recall --agent channel-op --task 'send the digest' --format json"
+    )
+    result = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert ".wiki/wiki/docs/tool-calls.md" in result.stdout
+    assert "Prevention:" in result.stdout
+    assert snapshot(demo) == before
+    assert not (demo / ".wiki" / ".cache").exists()

@@ -13,6 +13,8 @@ import typer
 from skillwiki.cli import render
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from skillwiki.workspace import Workspace
 
 from skillwiki.cli.common import (
@@ -125,10 +127,15 @@ def recall(
     from skillwiki.recall import recall as run
 
     ws, config = open_workspace(ctx, workspace)
+    index = None
     if not no_compile:
         with render.progress("Compiling") as progress:
-            refresh(ws, config, progress)
-    scores = _task_scores(ws, task) if task else {}
+            index = refresh(ws, config, progress).index
+    try:
+        scores = _task_scores(ws, task, index) if task else {}
+    finally:
+        if index is not None:
+            index.close()
     request = Request(agent, tuple(tag or ()), tuple(path or ()), task, budget)
     result = run(ws, config, request, today(), scores)
     count_hits(ws, config, result.included, datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
@@ -148,12 +155,12 @@ def recall(
             typer.echo(f"{item.score:7.4f} {item.id}: {item.reason} [{parts}]", err=True)
 
 
-def _task_scores(ws: Workspace, task: str) -> dict[str, float]:
+def _task_scores(ws: Workspace, task: str, index: sqlite3.Connection | None) -> dict[str, float]:
     """Relevance (0..1) of each lesson to the task, from the search index."""
     from skillwiki.search import query_terms, search
 
     terms = len(query_terms(task)[0])
-    hits = search(ws, task, limit=200, kind="lesson")
+    hits = search(ws, task, limit=200, kind="lesson", db=index)
     return {Path(hit.path).stem: min(1.0, hit.score / (terms + 1)) for hit in hits if terms}
 
 

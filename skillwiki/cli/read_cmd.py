@@ -101,7 +101,10 @@ def show(
     ws, config = open_workspace(ctx, workspace)
     if not no_compile:
         with render.progress("Compiling") as progress:
-            _warn_problems(refresh(ws, config, progress))
+            done = refresh(ws, config, progress)
+        if done.index is not None:
+            done.index.close()
+        _warn_problems(done)
     shown = run(ws, key, config.fingerprint)
     if as_json:
         render.print_json(
