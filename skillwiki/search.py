@@ -441,6 +441,8 @@ def snippet(path: Path, terms: Sequence[str], width: int = 160) -> str:
     pattern = re.compile("|".join(_term_pattern(root) for root in roots), re.IGNORECASE)
     best, best_count = "", 0
     for raw_line in body.splitlines():
+        if raw_line == "## Sources":  # the back-link the compiler adds: not the article's text
+            break
         line = _LINK_TEXT.sub(r"\1", raw_line).strip()
         if not line or line.startswith("# "):
             continue
