@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import time
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
@@ -23,6 +24,7 @@ SCHEMA = "7"
 WEIGHTS = (10.0, 5.0, 3.0, 2.0, 1.0)
 HIDDEN_STATUSES = ("archived", "superseded")
 OPTIMIZE_AFTER = 1000
+BUSY_SECONDS = 30
 CANDIDATES = 200  # BM25's best matches that the term-coverage ordering re-ranks
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 _WORD = re.compile(r"\w+")
@@ -88,15 +90,40 @@ def sync(
     """
     path = index_path(ws)
     try:
-        with _busy_is_an_error(path):
-            _sync(ws, path, articles, entry_of or _no_entry, token)
+        _sync_patiently(ws, path, articles, entry_of or _no_entry, token)
     except sqlite3.OperationalError:
         raise
     except sqlite3.DatabaseError:  # not a database, or a malformed one: it is derived, rebuild
         for stale in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
             stale.unlink(missing_ok=True)
-        with _busy_is_an_error(path):
-            _sync(ws, path, articles, entry_of or _no_entry, token)
+        _sync_patiently(ws, path, articles, entry_of or _no_entry, token)
+
+
+def _sync_patiently(
+    ws: Workspace,
+    path: Path,
+    articles: Mapping[str, Stat],
+    entry_of: Callable[[str], str | None],
+    token: str | None,
+) -> None:
+    """Sync, trying again while another process holds the database (SQLite can answer
+    "locked" at once, without waiting, when two connections set it up at the same time)."""
+    deadline = time.monotonic() + BUSY_SECONDS
+    while True:
+        try:
+            with _busy_is_an_error(path):
+                _sync(ws, path, articles, entry_of, token)
+            return
+        except _Busy:
+            if time.monotonic() > deadline:
+                raise SkillwikiError(
+                    f"the search index {path} stayed locked for {BUSY_SECONDS}s; try again"
+                ) from None
+            time.sleep(0.05)
+
+
+class _Busy(Exception):
+    """Another connection holds the database; trying again will do."""
 
 
 @contextmanager
@@ -106,6 +133,8 @@ def _busy_is_an_error(path: Path) -> Iterator[None]:
     except sqlite3.OperationalError as exc:
         if "readonly" in str(exc) or "unable to open" in str(exc):
             raise _Unwritable from None
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise _Busy from None
         raise SkillwikiError(
             f"the search index {path} cannot be used ({exc}); try again, "
             "or delete .wiki/.cache/ to have it rebuilt"
@@ -195,8 +224,9 @@ def _connect(path: Path) -> Iterator[sqlite3.Connection]:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError:
         raise _Unwritable from None
-    with closing(sqlite3.connect(path, timeout=30, isolation_level=None)) as db:
-        db.execute("PRAGMA journal_mode=WAL")
+    with closing(sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None)) as db:
+        if db.execute("PRAGMA journal_mode").fetchone() != ("wal",):
+            db.execute("PRAGMA journal_mode=WAL")
         row = _schema_version(db)
         if row != SCHEMA:
             _create(db)
@@ -396,10 +426,18 @@ def search(
         "ORDER BY score DESC, docs.path LIMIT ?"
     )
     index = db or open_index(ws, statcache.scan(ws.wiki))
+    deadline = time.monotonic() + BUSY_SECONDS
     try:
-        rows = index.execute(sql, (*params, max(CANDIDATES, limit))).fetchall()
-        ids = [row[0] for row in rows]
-        matched = _coverage(index, terms, ids) if len(terms) > 1 else {}
+        while True:
+            try:
+                rows = index.execute(sql, (*params, max(CANDIDATES, limit))).fetchall()
+                ids = [row[0] for row in rows]
+                matched = _coverage(index, terms, ids) if len(terms) > 1 else {}
+                break
+            except sqlite3.OperationalError as exc:  # a writer checkpointing: wait for it
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise SkillwikiError(f"the search index cannot be read ({exc})") from None
+                time.sleep(0.05)
     finally:
         if db is None:  # ours to close; a given connection stays the caller's
             index.close()
