@@ -97,14 +97,14 @@ def render(raw_rel: str, raw: Document, raw_fingerprint: str, algorithm: str) ->
     if kind not in DOCUMENT_TYPES:
         raise InputError(where, f"frontmatter key 'type' must be document or lesson, not {kind!r}")
     is_markdown = PurePosixPath(raw_rel).suffix.lower() in MARKDOWN_SUFFIXES
-    tokens = markdown.parse(raw.body) if is_markdown else []
-    title = _title(raw_rel, raw, tokens, where)
-    if is_markdown:
-        body = _rewrite_links(raw_rel, raw.body, tokens, optional_str(raw.meta, "origin", where))
-        body = _drop_leading_title(body, tokens, title)
+    shape = markdown.outline(raw.body) if is_markdown else None
+    title = _title(raw_rel, raw, shape, where)
+    if shape is not None:
+        body = _rewrite_links(raw_rel, raw.body, shape, optional_str(raw.meta, "origin", where))
+        body = _drop_leading_title(body, shape, title)
     else:
         body = _fence(raw.body, CODE_INFO.get(PurePosixPath(raw_rel).suffix.lower(), "text"))
-    summary = _summary(raw, tokens, is_markdown, where)
+    summary = _summary(raw, shape, where)
     article_body = _article_body(raw_rel, title, body)
     meta: dict[str, Any] = {
         "title": title,
@@ -125,10 +125,10 @@ def render(raw_rel: str, raw: Document, raw_fingerprint: str, algorithm: str) ->
     return Rendered(join(meta, article_body), meta)
 
 
-def _title(raw_rel: str, raw: Document, tokens: list[Any], where: str) -> str:
+def _title(raw_rel: str, raw: Document, shape: markdown.Outline | None, where: str) -> str:
     title = optional_str(raw.meta, "title", where)
-    if title is None:
-        leading = next((h for h in markdown.headings(tokens) if h.level == 1), None)
+    if title is None and shape is not None:
+        leading = next((h for h in shape.blocks.headings if h.level == 1), None)
         title = leading.text if leading else None
     if not title:
         title = readable_name(raw_rel)
@@ -146,12 +146,12 @@ def readable_name(rel: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def _summary(raw: Document, tokens: list[Any], is_markdown: bool, where: str) -> str:
+def _summary(raw: Document, shape: markdown.Outline | None, where: str) -> str:
     given = optional_str(raw.meta, "summary", where)
     if given is not None:
         return " ".join(given.split())
-    if is_markdown:
-        return first_sentence(markdown.first_paragraph(tokens))
+    if shape is not None:
+        return first_sentence(shape.first_paragraph)
     return first_sentence(_first_text_line(raw.body))
 
 
@@ -176,8 +176,8 @@ def first_sentence(text: str) -> str:
     return (cut[:space] if space > SUMMARY_LIMIT // 2 else cut).rstrip() + "…"
 
 
-def _drop_leading_title(body: str, tokens: list[Any], title: str) -> str:
-    leading = markdown.leading_h1(tokens)
+def _drop_leading_title(body: str, shape: markdown.Outline, title: str) -> str:
+    leading = shape.leading_h1
     if leading is None or " ".join(leading[0].split()) != title:
         return body
     return "".join(body.splitlines(keepends=True)[leading[1] :])
@@ -205,10 +205,10 @@ def link_destination(path: str) -> str:
     return f"<{path}>" if re.search(r"[\s()<>]", path) else path
 
 
-def _rewrite_links(raw_rel: str, body: str, tokens: list[Any], origin: str | None) -> str:
+def _rewrite_links(raw_rel: str, body: str, shape: markdown.Outline, origin: str | None) -> str:
     pieces: list[str] = []
     last = 0
-    for link in markdown.links(body, tokens):
+    for link in markdown.links(body, code=shape.blocks.code_lines):
         if link.kind == "wikilink":
             continue
         new = rewrite_target(raw_rel, link.target, origin)

@@ -53,6 +53,7 @@ class Facts(NamedTuple):
     source_fingerprint: str | None
     compiler: str | None
     edited: bool
+    row_key: str | None  # fingerprint of its catalog row: unchanged rows need no new index
 
 
 @dataclass
@@ -117,6 +118,8 @@ class CompileResult:
     articles: dict[str, Stat] = field(default_factory=dict)
     # article -> its index.json entry (JSON); computed on demand, for the few that need it
     entry_of: Callable[[str], str | None] = lambda _: None
+    new_rows: dict[str, tuple[str, ...]] = field(default_factory=dict)  # of articles written
+    rows_changed: bool = False  # a written article's catalog row differs from before
     # Names this exact state of wiki/ as recorded in the saved stat cache; None when unsaved.
     token: str | None = None
 
@@ -229,12 +232,13 @@ def read_row(path: Path, target: str) -> Any:
 
 def read_facts(path: Path, target: str) -> Facts:
     """Parse an article's frontmatter: its source fingerprint, compiler, and hand edits."""
+    from skillwiki import catalog
 
     data = _read(path)
     try:
         document = split(decode(data, path, len(data) + 1), path)
     except InputError:
-        return Facts(None, None, True)
+        return Facts(None, None, True, None)
     meta = document.meta
     stored = meta.get("compiled_fingerprint")
     edited = not (isinstance(stored, str) and matches(document.body.encode(), stored))
@@ -243,7 +247,12 @@ def read_facts(path: Path, target: str) -> Facts:
     if isinstance(sources, list) and sources and isinstance(sources[0], str):
         source = sources[0].rpartition("=")[2] or None
     compiler = meta.get("compiler") if isinstance(meta.get("compiler"), str) else None
-    return Facts(source, compiler, edited)
+    return Facts(source, compiler, edited, row_key(catalog.row(target, meta)))
+
+
+def row_key(row: Any) -> str:
+    """Fingerprint a catalog row (its index.json entry holds every field of it)."""
+    return fingerprint(row[2].encode())
 
 
 def _read(path: Path) -> bytes:
@@ -317,9 +326,12 @@ BATCH = 500  # articles rendered, then written to disk together
 def _apply(
     ws: Workspace, config: Config, plan: Plan, force: bool, progress: Progress | None
 ) -> CompileResult:
-    from skillwiki import catalog
-
     result = CompileResult(plan.count(), problems=list(plan.problems))
+    try:  # checked before anything is written: no article learned or lost since the last check
+        stats = (statcache.stat_of(ws.index_md), statcache.stat_of(ws.index_json))
+        indexes_known = plan.cache.indexes_known(stats)
+    except OSError:
+        indexes_known = False
     for temp in plan.temps:  # under the lock no writer is at work: these are leftovers
         (ws.dot / temp).unlink(missing_ok=True)
     pending = plan.pending(force)
@@ -338,15 +350,28 @@ def _apply(
         if progress is not None:
             progress(min(start + BATCH, len(todo)), len(todo))
     result.kept_edited = [] if force else plan.edited()
-    index_md, index_json = catalog.render(plan.rows(ws))
-    wrote_md, wrote_json = fsio.write_many([(ws.index_md, index_md), (ws.index_json, index_json)])
-    result.indexes_written = wrote_md or wrote_json
-    plan.cache.remember_indexes((statcache.stat_of(ws.index_md), statcache.stat_of(ws.index_json)))
+    if result.removed or result.rows_changed or not indexes_known:
+        _write_indexes(ws, plan, result)
+    # else: only bodies changed, every catalog row is the same: index.md/index.json stand.
     result.articles = plan.wiki_stats
-    result.entry_of = partial(plan.entry_json, ws)
+    new_rows = result.new_rows
+    result.entry_of = lambda target: (
+        new_rows[target][2] if target in new_rows else plan.entry_json(ws, target)
+    )
     if result.refreshed or result.indexes_written:
         fsio.append_log(ws, "compile", _log_details(result))
     return result
+
+
+def _write_indexes(ws: Workspace, plan: Plan, result: CompileResult) -> None:
+    from skillwiki import catalog
+
+    for target, row in result.new_rows.items():
+        plan.cache.rows.put(target, plan.wiki_stats[target], row)
+    index_md, index_json = catalog.render(plan.rows(ws))
+    written = fsio.write_many([(ws.index_md, index_md), (ws.index_json, index_json)])
+    result.indexes_written = any(written)
+    plan.cache.remember_indexes((statcache.stat_of(ws.index_md), statcache.stat_of(ws.index_json)))
 
 
 def _compile_batch(
@@ -371,8 +396,10 @@ def _compile_batch(
         except InputError as exc:
             result.problems.append(Problem(exc.path or where, exc.detail))
             continue
-        facts = Facts(raw_fp, COMPILER, False)
         row = tuple(catalog.row(entry.article, rendered.meta))
+        facts = Facts(raw_fp, COMPILER, False, row_key(row))
+        old = plan.facts.get(entry.article)
+        result.rows_changed = result.rows_changed or old is None or old.row_key != facts.row_key
         done.append((entry, rendered.text.encode(), raw_fp, facts, row))
     written = fsio.write_many([(ws.wiki / entry.article, text) for entry, text, *_ in done])
     for (entry, _, raw_fp, facts, row), was_written in zip(done, written, strict=True):
@@ -383,7 +410,7 @@ def _compile_batch(
         plan.wiki_stats[entry.article] = stat
         plan.facts[entry.article] = facts
         plan.cache.remember_article(entry.article, stat, tuple(facts))
-        plan.cache.rows.put(entry.article, stat, row)
+        result.new_rows[entry.article] = row
         plan.cache.remember_raw(entry.raw, statcache.stat_of(ws.raw / entry.raw), raw_fp)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from skillwiki import fsio
 
-FORMAT = 5
+FORMAT = 6
 # A file modified this close to when the cache was saved may have changed again within the same
 # timestamp tick without its stat changing ("racily clean"): such entries are re-checked.
 RACY_NS = 2_000_000_000
