@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, cast
 
 import yaml
@@ -168,6 +169,7 @@ def _flat(source: str) -> dict[str, Any] | None:
     return result
 
 
+@lru_cache(maxsize=8192)  # frontmatter repeats itself: types, compiler, tags, dates
 def _scalar(raw: str) -> Any:
     if not raw or raw != raw.strip() or " #" in raw or ": " in raw or raw.endswith(":"):
         return _NO_VALUE

@@ -203,6 +203,7 @@ _EMPHASIS = (
     re.compile(r"(\*{1,3})(?=\S)(.+?)(?<=\S)\1"),
     re.compile(r"(?<![A-Za-z0-9])(_{1,3})(?=\S)(.+?)(?<=\S)\1(?![A-Za-z0-9])"),
 )
+_MARKUP_CHARS = re.compile(r"[`*_\[\]!<>&\\]")
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
@@ -301,6 +302,8 @@ def _strip_containers(line: str) -> str:
 
 def inline_plain(text: str) -> str:
     """Return the text a reader sees of inline Markdown: no markers, links as their text."""
+    if not _MARKUP_CHARS.search(text):  # most headings and many lines are plain words
+        return " ".join(text.split())
     import html
 
     spans: list[str] = []
