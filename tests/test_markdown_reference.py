@@ -56,7 +56,7 @@ def test_scanner_agrees_with_commonmark_on_real_pages() -> None:
         expected, found = _views(split(path.read_text(encoding="utf-8"), path).body)
         if expected != found:
             differ.append(path)
-    assert len(documents) > 20
+    assert len(documents) >= 15  # the demo and the golden data; tldr too when it is there
     assert differ == []
 
 
