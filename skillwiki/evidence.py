@@ -128,10 +128,18 @@ def confidence(evidence: tuple[Evidence, ...], on: date, half_life_days: float) 
     return (helped + 1.0) / (total + 2.0)
 
 
-def muted(lesson: Lesson, config: Config, on: date) -> bool:
-    """Tell whether evidence says the lesson does not help (low confidence, enough evidence)."""
+MUTE_AFTER = 3  # pieces of evidence before low confidence mutes a lesson
+
+
+def mute_reason(lesson: Lesson, config: Config, on: date) -> str | None:
+    """Say why evidence mutes the lesson (low confidence after enough evidence), or None."""
     value = confidence(lesson.evidence, on, config.recall.half_life_days)
-    return len(lesson.evidence) >= 3 and value < config.recall.min_confidence
+    if len(lesson.evidence) >= MUTE_AFTER and value < config.recall.min_confidence:
+        return (
+            f"low confidence {value:.2f} after {len(lesson.evidence)} pieces of evidence "
+            f"(recall.min_confidence {config.recall.min_confidence})"
+        )
+    return None
 
 
 # Hits: how often and when recall last printed each lesson (derived data, in .cache/).

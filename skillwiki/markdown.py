@@ -285,19 +285,18 @@ def _quote_depth(line: str) -> int:
 
 
 def _strip_quotes(line: str) -> str:
-    while True:
-        match = _QUOTE.match(line)
-        if not match:
-            return line
-        line = line[match.end() :]
+    return _strip_all(_QUOTE, line)
 
 
 def _strip_containers(line: str) -> str:
-    while True:
-        match = _CONTAINER.match(line)
-        if not match:
-            return line
+    return _strip_all(_CONTAINER, line)
+
+
+def _strip_all(prefix: re.Pattern[str], line: str) -> str:
+    """Remove every leading match of prefix (nested quotes, list items)."""
+    while match := prefix.match(line):
         line = line[match.end() :]
+    return line
 
 
 def inline_plain(text: str) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from skillwiki import fsio
 from skillwiki.config import Config
-from skillwiki.evidence import Lesson, confidence, load_lessons
+from skillwiki.evidence import Lesson, confidence, load_lessons, mute_reason
 from skillwiki.workspace import Workspace
 
 HEADER = (
@@ -109,13 +109,7 @@ def _excluded(lesson: Lesson, request: Request, config: Config, on: date) -> str
     agents = lesson.strings("agents")
     if lesson.text("scope") == "targeted" and request.agent and request.agent not in agents:
         return f"targeted at other agents ({', '.join(agents) or 'none'})"
-    value = confidence(lesson.evidence, on, config.recall.half_life_days)
-    if len(lesson.evidence) >= 3 and value < config.recall.min_confidence:
-        return (
-            f"low confidence {value:.2f} after {len(lesson.evidence)} pieces of evidence "
-            f"(recall.min_confidence {config.recall.min_confidence})"
-        )
-    return None
+    return mute_reason(lesson, config, on)
 
 
 def _parts(
