@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -15,7 +16,7 @@ from skillwiki.config import Config
 from skillwiki.documents import decode, split
 from skillwiki.errors import InputError
 from skillwiki.fingerprint import algorithm_of, fingerprint, matches
-from skillwiki.statcache import Stat, StatCache
+from skillwiki.statcache import Folder, Record, Stat, StatCache
 from skillwiki.workspace import Workspace, article_rel
 
 Progress = Callable[[int, int], None]
@@ -58,14 +59,90 @@ class Facts(NamedTuple):
 
 @dataclass
 class Plan:
-    raw_stats: dict[str, Stat]
-    wiki_stats: dict[str, Stat]
-    facts: dict[str, Facts]  # of the articles that are not simply fresh
-    problems: list[Problem]
+    raw_folders: dict[str, Folder]  # folder -> file name -> stat
+    wiki_folders: dict[str, Folder]  # the same; a stat is None where only names were listed
     cache: StatCache
-    fresh: list[tuple[str, str]] = field(default_factory=list)  # (article, raw), unordered
+    facts: dict[str, Facts] = field(default_factory=dict)  # of the articles looked at
+    problems: list[Problem] = field(default_factory=list)
     temps: list[str] = field(default_factory=list)  # left by killed writers, relative to .wiki/
-    others: list[Entry] = field(default_factory=list)  # every other article, sorted
+    others: list[Entry] = field(default_factory=list)  # every article not known fresh, sorted
+    looked: set[str] = field(default_factory=set)  # folders planned file by file
+    answered: dict[str, Record] = field(default_factory=dict)  # folders their records answered
+    found_fresh: list[tuple[str, str]] = field(default_factory=list)  # in looked folders
+    wiki_root: Path | None = None  # where articles listed by name only can be stat'ed
+    folder_stats: dict[str, Stat] = field(default_factory=dict)  # of wiki/'s folders, as scanned
+    _raw_stats: dict[str, Stat] | None = None
+    _wiki_stats: dict[str, Stat] | None = None
+
+    @property
+    def raw_stats(self) -> dict[str, Stat]:
+        """Every raw file's stat, by path."""
+        if self._raw_stats is None:
+            self._raw_stats = _flat(self.raw_folders)
+        return self._raw_stats
+
+    @property
+    def wiki_stats(self) -> dict[str, Stat]:
+        """Every article's stat, by path: as recorded where only names were listed."""
+        if self._wiki_stats is None:
+            found = {}
+            for folder, files in self.wiki_folders.items():
+                for name in files:
+                    stat = self.article_stat(folder + name)
+                    if stat is not None:
+                        found[folder + name] = stat
+            self._wiki_stats = found
+        return self._wiki_stats
+
+    def article_stat(self, rel: str) -> Stat | None:
+        """An article's stat; None when it does not exist."""
+        folder = statcache.folder_of(rel)
+        files = self.wiki_folders.get(folder)
+        name = rel[len(folder) :]
+        if files is None or name not in files:
+            return None
+        stat: Stat | None = files[name]
+        if stat is None:  # listed by name only: its recorded stat, or a look at it now
+            stat = self.cache.article_stat(rel)
+            if stat is None:
+                try:
+                    stat = statcache.stat_of(Path(self.wiki_root or ".") / rel)
+                except OSError:
+                    return None
+            files[name] = stat
+        return stat
+
+    def raw_stat(self, rel: str) -> Stat:
+        folder = statcache.folder_of(rel)
+        stat: Stat = self.raw_folders[folder][rel[len(folder) :]]
+        return stat
+
+    def set_article(self, rel: str, stat: Stat | None) -> None:
+        """Record that an article was written (its new stat) or removed (None)."""
+        folder = statcache.folder_of(rel)
+        files = self.wiki_folders.setdefault(folder, {})
+        if stat is None:
+            files.pop(rel[len(folder) :], None)
+            if self._wiki_stats is not None:
+                self._wiki_stats.pop(rel, None)
+        else:
+            files[rel[len(folder) :]] = stat
+            if self._wiki_stats is not None:
+                self._wiki_stats[rel] = stat
+
+    @property
+    def fresh(self) -> list[tuple[str, str]]:
+        """Every (article, raw) pair known fresh, unordered."""
+        found = list(self.found_fresh)
+        for folder, record in self.answered.items():
+            taken = {article for article, _, _ in record.others}
+            losers = {path.removeprefix(".wiki/raw/") for path, _ in record.problems}
+            for name in self.raw_folders.get(folder, {}):
+                source = folder + name
+                target = source if name[-3:] == ".md" else article_rel(source)
+                if target not in taken and source not in losers:
+                    found.append((target, source))
+        return found
 
     @property
     def entries(self) -> list[Entry]:
@@ -75,7 +152,9 @@ class Plan:
 
     def count(self) -> dict[State, int]:
         counts = dict.fromkeys(State, 0)
-        counts[State.FRESH] = len(self.fresh)
+        counts[State.FRESH] = len(self.found_fresh) + sum(
+            record.fresh for record in self.answered.values()
+        )
         for entry in self.others:
             counts[entry.state] += 1
         return counts
@@ -87,7 +166,8 @@ class Plan:
     def row(self, ws: Workspace, target: str) -> Any:
         from skillwiki.catalog import Row
 
-        stat = self.wiki_stats[target]
+        stat = self.article_stat(target)
+        assert stat is not None
         known = self.cache.rows.get(target, stat)
         if known is None:
             known = tuple(read_row(ws.wiki / target, target))
@@ -96,7 +176,7 @@ class Plan:
 
     def entry_json(self, ws: Workspace, target: str) -> str | None:
         """Return the index.json entry of an article (for the search index), if it exists."""
-        return self.row(ws, target).json if target in self.wiki_stats else None
+        return self.row(ws, target).json if self.article_stat(target) is not None else None
 
     def edited(self) -> list[str]:
         return [entry.article for entry in self.others if entry.state is State.EDITED]
@@ -104,6 +184,42 @@ class Plan:
     def pending(self, force: bool) -> list[Entry]:
         todo = {State.NEW, State.STALE, State.ORPHAN} | ({State.EDITED} if force else set())
         return [entry for entry in self.others if entry.state in todo]
+
+    def renew_records(self, force: bool, now: int) -> None:
+        """Give each folder looked at a record of how it is now (after any compile)."""
+        others: dict[str, list[Entry]] = {}
+        for entry in self.others:
+            others.setdefault(statcache.folder_of(entry.article), []).append(entry)
+        problems: dict[str, list[Problem]] = {}
+        for problem in self.problems:
+            rel = problem.path.removeprefix(".wiki/raw/")
+            problems.setdefault(statcache.folder_of(rel), []).append(problem)
+        todo = {State.NEW, State.STALE, State.ORPHAN} | ({State.EDITED} if force else set())
+        for folder in self.looked:
+            raw = self.raw_folders.get(folder, {})
+            wiki = self.wiki_folders.get(folder, {})
+            if not raw and not wiki:
+                self.cache.renew(folder, None)
+                continue
+            mine = others.get(folder, [])
+            record = statcache.record_of(
+                self.cache,
+                folder,
+                raw,
+                wiki,
+                self.folder_stats.get(folder),
+                tuple((entry.article, entry.raw, entry.state.value) for entry in mine),
+                tuple((problem.path, problem.message) for problem in problems.get(folder, [])),
+                pending=any(entry.state in todo for entry in mine) or bool(self.temps),
+                now=now,
+            )
+            self.cache.renew(folder, record)
+
+
+def _flat(folders: dict[str, Folder]) -> dict[str, Stat]:
+    return {
+        folder + name: stat for folder, files in folders.items() for name, stat in files.items()
+    }
 
 
 @dataclass
@@ -115,13 +231,18 @@ class CompileResult:
     backups: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     indexes_written: bool = False
-    articles: dict[str, Stat] = field(default_factory=dict)
+    # every article's stat, computed on demand (the search index rarely needs them all)
+    articles: Callable[[], dict[str, Stat]] = dict
     # article -> its index.json entry (JSON); computed on demand, for the few that need it
     entry_of: Callable[[str], str | None] = lambda _: None
     new_rows: dict[str, tuple[str, ...]] = field(default_factory=dict)  # of articles written
     rows_changed: bool = False  # a written article's catalog row differs from before
     # Names this exact state of wiki/ as recorded in the saved stat cache; None when unsaved.
     token: str | None = None
+    # The state the cache was loaded at, and every article (rel -> stat) of the folders that
+    # were looked into: all that may differ from that state. None when nothing was loaded.
+    since: str | None = None
+    looked: dict[str, dict[str, Stat]] = field(default_factory=dict)
 
     @property
     def refreshed(self) -> int:
@@ -132,20 +253,60 @@ def cache_path(ws: Workspace) -> Path:
     return ws.cache / "state.marshal"
 
 
-def make_plan(ws: Workspace, config: Config) -> Plan:
-    """Work out the state of every raw file and article, hashing only files whose stat changed."""
+def make_plan(ws: Workspace, config: Config, *, trust_articles: bool = False) -> Plan:
+    """Work out the state of every raw file and article, hashing only files whose stat changed.
+
+    A folder whose listing matches its record is answered by the record; the others are
+    planned file by file. With `trust_articles` the articles of wiki/ are listed by name
+    only, not stat'ed: an article edited by hand in place goes unseen until a full look
+    (compile, status, lint), but never lost, for an article is looked at before it is rewritten.
+    """
     cache = statcache.load(cache_path(ws), config.fingerprint)
     temps: list[str] = []
-    raw_stats = statcache.scan(ws.raw, temps)
+    raw_folders = statcache.scan_folders(ws.raw, temps)
     temps = [f"raw/{rel}" for rel in temps]
     wiki_temps: list[str] = []
-    wiki_stats = statcache.scan(ws.wiki, wiki_temps)
+    folder_stats: dict[str, Stat] = {}
+    wiki_folders = statcache.scan_folders(
+        ws.wiki, wiki_temps, stats=not trust_articles, folder_stats=folder_stats
+    )
     temps += [f"wiki/{rel}" for rel in wiki_temps]
     temps += [name for name in os.listdir(ws.dot) if name.endswith(fsio.TEMP_SUFFIX)]
-    plan = Plan(raw_stats, wiki_stats, {}, [], cache, temps=temps)
+    plan = Plan(raw_folders, wiki_folders, cache, temps=temps, wiki_root=ws.wiki)
+    plan.folder_stats = folder_stats
+    for folder in sorted(raw_folders.keys() | wiki_folders.keys() | cache.records.keys()):
+        raw = raw_folders.get(folder, {})
+        wiki = wiki_folders.get(folder, {})
+        record = cache.records.get(folder)
+        if (
+            record is not None
+            and record.quiet
+            and record.raw == statcache.digest(raw)
+            and record.names == statcache.names_digest(wiki, folder_stats.get(folder))
+            and (trust_articles or record.articles == statcache.digest(wiki))
+        ):
+            plan.answered[folder] = record
+            plan.others += [
+                Entry(article, source, State(state)) for article, source, state in record.others
+            ]
+            plan.problems += [Problem(path, message) for path, message in record.problems]
+            continue
+        if trust_articles and wiki:
+            wiki = wiki_folders[folder] = statcache.stat_files(ws.wiki, folder, wiki)
+        _plan_folder(ws, config, plan, folder, raw, wiki)
+    plan.others.sort()
+    plan.problems.sort()
+    return plan
+
+
+def _plan_folder(
+    ws: Workspace, config: Config, plan: Plan, folder: str, raw: Folder, wiki: Folder
+) -> None:
+    plan.looked.add(folder)
     expected: dict[str, str] = {}
-    for source in raw_stats:
-        target = source if source[-3:] == ".md" else article_rel(source)
+    for name in raw:
+        source = folder + name
+        target = source if name[-3:] == ".md" else article_rel(source)
         other = expected.get(target)
         if other is not None:  # raw/x.txt and raw/x.txt.md: the Markdown file keeps the name
             loser, source = (source, other) if other == target else (other, source)
@@ -156,40 +317,43 @@ def make_plan(ws: Workspace, config: Config) -> Plan:
                 )
             )
         expected[target] = source
-    plan.problems.sort()
-    # The hot loop of every query, one turn per article: the common case (both files known to
-    # the cache, fingerprints equal) is decided here; anything else goes to _state_of.
-    fresh = plan.fresh
-    raw_known, wiki_known = cache.raw, cache.wiki
-    settled = cache.saved_ns - statcache.RACY_NS
+    # One turn per article of the folder: the common case (both files known to the cache,
+    # fingerprints equal) is decided here; anything else goes to _state_of.
+    fresh = plan.found_fresh
+    raw_known, wiki_known = plan.cache.open_folder(folder)
+    limit = plan.cache.limit(folder)
+    skip = len(folder)
     for target, source in expected.items():
-        stat = wiki_stats.get(target)
+        stat = wiki.get(target[skip:])
         article = wiki_known.get(target)
-        if stat is not None and article is not None and article[0] == stat and stat[1] < settled:
-            raw_stat = raw_stats[source]
-            raw = raw_known.get(source)
+        if stat is not None and article is not None and article[0] == stat and stat[1] < limit:
+            known = raw_known.get(source)
+            raw_stat = raw[source[skip:]]
             facts = article[1]  # (source fingerprint, compiler, edited)
             if (
-                raw is not None
-                and raw[0] == raw_stat
-                and raw_stat[1] < settled
-                and facts[0] == raw[1]
+                known is not None
+                and known[0] == raw_stat
+                and raw_stat[1] < limit
+                and facts[0] == known[1]
                 and facts[1] == COMPILER
                 and not facts[2]
             ):
                 fresh.append((target, source))
                 continue
-        plan.others.append(Entry(target, source, _state_of(ws, config, plan, target, source)))
-    for target in wiki_stats.keys() - expected.keys():
-        plan.others.append(Entry(target, None, _state_of(ws, config, plan, target, None)))
-    plan.others.sort()
-    cache.prune(raw_stats.keys(), wiki_stats.keys())
-    return plan
+        state = _state_of(ws, config, plan, target, source)
+        if state is State.FRESH:
+            fresh.append((target, source))
+        else:
+            plan.others.append(Entry(target, source, state))
+    for name in wiki:
+        if folder + name not in expected:
+            target = folder + name
+            plan.others.append(Entry(target, None, _state_of(ws, config, plan, target, None)))
+    plan.cache.prune(folder, {folder + name for name in raw}, {folder + name for name in wiki})
 
 
 def _state_of(ws: Workspace, config: Config, plan: Plan, target: str, raw_rel: str | None) -> State:
-    # The hot loop of every query: one call per article, so it reads the cache directly.
-    stat = plan.wiki_stats.get(target)
+    stat = plan.article_stat(target)
     if stat is None:
         return State.NEW
     known = plan.cache.article_facts(target, stat)
@@ -206,7 +370,7 @@ def _state_of(ws: Workspace, config: Config, plan: Plan, target: str, raw_rel: s
     stored = facts.source_fingerprint
     if facts.compiler != COMPILER or stored is None:
         return State.STALE
-    raw_stat = plan.raw_stats[raw_rel]
+    raw_stat = plan.raw_stat(raw_rel)
     current = plan.cache.raw_fingerprint(raw_rel, raw_stat)
     if current is None:
         current = fingerprint(_read(ws.raw / raw_rel), config.fingerprint)
@@ -264,27 +428,47 @@ def _read(path: Path) -> bytes:
 
 
 def compile_workspace(
-    ws: Workspace, config: Config, *, force: bool = False, progress: Progress | None = None
+    ws: Workspace,
+    config: Config,
+    *,
+    force: bool = False,
+    progress: Progress | None = None,
+    trust_articles: bool = False,
 ) -> CompileResult:
-    """Compile what is new or stale, drop orphans, refresh index.md/index.json and the log."""
+    """Compile what is new or stale, drop orphans, refresh index.md/index.json and the log.
+
+    `trust_articles` (for the read commands) lists wiki/ by name only: see make_plan.
+    """
+    trust_articles = trust_articles and not force
     generation = _generation(ws)
-    plan = make_plan(ws, config)
+    plan = make_plan(ws, config, trust_articles=trust_articles)
     if not plan.pending(force) and not plan.temps and _indexes_current(ws, plan):
         result = CompileResult(
             plan.count(),
             kept_edited=plan.edited(),
             problems=plan.problems,
-            articles=plan.wiki_stats,
+            articles=lambda: plan.wiki_stats,
             entry_of=partial(plan.entry_json, ws),
         )
     else:
         with fsio.workspace_lock(ws, config.lock_timeout):
             if _generation(ws) != generation:  # another writer finished meanwhile: look again
-                plan = make_plan(ws, config)
+                plan = make_plan(ws, config, trust_articles=trust_articles)
             result = _apply(ws, config, plan, force, progress)
-    statcache.save(cache_path(ws), plan.cache, config.fingerprint)
+    since = plan.cache.saved_ns
+    now = time.time_ns()
+    plan.renew_records(force, now)
+    statcache.save(cache_path(ws), plan.cache, config.fingerprint, now)
     if not plan.cache.dirty:
-        result.token = f"{plan.cache.saved_ns}:{len(plan.wiki_stats)}"
+        result.token = str(plan.cache.saved_ns)
+    if since:
+        result.since = str(since)
+        result.looked = {
+            folder: {
+                folder + name: stat for name, stat in plan.wiki_folders.get(folder, {}).items()
+            }
+            for folder in plan.looked
+        }
     return result
 
 
@@ -341,7 +525,8 @@ def _apply(
             result.backups.append(_backup(ws, entry.article, stamp))
         if entry.raw is None:
             fsio.remove(ws.wiki / entry.article, ws.wiki)
-            plan.wiki_stats.pop(entry.article, None)
+            plan.set_article(entry.article, None)
+            plan.cache.forget_article(entry.article)
             plan.facts.pop(entry.article, None)
             result.removed.append(entry.article)
     todo = [entry for entry in pending if entry.raw is not None]
@@ -353,7 +538,7 @@ def _apply(
     if result.removed or result.rows_changed or not indexes_known:
         _write_indexes(ws, plan, result)
     # else: only bodies changed, every catalog row is the same: index.md/index.json stand.
-    result.articles = plan.wiki_stats
+    result.articles = lambda: plan.wiki_stats
     new_rows = result.new_rows
     result.entry_of = lambda target: (
         new_rows[target][2] if target in new_rows else plan.entry_json(ws, target)
@@ -367,7 +552,9 @@ def _write_indexes(ws: Workspace, plan: Plan, result: CompileResult) -> None:
     from skillwiki import catalog
 
     for target, row in result.new_rows.items():
-        plan.cache.rows.put(target, plan.wiki_stats[target], row)
+        stat = plan.article_stat(target)
+        assert stat is not None
+        plan.cache.rows.put(target, stat, row)
     index_md, index_json = catalog.render(plan.rows(ws))
     written = fsio.write_many([(ws.index_md, index_md), (ws.index_json, index_json)])
     result.indexes_written = any(written)
@@ -407,7 +594,7 @@ def _compile_batch(
         if was_written:
             result.written.append(entry.article)
         stat = statcache.stat_of(ws.wiki / entry.article)
-        plan.wiki_stats[entry.article] = stat
+        plan.set_article(entry.article, stat)
         plan.facts[entry.article] = facts
         plan.cache.remember_article(entry.article, stat, tuple(facts))
         result.new_rows[entry.article] = row

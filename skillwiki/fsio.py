@@ -16,8 +16,15 @@ TEMP_SUFFIX = ".tmp"
 FSYNC_EACH = 16  # up to this many files, fsync each; more, and one sync costs less
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so that readers see the old or the new file, never a mix."""
+def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Replace `path` with `data` so that readers see the old or the new file, never a mix.
+
+    `durable=False` skips flushing to disk, for derived files (caches) that a crash may empty
+    but never corrupt into something read as valid.
+    """
+    if not durable:
+        os.replace(_write_temp(path, data, sync=False), path)
+        return
     write_many([(path, data)], only_changed=False)
 
 

@@ -31,8 +31,9 @@ def refresh(ws: Workspace, config: Config, progress: Progress | None = None) -> 
 
     In a checkout that cannot be written, the index is built in memory for this run.
     """
-    result = compile_workspace(ws, config, progress=progress)
-    index = search.open_index(ws, result.articles, result.entry_of, result.token)
+    result = compile_workspace(ws, config, progress=progress, trust_articles=True)
+    since = search.Since(result.since, result.looked) if result.since is not None else None
+    index = search.open_index(ws, result.articles, result.entry_of, result.token, since)
     return Refresh(result.refreshed, result.problems, index)
 
 
@@ -52,7 +53,7 @@ def query(
     if compile_first:
         done = refresh(ws, config, progress)
     else:
-        done = Refresh(0, index=search.open_index(ws, statcache.scan(ws.wiki)))
+        done = Refresh(0, index=search.open_index(ws, lambda: statcache.scan(ws.wiki)))
     with closing(done.index) if done.index else nullcontext():
         hits = search.search(
             ws,

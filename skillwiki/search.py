@@ -76,43 +76,60 @@ def _no_entry(rel: str) -> None:
     return None
 
 
+Articles = Callable[[], Mapping[str, Stat]]  # every article's stat, asked for only if needed
+
+
+@dataclass(frozen=True)
+class Since:
+    """What changed since a known state: if the index was last synced to `token`, only the
+    articles of these folders (folder -> every article in it now, with its stat) may differ."""
+
+    token: str
+    folders: Mapping[str, Mapping[str, Stat]]
+
+
 def sync(
     ws: Workspace,
-    articles: Mapping[str, Stat],
+    articles: Articles,
     entry_of: Callable[[str], str | None] | None = None,
     token: str | None = None,
+    since: Since | None = None,
 ) -> None:
     """Bring the index in step with the articles (by stat), rebuilding it if it is unusable.
 
     `entry_of` (article -> its index.json entry as JSON) spares reading frontmatter again;
     `token` names this state of wiki/: when the index was last synced to the same token, it
-    is known to be in step and the comparison is skipped.
+    is known to be in step and the comparison is skipped; with `since`, only the folders
+    that may have changed since the index's state are compared.
     """
     path = index_path(ws)
+    step = _Step(articles, entry_of or _no_entry, token, since)
     try:
-        _sync_patiently(ws, path, articles, entry_of or _no_entry, token)
+        _sync_patiently(ws, path, step)
     except sqlite3.OperationalError:
         raise
     except sqlite3.DatabaseError:  # not a database, or a malformed one: it is derived, rebuild
         for stale in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
             stale.unlink(missing_ok=True)
-        _sync_patiently(ws, path, articles, entry_of or _no_entry, token)
+        _sync_patiently(ws, path, step)
 
 
-def _sync_patiently(
-    ws: Workspace,
-    path: Path,
-    articles: Mapping[str, Stat],
-    entry_of: Callable[[str], str | None],
-    token: str | None,
-) -> None:
+@dataclass(frozen=True)
+class _Step:
+    articles: Articles
+    entry_of: Callable[[str], str | None]
+    token: str | None
+    since: Since | None
+
+
+def _sync_patiently(ws: Workspace, path: Path, step: _Step) -> None:
     """Sync, trying again while another process holds the database (SQLite can answer
     "locked" at once, without waiting, when two connections set it up at the same time)."""
     deadline = time.monotonic() + BUSY_SECONDS
     while True:
         try:
             with _busy_is_an_error(path):
-                _sync(ws, path, articles, entry_of, token)
+                _sync(ws, path, step)
             return
         except _Busy:
             if time.monotonic() > deadline:
@@ -141,37 +158,23 @@ def _busy_is_an_error(path: Path) -> Iterator[None]:
         ) from None
 
 
-def _sync(
-    ws: Workspace,
-    path: Path,
-    articles: Mapping[str, Stat],
-    entry_of: Callable[[str], str | None],
-    token: str | None,
-) -> None:
+def _sync(ws: Workspace, path: Path, step: _Step) -> None:
     with _connect(path) as db:
-        if _sync_db(db, ws, articles, entry_of, token):
+        if _sync_db(db, ws, step):
             db.execute("VACUUM")  # after a bulk load, give the space of old segments back
 
 
-def _sync_db(
-    db: sqlite3.Connection,
-    ws: Workspace,
-    articles: Mapping[str, Stat],
-    entry_of: Callable[[str], str | None],
-    token: str | None,
-) -> bool:
+def _sync_db(db: sqlite3.Connection, ws: Workspace, step: _Step) -> bool:
     """Apply the differences between the index and the articles; True after a bulk load."""
     synced = db.execute("SELECT value FROM meta WHERE key = 'synced'").fetchone()
-    if token is not None and synced == (token,):
-        return False
-    wanted = {rel: f"{stat[0]}:{stat[1]}:{stat[2]}" for rel, stat in articles.items()}
-    if _differences(db, wanted) == ([], []):
-        _mark_synced(db, token)
+    if step.token is not None and synced == (step.token,):
         return False
     db.execute("BEGIN IMMEDIATE")
     try:
-        changed, gone = _differences(db, wanted)
-        documents = [(rel, _document(ws.wiki / rel, entry_of(rel))) for rel in changed]
+        synced = db.execute("SELECT value FROM meta WHERE key = 'synced'").fetchone()
+        since = step.since if step.since is not None and synced == (step.since.token,) else None
+        wanted, changed, gone = _differences(db, step.articles, since)
+        documents = [(rel, _document(ws.wiki / rel, step.entry_of(rel))) for rel in changed]
         packer = _Packer(db, [doc.values for _, doc in documents if doc is not None])
         for rel in gone:
             _delete(db, rel, packer)
@@ -182,7 +185,7 @@ def _sync_db(
         bulk = len(changed) >= OPTIMIZE_AFTER
         if bulk:  # merge the index's segments after a bulk load
             db.execute("INSERT INTO fts(fts) VALUES ('optimize')")
-        db.execute("REPLACE INTO meta VALUES ('synced', ?)", (token or "",))
+        db.execute("REPLACE INTO meta VALUES ('synced', ?)", (step.token or "",))
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
@@ -196,26 +199,21 @@ class _Unwritable(Exception):
 
 def open_index(
     ws: Workspace,
-    articles: Mapping[str, Stat],
+    articles: Articles,
     entry_of: Callable[[str], str | None] | None = None,
     token: str | None = None,
+    since: Since | None = None,
 ) -> sqlite3.Connection:
     """Return an index in step with the articles: the one in .cache/, kept up to date, or
     where the workspace cannot be written, one built in memory for this run."""
     try:
-        sync(ws, articles, entry_of, token)
+        sync(ws, articles, entry_of, token, since)
         return sqlite3.connect(index_path(ws), timeout=30)
     except _Unwritable:
         db = sqlite3.connect(":memory:", isolation_level=None)
         _create(db)
-        _sync_db(db, ws, articles, entry_of or _no_entry, token)
+        _sync_db(db, ws, _Step(articles, entry_of or _no_entry, token, None))
         return db
-
-
-def _mark_synced(db: sqlite3.Connection, token: str | None) -> None:
-    db.execute("BEGIN IMMEDIATE")
-    db.execute("REPLACE INTO meta VALUES ('synced', ?)", (token or "",))
-    db.execute("COMMIT")
 
 
 @contextmanager
@@ -267,11 +265,34 @@ _SCHEMA_SQL = (
 )
 
 
-def _differences(db: sqlite3.Connection, wanted: Mapping[str, str]) -> tuple[list[str], list[str]]:
-    have = dict(db.execute("SELECT path, stamp FROM docs").fetchall())
+def _differences(
+    db: sqlite3.Connection, articles: Articles, since: Since | None
+) -> tuple[dict[str, str], list[str], list[str]]:
+    """Return the stamp of each article compared, those whose stamp differs, and those gone.
+
+    With `since`, only the folders named there are compared (their rows found by a range of
+    paths, subfolders left out); otherwise every article.
+    """
+    if since is None:
+        wanted = {rel: _stamp(stat) for rel, stat in articles().items()}
+        have = dict(db.execute("SELECT path, stamp FROM docs").fetchall())
+    else:
+        wanted = {}
+        have = {}
+        for folder, found in since.folders.items():
+            wanted.update((rel, _stamp(stat)) for rel, stat in found.items())
+            rows = db.execute(
+                "SELECT path, stamp FROM docs WHERE path >= ? AND path < ?",
+                (folder, folder + "\U0010ffff"),
+            )
+            have.update((rel, stamp) for rel, stamp in rows if "/" not in rel[len(folder) :])
     changed = sorted(rel for rel, stamp in wanted.items() if have.get(rel) != stamp)
     gone = sorted(rel for rel in have if rel not in wanted)
-    return changed, gone
+    return wanted, changed, gone
+
+
+def _stamp(stat: Stat) -> str:
+    return f"{stat[0]}:{stat[1]}:{stat[2]}"
 
 
 _FTS_COLUMNS = "title, tags, headings, summary, body"
@@ -425,7 +446,7 @@ def search(
         f"FROM fts JOIN docs ON docs.id = fts.rowid WHERE {' AND '.join(where)} "
         "ORDER BY score DESC, docs.path LIMIT ?"
     )
-    index = db or open_index(ws, statcache.scan(ws.wiki))
+    index = db or open_index(ws, lambda: statcache.scan(ws.wiki))
     deadline = time.monotonic() + BUSY_SECONDS
     try:
         while True:

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 from tests.conftest import Invoke, write
@@ -77,11 +79,50 @@ def test_corrupt_or_missing_index_is_rebuilt_silently(demo: Path, invoke: Invoke
     assert _query(invoke, demo, "deploy") == expected
 
 
-def test_hand_edited_article_is_searchable(demo: Path, invoke: Invoke) -> None:
+def _settle(root: Path) -> None:
+    """Date every file and folder of the wiki well in the past, as in a long-lived checkout."""
+    past = time.time_ns() - 3600 * 10**9
+    for path in (root / ".wiki").rglob("*"):
+        if ".cache" not in path.parts:
+            os.utime(path, ns=(past, past))
+
+
+def test_article_replaced_by_hand_is_searchable_at_once(demo: Path, invoke: Invoke) -> None:
+    # git, editors that save safely, and skillwiki itself replace a file by renaming over it
+    _settle(demo)
     _query(invoke, demo, "deploy")
     article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
-    article.write_text(article.read_text() + "\nplatypus\n")
+    replacement = article.with_name("ci.md.new")
+    replacement.write_text(article.read_text() + "\nplatypus\n")
+    os.replace(replacement, article)
     assert _query(invoke, demo, "platypus")["results"][0]["path"] == ".wiki/wiki/docs/ci.md"
+
+
+def test_article_edited_in_place_is_searchable_after_compile(demo: Path, invoke: Invoke) -> None:
+    _settle(demo)
+    _query(invoke, demo, "deploy")
+    article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
+    with article.open("a") as handle:
+        handle.write("\nplatypus\n")
+    assert invoke("compile", "-w", str(demo)).exit_code == 0
+    assert _query(invoke, demo, "platypus")["results"][0]["path"] == ".wiki/wiki/docs/ci.md"
+
+
+def test_query_never_overwrites_an_article_edited_in_place(demo: Path, invoke: Invoke) -> None:
+    _settle(demo)
+    _query(invoke, demo, "deploy")
+    article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
+    with article.open("a") as handle:
+        handle.write("\nA note of my own.\n")
+    edited = article.read_bytes()
+    with (demo / ".wiki" / "raw" / "docs" / "ci.md").open("a") as handle:
+        handle.write("\nA change to the source.\n")
+    report = _query(invoke, demo, "deploy")
+    assert article.read_bytes() == edited
+    assert report["refreshed"] == 0
+    status = invoke("status", "-w", str(demo), "--json")
+    states = {f["article"]: f["state"] for f in json.loads(status.stdout)["files"]}
+    assert states[".wiki/wiki/docs/ci.md"] == "edited"
 
 
 def test_query_text_output(demo: Path, invoke: Invoke) -> None:
@@ -94,3 +135,29 @@ def test_query_text_output(demo: Path, invoke: Invoke) -> None:
         lines[1]
         == "   .wiki/wiki/lessons/2026-11-30-do-not-retry-non-idempotent-tool-calls-without-an.md"
     )
+
+
+def test_the_index_kept_in_step_folder_by_folder_equals_one_built_anew(
+    demo: Path, invoke: Invoke
+) -> None:
+    _settle(demo)
+    _query(invoke, demo, "deploy")
+    raw = demo / ".wiki" / "raw"
+    with (raw / "docs" / "ci.md").open("a") as handle:
+        handle.write("\nThe wombat checks the pipeline.\n")
+    write(raw / "notes" / "wombat.md", "# Wombat\n\nA wombat note, new.\n")
+    lesson = next((raw / "lessons").glob("*.md"))
+    lesson.unlink()
+    kept = _query(invoke, demo, "wombat pipeline")
+    assert {hit["path"] for hit in kept["results"]} == {
+        ".wiki/wiki/docs/ci.md",
+        ".wiki/wiki/notes/wombat.md",
+    }
+    gone = f".wiki/wiki/lessons/{lesson.name}"
+    assert all(hit["path"] != gone for hit in _query(invoke, demo, "tool")["results"])
+    answers = [_query(invoke, demo, text) for text in ("wombat", "deploy", "tool retry", "重试")]
+    for name in ("search.sqlite", "search.sqlite-wal", "search.sqlite-shm"):
+        (demo / ".wiki" / ".cache" / name).unlink(missing_ok=True)
+    assert [_query(invoke, demo, text) for text in ("wombat", "deploy", "tool retry", "重试")] == [
+        {**answer, "refreshed": 0} for answer in answers
+    ]

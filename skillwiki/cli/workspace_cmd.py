@@ -179,9 +179,7 @@ def _status_json(ws: Workspace, config: Config, plan: Plan, fresh: bool) -> dict
 def _print_status(plan: Plan) -> None:
     from skillwiki.compiler import State
 
-    for entry in plan.others:  # sorted; holds fresh articles too when the cache knew nothing
-        if entry.state is State.FRESH:
-            continue
+    for entry in plan.others:  # sorted, none of them fresh
         shown = (
             f".wiki/raw/{entry.raw}" if entry.state is State.NEW else f".wiki/wiki/{entry.article}"
         )
