@@ -113,3 +113,36 @@ def test_no_network_and_no_code_from_content() -> None:
         if re.search(r"\byaml\.(load|unsafe_load|full_load)\(", p.read_text())
     )
     assert loaders == ["_yaml.py"]  # the one place YAML is loaded, with SafeLoader subclasses
+
+
+def test_only_the_named_command_is_built_and_help_still_lists_all() -> None:
+    from skillwiki.cli.app import command_name
+
+    assert command_name(["query", "x"]) == "query"
+    assert command_name(["-w", "a b", "status"]) == "status"
+    assert command_name(["--workspace=here", "-wthere", "lint", "--help"]) == "lint"
+    assert command_name(["--help", "query"]) is None
+    assert command_name(["--version"]) is None
+    assert command_name([]) is None
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "skillwiki", *args], capture_output=True, text=True
+        )
+
+    listed = run("--help").stdout
+    assert all(name in listed for name in ("init", "query", "status", "lint", "recall"))
+    assert "Search the compiled articles" in run("query", "--help").stdout
+    typo = run("quer", "x")
+    assert typo.returncode == 2 and "Did you mean 'query'?" in typo.stderr
+
+
+def test_the_command_map_names_each_command_and_its_module() -> None:
+    from skillwiki.cli.app import COMMANDS, make_app
+
+    everything = make_app()
+    assert {info.name for info in everything.registered_commands} == set(COMMANDS)
+    for name, module in COMMANDS.items():
+        (info,) = make_app(name).registered_commands
+        assert info.name == name and info.callback is not None
+        assert info.callback.__module__ == f"skillwiki.cli.{module}"

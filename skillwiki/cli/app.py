@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from skillwiki.cli import (
-    lessons_cmd,
-    lint_cmd,
-    memory_cmd,
-    read_cmd,
-    version_line,
-    workspace_cmd,
-)
+from skillwiki.cli import version_line
 from skillwiki.cli.coerce import FastCommand, FastGroup
 from skillwiki.cli.common import WorkspaceOption
 from skillwiki.cli.render import error
@@ -32,24 +27,12 @@ class _Group(FastGroup):
             raise typer.Exit(exc.exit_code) from None
 
 
-app = typer.Typer(
-    cls=_Group,
-    name="skillwiki",
-    help="A repository's institutional memory: notes and lessons as a Markdown wiki in .wiki/.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_show_locals=False,
-    rich_markup_mode=None,
-)
-
-
 def _version(value: bool) -> None:
     if value:
         typer.echo(version_line())
         raise typer.Exit()
 
 
-@app.callback()
 def root(
     ctx: typer.Context,
     workspace: WorkspaceOption = None,
@@ -68,15 +51,75 @@ def root(
     ctx.obj = workspace
 
 
-for module in (workspace_cmd, read_cmd, lessons_cmd, memory_cmd, lint_cmd):
-    module.register(app)
-for info in app.registered_commands:
-    info.cls = FastCommand
+# Each command, and the module that defines and registers it (a test holds the two in step).
+COMMANDS = {
+    "init": "workspace_cmd",
+    "ingest": "workspace_cmd",
+    "compile": "workspace_cmd",
+    "status": "workspace_cmd",
+    "query": "read_cmd",
+    "show": "read_cmd",
+    "record-lesson": "lessons_cmd",
+    "suggest": "memory_cmd",
+    "recall": "memory_cmd",
+    "feedback": "memory_cmd",
+    "review": "memory_cmd",
+    "maintain": "memory_cmd",
+    "lint": "lint_cmd",
+}
+
+
+def make_app(only: str | None = None) -> typer.Typer:
+    """Build the skillwiki command, with every command or only the one named `only`.
+
+    Typer builds the parser of every registered command on each call, and each command
+    module has imports of its own: a call that names its command needs only that one.
+    """
+    app = typer.Typer(
+        cls=_Group,
+        name="skillwiki",
+        help="A repository's institutional memory: notes and lessons as a Markdown wiki in .wiki/.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_show_locals=False,
+        rich_markup_mode=None,
+    )
+    app.callback()(root)
+    names = [COMMANDS[only]] if only in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
+    for name in names:
+        importlib.import_module(f"skillwiki.cli.{name}").register(app)
+    if only in COMMANDS:
+        app.registered_commands = [i for i in app.registered_commands if i.name == only]
+    for info in app.registered_commands:
+        info.cls = FastCommand
+    return app
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # the whole command, for tests and documentation tools
+        return make_app()
+    raise AttributeError(name)
 
 
 def main() -> None:
     """Run the command line."""
-    app()
+    make_app(command_name(sys.argv[1:]))()
 
 
-__all__ = ["Path", "app", "main"]
+def command_name(args: list[str]) -> str | None:
+    """The command the arguments name, after the global options; None if unsure (`--help`)."""
+    position = 0
+    while position < len(args):
+        arg = args[position]
+        if arg in ("-w", "--workspace"):
+            position += 2
+        elif arg.startswith("--workspace=") or (arg.startswith("-w") and len(arg) > 2):
+            position += 1
+        elif arg.startswith("-"):
+            return None
+        else:
+            return arg
+    return None
+
+
+__all__ = ["COMMANDS", "Path", "main", "make_app"]
