@@ -179,6 +179,13 @@ def main() -> None:
     args = parser.parse_args()
     if shutil.which("rg") is None:
         raise SystemExit("rg (ripgrep) is needed for the baseline")
+    # Time the tool as installed: pip compiles its bytecode on install, but a checkout run
+    # under PYTHONDONTWRITEBYTECODE would compile every module on every call.
+    import compileall
+
+    import skillwiki
+
+    compileall.compile_dir(Path(skillwiki.__file__).parent, quiet=1)
     print(f"skillwiki bench, {os.cpu_count()} cores, medians of {args.runs} runs\n")
     queries = {
         "tldr-en": ("archive", "extract files from archive"),

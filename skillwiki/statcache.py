@@ -153,7 +153,10 @@ class StatCache:
         )
 
     def remember_indexes(self, stats: tuple[Stat, ...]) -> None:
-        if self.indexes != stats:
+        """Record that the indexes matched at these stats (saved even if unchanged while too
+        recent to trust: a later save settles them)."""
+        limit = self.saved_ns - RACY_NS
+        if self.indexes != stats or any(stat[1] >= limit for stat in stats):
             self.indexes = stats
             self.dirty = True
 
@@ -294,14 +297,20 @@ def stat_of(path: Path) -> Stat:
 def stat_files(root: Path, folder: str, names: Collection[str]) -> Folder:
     """Stat the named files of one folder below `root`; vanished and non-regular ones drop out."""
     found: Folder = {}
-    base = root / folder if folder else root
-    for name in names:
-        try:
-            stat = os.stat(base / name, follow_symlinks=False)
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        if S_ISREG(stat.st_mode):
-            found[name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    try:
+        fd = os.open(root / folder if folder else root, os.O_RDONLY | os.O_DIRECTORY)
+    except (FileNotFoundError, NotADirectoryError):
+        return found
+    try:
+        for name in names:
+            try:
+                stat = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            if S_ISREG(stat.st_mode):
+                found[name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    finally:
+        os.close(fd)
     return found
 
 

@@ -4,6 +4,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -191,3 +192,40 @@ def test_article_names_mirror_raw_names(ws: Path, invoke: Invoke, name: str) -> 
     assert invoke("compile", "-w", str(ws)).exit_code == 0
     expected = name if name.endswith(".md") else name + ".md"
     assert (ws / ".wiki" / "wiki" / "x" / expected).is_file()
+
+
+def test_a_no_change_run_settles_and_then_reads_nothing(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Entries, folders and indexes written too recently to trust are checked again, and saved
+    # again once old enough; from then on a no-change query renders nothing, reads no article.
+    import time
+
+    from skillwiki import catalog, compiler, statcache
+
+    monkeypatch.setattr(statcache, "RACY_NS", 300_000_000)
+    write(demo / ".wiki" / "raw" / "docs" / "new.md", "# New\n\nA new note: the index changes.\n")
+    assert invoke("compile", "-w", str(demo)).exit_code == 0
+    past = time.time_ns() - 3600 * 10**9
+    for path in [*(demo / ".wiki" / "raw").rglob("*"), *(demo / ".wiki" / "wiki").rglob("*")]:
+        os.utime(path, ns=(past, past))  # every file settled, the indexes still fresh
+    assert invoke("query", "-w", str(demo), "deploy").exit_code == 0
+    time.sleep(0.35)
+    assert invoke("query", "-w", str(demo), "deploy").exit_code == 0
+    renders: list[object] = []
+    reads: list[str] = []
+    real_render, real_facts = catalog.render, compiler.read_facts
+
+    def render(rows: dict[str, Any]) -> tuple[bytes, bytes]:
+        renders.append(rows)
+        return real_render(rows)
+
+    def read_facts(path: Path, target: str) -> compiler.Facts:
+        reads.append(target)
+        return real_facts(path, target)
+
+    monkeypatch.setattr(catalog, "render", render)
+    monkeypatch.setattr(compiler, "read_facts", read_facts)
+    assert invoke("query", "-w", str(demo), "deploy").exit_code == 0
+    assert invoke("status", "-w", str(demo)).exit_code == 0
+    assert renders == [] and reads == []
