@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any, cast
 
 import yaml
 from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, Node
+
+from skillwiki import _flatyaml
 
 
 def _unique_keys(loader: yaml.constructor.SafeConstructor, node: MappingNode) -> None:
@@ -120,11 +121,6 @@ def dump(meta: dict[str, Any]) -> str:
     )
 
 
-# The flat subset: `key: scalar`, `key: []`, `key:` then `  - scalar` items; nothing else.
-_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?: (.*))?")
-_ITEM = re.compile(r"  - (.*)")
-_INDICATORS = frozenset("[]{}#&*!|>'\"%@`,?:")
-_NO_VALUE = object()
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 _BUILD = {
     "tag:yaml.org,2002:str": lambda node: node.value,
@@ -136,56 +132,27 @@ _BUILD = {
 
 
 def _flat(source: str) -> dict[str, Any] | None:
-    """Read the flat subset, or return None for anything else (the real loader decides)."""
-    result: dict[str, Any] = {}
-    listing: str | None = None  # the key whose `  - item` lines are being read
-    for line in source.split("\n"):
-        item = _ITEM.fullmatch(line)
-        if item is not None:
-            value = _scalar(item.group(1))
-            if listing is None or value is _NO_VALUE:
-                return None
-            result[listing].append(value)
-            continue
-        if listing is not None and not result[listing]:
-            result[listing] = None  # `key:` with nothing under it is null
-        listing = None
-        if not line:
-            continue
-        key = _KEY.fullmatch(line)
-        if key is None or key.group(1) in result or _scalar(key.group(1)) != key.group(1):
-            return None  # not flat, a duplicate, or a key YAML reads as a non-string (true)
-        raw = key.group(2)
-        if raw is None:
-            listing = key.group(1)
-            result[listing] = []
-            continue
-        value = [] if raw == "[]" else _scalar(raw)
-        if value is _NO_VALUE:
-            return None
-        result[key.group(1)] = value
-    if listing is not None and not result[listing]:
-        result[listing] = None
-    return result
+    """Read the flat subset (see _flatyaml), scalars typed by PyYAML's own resolvers."""
+    return _flatyaml.load(source, _scalar)
 
 
 @lru_cache(maxsize=8192)  # frontmatter repeats itself: types, compiler, tags, dates
 def _scalar(raw: str) -> Any:
     if not raw or raw != raw.strip() or " #" in raw or ": " in raw or raw.endswith(":"):
-        return _NO_VALUE
+        return _flatyaml.NO_VALUE
     first = raw[0]
     if first == "'":
         inner = raw[1:-1]
         if len(raw) < 2 or raw[-1] != "'" or "'" in inner.replace("''", ""):
-            return _NO_VALUE
+            return _flatyaml.NO_VALUE
         return inner.replace("''", "'")
     if first == '"':
         inner = raw[1:-1]
         if len(raw) < 2 or raw[-1] != '"' or '"' in inner or "\\" in inner:
-            return _NO_VALUE
+            return _flatyaml.NO_VALUE
         return inner
-    if first in _INDICATORS or "\t" in raw or raw == "-" or raw.startswith("- "):
-        return _NO_VALUE
+    if first in _flatyaml.INDICATORS or "\t" in raw or raw == "-" or raw.startswith("- "):
+        return _flatyaml.NO_VALUE
     tag = "tag:yaml.org,2002:str"
     for candidate, pattern in StrictLoader.yaml_implicit_resolvers.get(first, []):
         if pattern.match(raw):
@@ -193,5 +160,5 @@ def _scalar(raw: str) -> Any:
             break
     build = _BUILD.get(tag)
     if build is None:
-        return _NO_VALUE
+        return _flatyaml.NO_VALUE
     return build(yaml.ScalarNode(tag, raw))

@@ -16,7 +16,7 @@ from skillwiki.config import Config
 from skillwiki.documents import decode, split
 from skillwiki.errors import InputError
 from skillwiki.fingerprint import algorithm_of, fingerprint, matches
-from skillwiki.statcache import Folder, Record, Stat, StatCache
+from skillwiki.statcache import Folder, Key, Record, Stat, StatCache
 from skillwiki.workspace import Workspace, article_rel
 
 Progress = Callable[[int, int], None]
@@ -66,8 +66,14 @@ class Plan:
     problems: list[Problem] = field(default_factory=list)
     temps: list[str] = field(default_factory=list)  # left by killed writers, relative to .wiki/
     others: list[Entry] = field(default_factory=list)  # every article not known fresh, sorted
-    looked: set[str] = field(default_factory=set)  # folders planned file by file
-    answered: dict[str, Record] = field(default_factory=dict)  # folders their records answered
+    looked: set[Key] = field(default_factory=set)  # folders (or buckets) planned file by file
+    answered: dict[Key, Record] = field(default_factory=dict)  # those their records answered
+    written: set[str] = field(default_factory=set)  # wiki/ folders this run wrote into
+    looked_articles: set[str] = field(default_factory=set)  # the articles of looked keys
+    # (folder, buckets) -> its raw files and articles spread over its keys, where computed
+    splits: dict[tuple[str, int], tuple[dict[Key, Folder], dict[Key, Folder]]] = field(
+        default_factory=dict
+    )
     found_fresh: list[tuple[str, str]] = field(default_factory=list)  # in looked folders
     wiki_root: Path | None = None  # where articles listed by name only can be stat'ed
     folder_stats: dict[str, Stat] = field(default_factory=dict)  # of wiki/'s folders, as scanned
@@ -120,6 +126,16 @@ class Plan:
     def set_article(self, rel: str, stat: Stat | None) -> None:
         """Record that an article was written (its new stat) or removed (None)."""
         folder = statcache.folder_of(rel)
+        self.written.add(folder)
+        count = self.cache.buckets.get(folder, 1)
+        split = self.splits.get((folder, count))
+        if split is not None:  # keep the spread in step too
+            key = self.cache.key_of(rel)
+            bucket = split[1].setdefault(key, {})
+            if stat is None:
+                bucket.pop(rel[len(folder) :], None)
+            else:
+                bucket[rel[len(folder) :]] = stat
         files = self.wiki_folders.setdefault(folder, {})
         if stat is None:
             files.pop(rel[len(folder) :], None)
@@ -134,10 +150,13 @@ class Plan:
     def fresh(self) -> list[tuple[str, str]]:
         """Every (article, raw) pair known fresh, unordered."""
         found = list(self.found_fresh)
-        for folder, record in self.answered.items():
+        for key, record in self.answered.items():
+            folder, count, bucket = key
             taken = {article for article, _, _ in record.others}
             losers = {path.removeprefix(".wiki/raw/") for path, _ in record.problems}
             for name in self.raw_folders.get(folder, {}):
+                if count > 1 and statcache.bucket_of(name, count) != bucket:
+                    continue
                 source = folder + name
                 target = source if name[-3:] == ".md" else article_rel(source)
                 if target not in taken and source not in losers:
@@ -185,35 +204,72 @@ class Plan:
         todo = {State.NEW, State.STALE, State.ORPHAN} | ({State.EDITED} if force else set())
         return [entry for entry in self.others if entry.state in todo]
 
+    def files_of(self, key: Key) -> tuple[Folder, Folder]:
+        """The raw files and articles a key covers now (none if its folder is split otherwise)."""
+        folder, count, _ = key
+        if self.cache.buckets.get(folder, 1) != count:
+            return {}, {}
+        if (folder, count) not in self.splits:
+            self.splits[folder, count] = (
+                statcache.split(folder, self.raw_folders.get(folder, {}), count),
+                statcache.split(folder, self.wiki_folders.get(folder, {}), count),
+            )
+        raws, wikis = self.splits[folder, count]
+        return raws.get(key, {}), wikis.get(key, {})
+
     def renew_records(self, force: bool, now: int) -> None:
-        """Give each folder looked at a record of how it is now (after any compile)."""
-        others: dict[str, list[Entry]] = {}
+        """Give each key looked at a record of how its files are now (after any compile).
+
+        In a folder this run wrote into (under the lock), every key's record takes the
+        folder's stat as the writes left it, so that the run's own writes are not taken
+        next time for someone else's.
+        """
+        others: dict[Key, list[Entry]] = {}
         for entry in self.others:
-            others.setdefault(statcache.folder_of(entry.article), []).append(entry)
-        problems: dict[str, list[Problem]] = {}
+            others.setdefault(self.cache.key_of(entry.article), []).append(entry)
+        problems: dict[Key, list[Problem]] = {}
         for problem in self.problems:
-            rel = problem.path.removeprefix(".wiki/raw/")
-            problems.setdefault(statcache.folder_of(rel), []).append(problem)
+            key = self.cache.key_of(problem.path.removeprefix(".wiki/raw/"))
+            problems.setdefault(key, []).append(problem)
         todo = {State.NEW, State.STALE, State.ORPHAN} | ({State.EDITED} if force else set())
-        for folder in self.looked:
-            raw = self.raw_folders.get(folder, {})
-            wiki = self.wiki_folders.get(folder, {})
+        for folder in self.written:
+            try:
+                self.folder_stats[folder] = statcache.stat_of(Path(self.wiki_root or ".") / folder)
+            except OSError:
+                self.folder_stats.pop(folder, None)
+        keys = self.looked | {key for key in self.answered if key[0] in self.written}
+        for key in sorted(keys):
+            folder = key[0]
+            raw, wiki = self.files_of(key)
             if not raw and not wiki:
-                self.cache.renew(folder, None)
+                self.cache.renew(key, None)
                 continue
-            mine = others.get(folder, [])
+            answered = self.answered.get(key)
+            if answered is not None:  # only the folder's stat changed, by this run's writes
+                stat = self.folder_stats.get(folder)
+                self.cache.renew(key, answered._replace(names=statcache.names_digest(wiki, stat)))
+                continue
+            mine = others.get(key, [])
             record = statcache.record_of(
                 self.cache,
-                folder,
+                key,
                 raw,
                 wiki,
                 self.folder_stats.get(folder),
                 tuple((entry.article, entry.raw, entry.state.value) for entry in mine),
-                tuple((problem.path, problem.message) for problem in problems.get(folder, [])),
+                tuple((problem.path, problem.message) for problem in problems.get(key, [])),
                 pending=any(entry.state in todo for entry in mine) or bool(self.temps),
                 now=now,
+                own_folder_stat=folder in self.written,
             )
-            self.cache.renew(folder, record)
+            self.cache.renew(key, record)
+        for folder in {key[0] for key in keys} | {folder for folder, _ in self.splits}:
+            self.cache.summarize(
+                folder,
+                self.raw_folders.get(folder, {}),
+                self.wiki_folders.get(folder, {}),
+                self.folder_stats.get(folder),
+            )
 
 
 def _flat(folders: dict[str, Folder]) -> dict[str, Stat]:
@@ -242,7 +298,8 @@ class CompileResult:
     # The state the cache was loaded at, and every article (rel -> stat) of the folders that
     # were looked into: all that may differ from that state. None when nothing was loaded.
     since: str | None = None
-    looked: dict[str, dict[str, Stat]] = field(default_factory=dict)
+    looked: dict[str, dict[str, Stat]] = field(default_factory=dict)  # folder -> articles
+    covers: Callable[[str], bool] = lambda _: True  # whether an article's bucket was looked into
 
     @property
     def refreshed(self) -> int:
@@ -274,35 +331,79 @@ def make_plan(ws: Workspace, config: Config, *, trust_articles: bool = False) ->
     temps += [name for name in os.listdir(ws.dot) if name.endswith(fsio.TEMP_SUFFIX)]
     plan = Plan(raw_folders, wiki_folders, cache, temps=temps, wiki_root=ws.wiki)
     plan.folder_stats = folder_stats
-    for folder in sorted(raw_folders.keys() | wiki_folders.keys() | cache.records.keys()):
-        raw = raw_folders.get(folder, {})
-        wiki = wiki_folders.get(folder, {})
-        record = cache.records.get(folder)
-        if (
-            record is not None
-            and record.quiet
-            and record.raw == statcache.digest(raw)
-            and record.names == statcache.names_digest(wiki, folder_stats.get(folder))
-            and (trust_articles or record.articles == statcache.digest(wiki))
-        ):
-            plan.answered[folder] = record
-            plan.others += [
-                Entry(article, source, State(state)) for article, source, state in record.others
-            ]
-            plan.problems += [Problem(path, message) for path, message in record.problems]
+    seen: set[Key] = set()
+    for folder in sorted(raw_folders.keys() | wiki_folders.keys()):
+        raw_files = raw_folders.get(folder, {})
+        wiki_files = wiki_folders.get(folder, {})
+        count = statcache.buckets_for(max(len(raw_files), len(wiki_files)))
+        cache.buckets[folder] = count
+        if count > 1 and _whole_folder_answered(plan, folder, trust_articles):
+            seen.update(plan.answered.keys() & cache.keys_of(folder))
             continue
-        if trust_articles and wiki:
-            wiki = wiki_folders[folder] = statcache.stat_files(ws.wiki, folder, wiki)
-        _plan_folder(ws, config, plan, folder, raw, wiki)
+        raws = statcache.split(folder, raw_files, count)
+        wikis = statcache.split(folder, wiki_files, count)
+        plan.splits[folder, count] = (raws, wikis)
+        for key in sorted(raws.keys() | wikis.keys()):
+            seen.add(key)
+            raw = raws.get(key, {})
+            wiki = wikis.get(key, {})
+            record = cache.records.get(key)
+            if (
+                record is not None
+                and record.quiet
+                and record.raw == statcache.digest(raw)
+                and record.names == statcache.names_digest(wiki, folder_stats.get(folder))
+                and (trust_articles or record.articles == statcache.digest(wiki))
+            ):
+                _answer(plan, key, record)
+                continue
+            if trust_articles and wiki:
+                wiki = wikis[key] = statcache.stat_files(ws.wiki, folder, wiki)
+                for name in list(wiki_files):
+                    if statcache.bucket_of(name, count) == key[2] and name not in wiki:
+                        del wiki_files[name]
+                wiki_files.update(wiki)
+            _plan_folder(ws, config, plan, key, raw, wiki)
+    plan.looked |= cache.records.keys() - seen  # records of files that are gone
     plan.others.sort()
     plan.problems.sort()
     return plan
 
 
+def _whole_folder_answered(plan: Plan, folder: str, trust_articles: bool) -> bool:
+    """Answer every bucket of a big folder at once, when the folder matches its summary."""
+    summary = plan.cache.folders.get(folder)
+    if summary is None:
+        return False
+    count, raw_digest, names_digest, articles_digest = summary
+    raw_files = plan.raw_folders.get(folder, {})
+    wiki_files = plan.wiki_folders.get(folder, {})
+    if (
+        count != plan.cache.buckets[folder]
+        or raw_digest != statcache.digest(raw_files)
+        or names_digest != statcache.names_digest(wiki_files, plan.folder_stats.get(folder))
+        or not (trust_articles or articles_digest == statcache.digest(wiki_files))
+    ):
+        return False
+    records = [(key, plan.cache.records[key]) for key in plan.cache.keys_of(folder)]
+    if not records or not all(record.quiet for _, record in records):
+        return False
+    for key, record in records:
+        _answer(plan, key, record)
+    return True
+
+
+def _answer(plan: Plan, key: Key, record: Record) -> None:
+    plan.answered[key] = record
+    plan.others += [Entry(a, source, State(state)) for a, source, state in record.others]
+    plan.problems += [Problem(path, message) for path, message in record.problems]
+
+
 def _plan_folder(
-    ws: Workspace, config: Config, plan: Plan, folder: str, raw: Folder, wiki: Folder
+    ws: Workspace, config: Config, plan: Plan, key: Key, raw: Folder, wiki: Folder
 ) -> None:
-    plan.looked.add(folder)
+    plan.looked.add(key)
+    folder = key[0]
     expected: dict[str, str] = {}
     for name in raw:
         source = folder + name
@@ -320,8 +421,8 @@ def _plan_folder(
     # One turn per article of the folder: the common case (both files known to the cache,
     # fingerprints equal) is decided here; anything else goes to _state_of.
     fresh = plan.found_fresh
-    raw_known, wiki_known = plan.cache.open_folder(folder)
-    limit = plan.cache.limit(folder)
+    raw_known, wiki_known = plan.cache.open_folder(key)
+    limit = plan.cache.limit(key)
     skip = len(folder)
     for target, source in expected.items():
         stat = wiki.get(target[skip:])
@@ -349,7 +450,7 @@ def _plan_folder(
         if folder + name not in expected:
             target = folder + name
             plan.others.append(Entry(target, None, _state_of(ws, config, plan, target, None)))
-    plan.cache.prune(folder, {folder + name for name in raw}, {folder + name for name in wiki})
+    plan.cache.prune(key, {folder + name for name in raw}, {folder + name for name in wiki})
 
 
 def _state_of(ws: Workspace, config: Config, plan: Plan, target: str, raw_rel: str | None) -> State:
@@ -463,13 +564,27 @@ def compile_workspace(
         result.token = str(plan.cache.saved_ns)
     if since:
         result.since = str(since)
-        result.looked = {
-            folder: {
-                folder + name: stat for name, stat in plan.wiki_folders.get(folder, {}).items()
-            }
-            for folder in plan.looked
-        }
+        for key in plan.looked:
+            files = result.looked.setdefault(key[0], {})
+            for name, stat in plan.files_of(key)[1].items():
+                files[key[0] + name] = stat
+                plan.looked_articles.add(key[0] + name)
+        result.covers = partial(_covers, plan)
     return result
+
+
+def _covers(plan: Plan, rel: str) -> bool:
+    """Tell whether an article's folder or bucket was looked into (whatever its buckets were)."""
+    folder = statcache.folder_of(rel)
+    count = plan.cache.buckets.get(folder)
+    if count is None:  # the folder is gone
+        return any(key[0] == folder for key in plan.looked)
+    if count == 1:
+        return (folder, 1, 0) in plan.looked
+    name = rel[len(folder) :]
+    if name in plan.wiki_folders.get(folder, {}):  # there now: in a looked bucket, or not
+        return rel in plan.looked_articles
+    return (folder, count, statcache.bucket_of(name, count)) in plan.looked
 
 
 def _generation(ws: Workspace) -> tuple[int, int, int] | None:

@@ -84,6 +84,12 @@ def body_of(text: str) -> str:
 
 def load_yaml(source: str, where: Path | str) -> dict[str, Any]:
     """Load frontmatter YAML safely: a mapping, no duplicate keys, no aliases, dates as text."""
+    from skillwiki import _flatyaml
+
+    if "&" not in source and "*" not in source:
+        flat = _flatyaml.load(source)  # what skillwiki writes: no YAML library needed
+        if flat is not None:
+            return flat
     import yaml
 
     from skillwiki import _yaml
@@ -105,6 +111,11 @@ def load_yaml(source: str, where: Path | str) -> dict[str, Any]:
 
 def dump_yaml(meta: Mapping[str, Any]) -> str:
     """Dump `meta` in its own key order, block style, one line per scalar: deterministic."""
+    from skillwiki import _flatyaml
+
+    flat = _flatyaml.dump(dict(meta))
+    if flat is not None:
+        return flat
     from skillwiki._yaml import dump
 
     return dump(dict(meta))

@@ -32,7 +32,11 @@ def refresh(ws: Workspace, config: Config, progress: Progress | None = None) -> 
     In a checkout that cannot be written, the index is built in memory for this run.
     """
     result = compile_workspace(ws, config, progress=progress, trust_articles=True)
-    since = search.Since(result.since, result.looked) if result.since is not None else None
+    since = (
+        search.Since(result.since, result.looked, result.covers)
+        if result.since is not None
+        else None
+    )
     index = search.open_index(ws, result.articles, result.entry_of, result.token, since)
     return Refresh(result.refreshed, result.problems, index)
 

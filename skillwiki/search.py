@@ -82,10 +82,12 @@ Articles = Callable[[], Mapping[str, Stat]]  # every article's stat, asked for o
 @dataclass(frozen=True)
 class Since:
     """What changed since a known state: if the index was last synced to `token`, only the
-    articles of these folders (folder -> every article in it now, with its stat) may differ."""
+    articles of these folders (folder -> every article in it now, with its stat), and of
+    those only the ones `covers` accepts, may differ."""
 
     token: str
     folders: Mapping[str, Mapping[str, Stat]]
+    covers: Callable[[str], bool] = lambda _: True
 
 
 def sync(
@@ -285,7 +287,11 @@ def _differences(
                 "SELECT path, stamp FROM docs WHERE path >= ? AND path < ?",
                 (folder, folder + "\U0010ffff"),
             )
-            have.update((rel, stamp) for rel, stamp in rows if "/" not in rel[len(folder) :])
+            have.update(
+                (rel, stamp)
+                for rel, stamp in rows
+                if "/" not in rel[len(folder) :] and since.covers(rel)
+            )
     changed = sorted(rel for rel, stamp in wanted.items() if have.get(rel) != stamp)
     gone = sorted(rel for rel in have if rel not in wanted)
     return wanted, changed, gone

@@ -5,6 +5,7 @@ from __future__ import annotations
 import marshal
 import os
 import time
+import zlib
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,17 +14,21 @@ from typing import Any, NamedTuple
 
 from skillwiki import fsio
 
-FORMAT = 7
+FORMAT = 9
 # A file modified this close to when the cache was saved may have changed again within the same
 # timestamp tick without its stat changing ("racily clean"): such entries are re-checked.
 RACY_NS = 2_000_000_000
 
 Stat = tuple[int, int, int]  # size, mtime_ns, inode
 Folder = dict[str, Any]  # file name -> its Stat (or None where only names were listed)
+# A record covers one folder, or in a folder of more than BUCKET_FILES files one bucket of it
+# (files spread by a hash of their name), so that a change costs a look at ~200 files.
+Key = tuple[str, int, int]  # folder, how many buckets it has, which one
+BUCKET_FILES = 512
 
 
 class Record(NamedTuple):
-    """What the cache knew about one folder: raw/<folder> and wiki/<folder> together.
+    """What the cache knew about one folder (or bucket): raw/<folder> and wiki/<folder> together.
 
     The digests name the folder's listing as it was; while they match, the folder holds what
     it held then, and a quiet record (nothing left to compile, every file older than the
@@ -49,12 +54,16 @@ class StatCache:
     """Facts per folder and per path, valid while the stats they were learned at still hold."""
 
     saved_ns: int = 0
-    records: dict[str, Record] = field(default_factory=dict)
-    # folder -> (raw path -> (stat, fingerprint), article -> (stat, facts)): only the folders
-    # that were looked into.
-    tables: dict[str, Tables] = field(default_factory=dict)
+    records: dict[Key, Record] = field(default_factory=dict)
+    # key -> (raw path -> (stat, fingerprint), article -> (stat, facts)): only the keys that
+    # were looked into.
+    tables: dict[Key, Tables] = field(default_factory=dict)
     indexes: tuple[Stat, ...] | None = None  # index.md and index.json, when they matched
-    renewed: dict[str, Record | None] = field(default_factory=dict)  # records to write
+    renewed: dict[Key, Record | None] = field(default_factory=dict)  # records to write
+    buckets: dict[str, int] = field(default_factory=dict)  # folder -> its number of buckets
+    # A big folder whose buckets were all quiet: (buckets, raw, names, articles digests of the
+    # whole folder), so that an unchanged folder is answered without spreading its files.
+    folders: dict[str, tuple[int, bytes, bytes, bytes]] = field(default_factory=dict)
     dirty: bool = False
     wiki_changed: bool = False  # an article's facts were (re)learned or dropped this run
     # Each article's catalog row lives in a second file, read only when an index is rendered
@@ -68,64 +77,70 @@ class StatCache:
             self._rows = load_files(self.rows_file, 0) if self.rows_file else FileCache()
         return self._rows
 
-    def open_folder(self, folder: str) -> Tables:
-        """Return the entries known for a folder, reading them from its record the first time."""
-        tables = self.tables.get(folder)
+    def key_of(self, rel: str) -> Key:
+        """The record that covers a raw file or an article."""
+        folder = folder_of(rel)
+        count = self.buckets.get(folder, 1)
+        return (folder, count, bucket_of(rel[len(folder) :], count))
+
+    def open_folder(self, key: Key) -> Tables:
+        """Return the entries known for a key, reading them from its record the first time."""
+        tables = self.tables.get(key)
         if tables is None:
-            record = self.records.get(folder)
+            record = self.records.get(key)
             tables = ({}, {})
             if record is not None:
                 try:
                     tables = marshal.loads(record.tables)
                 except (EOFError, ValueError, TypeError):
                     pass
-            self.tables[folder] = tables
+            self.tables[key] = tables
         return tables
 
-    def limit(self, folder: str) -> int:
+    def limit(self, key: Key) -> int:
         """Entries of files modified at or after this time (ns) are not trusted: they were too
         recent when their record was saved (racily clean), so they are checked again."""
-        record = self.records.get(folder)
+        record = self.records.get(key)
         return (record.saved_ns if record is not None else 0) - RACY_NS
 
     def raw_fingerprint(self, rel: str, stat: Stat) -> str | None:
-        folder = folder_of(rel)
-        entry = self.open_folder(folder)[0].get(rel)
-        if entry is not None and entry[0] == stat and stat[1] < self.limit(folder):
+        key = self.key_of(rel)
+        entry = self.open_folder(key)[0].get(rel)
+        if entry is not None and entry[0] == stat and stat[1] < self.limit(key):
             return entry[1]
         return None
 
     def article_facts(self, rel: str, stat: Stat) -> tuple[Any, ...] | None:
-        folder = folder_of(rel)
-        entry = self.open_folder(folder)[1].get(rel)
-        if entry is not None and entry[0] == stat and stat[1] < self.limit(folder):
+        key = self.key_of(rel)
+        entry = self.open_folder(key)[1].get(rel)
+        if entry is not None and entry[0] == stat and stat[1] < self.limit(key):
             return entry[1]
         return None
 
     def article_stat(self, rel: str) -> Stat | None:
         """The stat an article had when its facts were learned, if they were."""
-        entry = self.open_folder(folder_of(rel))[1].get(rel)
+        entry = self.open_folder(self.key_of(rel))[1].get(rel)
         return None if entry is None else entry[0]
 
     def remember_raw(self, rel: str, stat: Stat, fingerprint: str) -> None:
-        table = self.open_folder(folder_of(rel))[0]
+        table = self.open_folder(self.key_of(rel))[0]
         if table.get(rel) != (stat, fingerprint):
             table[rel] = (stat, fingerprint)
             self.dirty = True
 
     def remember_article(self, rel: str, stat: Stat, facts: tuple[Any, ...]) -> None:
-        table = self.open_folder(folder_of(rel))[1]
+        table = self.open_folder(self.key_of(rel))[1]
         if table.get(rel) != (stat, facts):
             table[rel] = (stat, facts)
             self.dirty = self.wiki_changed = True
 
     def forget_article(self, rel: str) -> None:
-        if self.open_folder(folder_of(rel))[1].pop(rel, None) is not None:
+        if self.open_folder(self.key_of(rel))[1].pop(rel, None) is not None:
             self.dirty = self.wiki_changed = True
 
-    def prune(self, folder: str, raw: Collection[str], wiki: Collection[str]) -> None:
-        """Drop the entries of a folder's files that are gone."""
-        raw_table, wiki_table = self.open_folder(folder)
+    def prune(self, key: Key, raw: Collection[str], wiki: Collection[str]) -> None:
+        """Drop the entries of a key's files that are gone."""
+        raw_table, wiki_table = self.open_folder(key)
         for rel in [rel for rel in raw_table if rel not in raw]:
             del raw_table[rel]
             self.dirty = True
@@ -133,15 +148,37 @@ class StatCache:
             del wiki_table[rel]
             self.dirty = self.wiki_changed = True
 
-    def renew(self, folder: str, record: Record | None) -> None:
-        """Set a folder's record for the next save (None: the folder is gone)."""
-        old = self.records.get(folder)
+    def renew(self, key: Key, record: Record | None) -> None:
+        """Set a key's record for the next save (None: its files are gone)."""
+        old = self.records.get(key)
         if record is None and old is None:
             return
         if old is not None and record is not None and old[1:] == record[1:]:
             return
-        self.renewed[folder] = record
+        self.renewed[key] = record
         self.dirty = True
+
+    def keys_of(self, folder: str) -> list[Key]:
+        """The keys of a folder's records, for its present number of buckets."""
+        count = self.buckets.get(folder, 1)
+        return [key for key in self.records if key[0] == folder and key[1] == count]
+
+    def summarize(self, folder: str, raw: Folder, wiki: Folder, wiki_stat: Stat | None) -> None:
+        """Renew a big folder's summary once its records are renewed: kept while every one of
+        them is quiet, dropped otherwise."""
+        count = self.buckets.get(folder, 1)
+        records = {**self.records, **self.renewed}
+        keys = [key for key in records if key[0] == folder and key[1] == count]
+        mine = [records[key] for key in keys]
+        summary = None
+        if count > 1 and mine and all(record is not None and record.quiet for record in mine):
+            summary = (count, digest(raw), names_digest(wiki, wiki_stat), digest(wiki))
+        if self.folders.get(folder) != summary:
+            if summary is None:
+                del self.folders[folder]
+            else:
+                self.folders[folder] = summary
+            self.dirty = True
 
     def indexes_known(self, stats: tuple[Stat, ...]) -> bool:
         """Tell whether the indexes were checked at these stats and no article changed since."""
@@ -166,6 +203,37 @@ def folder_of(rel: str) -> str:
     return rel[: rel.rfind("/") + 1]
 
 
+def buckets_for(files: int) -> int:
+    """How many buckets a folder of this many files (on its larger side) is spread over."""
+    if files <= BUCKET_FILES:
+        return 1
+    return 1 << (-(-files // 256) - 1).bit_length()
+
+
+def bucket_of(name: str, count: int) -> int:
+    """The bucket of a file name; a raw file and its article (`x.txt`, `x.txt.md`) share one."""
+    if count == 1:
+        return 0
+    stem = name[:-3] if name.endswith(".md") else name
+    return zlib.crc32(stem.encode()) & (count - 1)
+
+
+def split(folder: str, files: Folder, count: int) -> dict[Key, Folder]:
+    """Spread a folder's files over its buckets (one key when it has one bucket)."""
+    if count == 1:
+        return {(folder, 1, 0): files}
+    groups: dict[int, Folder] = {}
+    mask, crc = count - 1, zlib.crc32  # bucket_of, inlined: this runs once per file
+    for name, stat in files.items():
+        stem = name[:-3] if name.endswith(".md") else name
+        bucket = crc(stem.encode()) & mask
+        group = groups.get(bucket)
+        if group is None:
+            group = groups[bucket] = {}
+        group[name] = stat
+    return {(folder, count, bucket): group for bucket, group in groups.items()}
+
+
 def digest(folder: Folder) -> bytes:
     """Name a folder's listing (names, and stats where known) in 16 bytes."""
     import xxhash
@@ -183,7 +251,7 @@ def names_digest(folder: Folder, stat: Stat | None) -> bytes:
 
 def record_of(
     cache: StatCache,
-    folder: str,
+    key: Key,
     raw: Folder,
     wiki: Folder,
     wiki_stat: Stat | None,
@@ -192,13 +260,17 @@ def record_of(
     *,
     pending: bool,
     now: int,
+    own_folder_stat: bool = False,
 ) -> Record:
-    """Make a folder's record as the folder is now (`now` is when the cache will be saved)."""
-    newest = max(
-        (stat[1] for stat in (*raw.values(), *wiki.values(), wiki_stat) if stat is not None),
-        default=0,
-    )
-    tables = cache.open_folder(folder)
+    """Make a key's record as its files are now (`now` is when the cache will be saved).
+
+    `own_folder_stat`: the folder's stat was taken after this run's own writes, under the
+    workspace lock, so its recency says nothing about others' changes and is not held
+    against the record.
+    """
+    stats = [*raw.values(), *wiki.values()] + ([] if own_folder_stat else [wiki_stat])
+    newest = max((stat[1] for stat in stats if stat is not None), default=0)
+    tables = cache.open_folder(key)
     return Record(
         now,
         digest(raw),
@@ -220,8 +292,14 @@ def load(path: Path, algorithm: str) -> StatCache:
             data = marshal.loads(handle.read())
         if data["format"] != FORMAT or data["algorithm"] != algorithm:
             return StatCache(rows_file=rows)
-        records = {folder: Record._make(record) for folder, record in data["records"].items()}
-        return StatCache(data["saved_ns"], records, indexes=data["indexes"], rows_file=rows)
+        records = {key: Record._make(record) for key, record in data["records"].items()}
+        return StatCache(
+            data["saved_ns"],
+            records,
+            indexes=data["indexes"],
+            folders=data["folders"],
+            rows_file=rows,
+        )
     except (OSError, EOFError, ValueError, TypeError, KeyError):
         return StatCache(rows_file=rows)
 
@@ -232,19 +310,20 @@ def save(path: Path, cache: StatCache, algorithm: str, now: int) -> None:
         save_files(cache.rows_file, cache._rows, 0)
     if not cache.dirty:
         return
-    for folder, record in cache.renewed.items():
+    for key, record in cache.renewed.items():
         if record is None:
-            cache.records.pop(folder, None)
+            cache.records.pop(key, None)
         else:
-            cache.records[folder] = record
+            cache.records[key] = record
     cache.renewed.clear()
     cache.saved_ns = now
     data = {
         "format": FORMAT,
         "algorithm": algorithm,
         "saved_ns": now,
-        "records": {folder: tuple(record) for folder, record in sorted(cache.records.items())},
+        "records": {key: tuple(record) for key, record in sorted(cache.records.items())},
         "indexes": cache.indexes,
+        "folders": dict(sorted(cache.folders.items())),
     }
     try:
         fsio.atomic_write(path, marshal.dumps(data), durable=False)

@@ -160,3 +160,89 @@ def test_the_cheap_triggers_never_hide_a_secret(text: str) -> None:
     with patch.object(secrets, "_PARTS", tuple(("", kind) for kind in everything)):
         expected = secrets.find(text)
     assert secrets.find(text) == expected
+
+
+_FLAT_TEXT = st.lists(
+    st.sampled_from(
+        [
+            "a",
+            "Zb",
+            "1",
+            "0x1F",
+            ".5",
+            "-",
+            "- ",
+            ":",
+            ": ",
+            "#",
+            " #",
+            " ",
+            "'",
+            '"',
+            "\\",
+            "!",
+            "&",
+            "*",
+            "[",
+            "]",
+            "{",
+            "}",
+            "|",
+            ">",
+            "%",
+            "@",
+            "`",
+            "~",
+            "=",
+            "<<",
+            "+",
+            "?",
+            ",",
+            "/",
+            "yes",
+            "No",
+            "on",
+            "OFF",
+            "true",
+            "False",
+            "null",
+            "NULL",
+            "y",
+            "n",
+            "é",
+            "重",
+            "\t",
+            "2026-11-30",
+            "xxh3:0a",
+        ]
+    ),
+    max_size=5,
+).map("".join)
+
+
+@given(
+    st.dictionaries(
+        keys, st.one_of(_FLAT_TEXT, st.lists(_FLAT_TEXT, max_size=2)), min_size=1, max_size=2
+    )
+)
+@settings(max_examples=300)
+def test_the_yaml_free_writer_writes_what_pyyaml_writes(meta: dict) -> None:
+    from skillwiki import _flatyaml
+    from skillwiki._yaml import dump
+
+    flat = _flatyaml.dump(meta)
+    assert flat is None or flat == dump(meta)
+
+
+@given(st.dictionaries(keys, st.one_of(scalar_text, _FLAT_TEXT), min_size=1, max_size=2))
+@settings(max_examples=300)
+def test_the_yaml_free_reader_reads_what_pyyaml_reads(meta: dict) -> None:
+    import yaml
+
+    from skillwiki import _flatyaml
+    from skillwiki._yaml import StrictLoader, dump
+
+    for text in ("".join(f"{key}: {value}\n" for key, value in meta.items()), dump(meta)):
+        free = _flatyaml.load(text)
+        if free is not None:
+            assert free == (yaml.load(text, Loader=StrictLoader) or {}), text

@@ -161,3 +161,50 @@ def test_the_index_kept_in_step_folder_by_folder_equals_one_built_anew(
     assert [_query(invoke, demo, text) for text in ("wombat", "deploy", "tool retry", "重试")] == [
         {**answer, "refreshed": 0} for answer in answers
     ]
+
+
+def test_a_big_folder_is_kept_in_step_bucket_by_bucket(ws: Path, invoke: Invoke) -> None:
+    from skillwiki import statcache
+
+    assert statcache.bucket_of("notes.txt", 8) == statcache.bucket_of("notes.txt.md", 8)
+    raw = ws / ".wiki" / "raw" / "big"
+    for number in range(statcache.BUCKET_FILES + 100):
+        write(
+            raw / f"page-{number:04d}.md",
+            f"# Page {number}\n\nPlain text, marker m{number:04d}x.\n",
+        )
+    write(raw / "notes.txt", "Notes kept as text.\n")
+    assert invoke("compile", "-w", str(ws)).exit_code == 0
+    _settle(ws)
+    _query(invoke, ws, "plain text")
+    with (raw / "page-0007.md").open("a") as handle:
+        handle.write("\nThe numbat was here.\n")
+    (raw / "page-0008.md").unlink()
+    wiki = ws / ".wiki" / "wiki" / "big"
+    replacement = wiki / "page-0009.md.new"
+    replacement.write_text((wiki / "page-0009.md").read_text() + "\nA quoll, by hand.\n")
+    os.replace(replacement, wiki / "page-0009.md")
+    assert [hit["path"] for hit in _query(invoke, ws, "numbat")["results"]] == [
+        ".wiki/wiki/big/page-0007.md"
+    ]
+    assert [hit["path"] for hit in _query(invoke, ws, "quoll")["results"]] == [
+        ".wiki/wiki/big/page-0009.md"
+    ]
+    assert _query(invoke, ws, "m0008x")["results"] == []
+    assert [hit["path"] for hit in _query(invoke, ws, "m0010x")["results"]] == [
+        ".wiki/wiki/big/page-0010.md"
+    ]
+    status = json.loads(invoke("status", "-w", str(ws), "--json").stdout)
+    assert status["totals"] == {
+        "fresh": statcache.BUCKET_FILES + 99,
+        "new": 0,
+        "stale": 0,
+        "orphan": 0,
+        "edited": 1,
+    }
+    answers = [_query(invoke, ws, text, "--limit", "50") for text in ("page", "text", "notes")]
+    for name in ("search.sqlite", "search.sqlite-wal", "search.sqlite-shm"):
+        (ws / ".wiki" / ".cache" / name).unlink(missing_ok=True)
+    assert [_query(invoke, ws, text, "--limit", "50") for text in ("page", "text", "notes")] == [
+        {**answer, "refreshed": 0} for answer in answers
+    ]

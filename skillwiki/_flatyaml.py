@@ -1,0 +1,148 @@
+"""The flat YAML that skillwiki writes, read and written without importing a YAML library.
+
+Frontmatter as skillwiki writes it is flat: `key: scalar`, `key: []`, `key:` then `  - scalar`
+items. That subset is read and written here, exactly as PyYAML with skillwiki's rules would
+(tests hold the two to the same values and the same bytes); anything else, and any scalar
+whose type only YAML's resolvers can tell (numbers, dates), is left to `_yaml` (answer None).
+A query that recompiles one article then needs no YAML library at all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?: (.*))?")
+_ITEM = re.compile(r"  - (.*)")
+INDICATORS = frozenset("[]{}#&*!|>'\"%@`,?:")
+NO_VALUE: Any = object()  # a scalar outside the subset
+# First characters for which YAML's implicit resolvers may type a plain scalar as other than a
+# string, beyond the words below: left to the resolver (`resolve`).
+RESOLVED_FIRST = frozenset("-+0123456789.<=~")
+_WORDS: dict[str, Any] = {
+    **dict.fromkeys(("yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
+    **dict.fromkeys(("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
+    **dict.fromkeys(("null", "Null", "NULL"), None),
+}
+Resolve = Callable[[str], Any]
+
+
+def load(source: str, resolve: Resolve | None = None) -> dict[str, Any] | None:
+    """Read the flat subset, or return None for anything else (the real loader decides).
+
+    `resolve` types plain scalars starting with one of RESOLVED_FIRST; without it such a
+    scalar makes the answer None.
+    """
+    result: dict[str, Any] = {}
+    listing: str | None = None  # the key whose `  - item` lines are being read
+    for line in source.split("\n"):
+        item = _ITEM.fullmatch(line)
+        if item is not None:
+            value = scalar(item.group(1), resolve)
+            if listing is None or value is NO_VALUE:
+                return None
+            result[listing].append(value)
+            continue
+        if listing is not None and not result[listing]:
+            result[listing] = None  # `key:` with nothing under it is null
+        listing = None
+        if not line:
+            continue
+        key = _KEY.fullmatch(line)
+        if key is None or key.group(1) in result or scalar(key.group(1), resolve) != key.group(1):
+            return None  # not flat, a duplicate, or a key YAML reads as a non-string (true)
+        raw = key.group(2)
+        if raw is None:
+            listing = key.group(1)
+            result[listing] = []
+            continue
+        value = [] if raw == "[]" else scalar(raw, resolve)
+        if value is NO_VALUE:
+            return None
+        result[key.group(1)] = value
+    if listing is not None and not result[listing]:
+        result[listing] = None
+    return result
+
+
+def scalar(raw: str, resolve: Resolve | None = None) -> Any:
+    """The value of one scalar of the subset, or NO_VALUE.
+
+    A scalar starting with one of RESOLVED_FIRST is typed by `resolve` (NO_VALUE without it).
+    """
+    if raw[:1] in RESOLVED_FIRST and raw:
+        return NO_VALUE if resolve is None else resolve(raw)
+    return _scalar(raw)
+
+
+@lru_cache(maxsize=8192)  # frontmatter repeats itself: types, compiler, tags
+def _scalar(raw: str) -> Any:
+    if not raw or raw != raw.strip() or " #" in raw or ": " in raw or raw.endswith(":"):
+        return NO_VALUE
+    first = raw[0]
+    if first == "'":
+        inner = raw[1:-1]
+        if len(raw) < 2 or raw[-1] != "'" or "'" in inner.replace("''", ""):
+            return NO_VALUE
+        return inner.replace("''", "'")
+    if first == '"':
+        inner = raw[1:-1]
+        if len(raw) < 2 or raw[-1] != '"' or '"' in inner or "\\" in inner:
+            return NO_VALUE
+        return inner
+    if first in INDICATORS or "\t" in raw or raw == "-" or raw.startswith("- "):
+        return NO_VALUE
+    return _WORDS.get(raw, raw)
+
+
+def dump(meta: dict[str, Any]) -> str | None:
+    """Write a mapping of strings and lists of strings the way `_yaml.dump` would, when sure
+    how it writes every value; None otherwise (`_yaml.dump` decides)."""
+    lines = []
+    for key, value in meta.items():
+        if not (isinstance(key, str) and _KEY.fullmatch(f"{key}:") and _written(key) == key):
+            return None
+        if isinstance(value, str):
+            written = _written(value)
+            if written is None:
+                return None
+            lines.append(f"{key}: {written}\n")
+        elif isinstance(value, list) and all(isinstance(item, str) for item in value):
+            if not value:
+                lines.append(f"{key}: []\n")
+                continue
+            items = [_written(item) for item in value]
+            if any(item is None for item in items):
+                return None
+            lines.append(f"{key}:\n" + "".join(f"  - {item}\n" for item in items))
+        else:
+            return None
+    return "".join(lines) or None
+
+
+_PRINTABLE = re.compile(r"[\x20-\x7e]*")
+_ALWAYS_QUOTED_FIRST = frozenset("#,[]{}&*!|>'\"%@`")
+
+
+def _written(value: str) -> str | None:
+    """How PyYAML writes a one-line printable ASCII string: plain, or in single quotes when
+    plain cannot be read back as the same string; None when unsure (or another character)."""
+    if _PRINTABLE.fullmatch(value) is None:
+        return None
+    if (
+        not value
+        or value[0] == " "
+        or value[-1] == " "
+        or value[0] in _ALWAYS_QUOTED_FIRST
+        or ": " in value
+        or " #" in value
+        or value.endswith(":")
+        or value in _WORDS
+        or value == "~"
+    ):
+        return "'" + value.replace("'", "''") + "'"
+    if value[0] in RESOLVED_FIRST or value[0] in "?:" or value.lower() in ("y", "n"):
+        return None  # YAML's resolvers or indicators decide: leave it to PyYAML
+    return value
