@@ -98,22 +98,24 @@ def test_article_replaced_by_hand_is_searchable_at_once(demo: Path, invoke: Invo
     assert _query(invoke, demo, "platypus")["results"][0]["path"] == ".wiki/wiki/docs/ci.md"
 
 
-def test_article_edited_in_place_is_searchable_after_compile(demo: Path, invoke: Invoke) -> None:
+def _edit_in_place_after_a_query(demo: Path, invoke: Invoke, text: str) -> Path:
+    """Settle the demo, query it, then append to a compiled article in place (same inode)."""
     _settle(demo)
     _query(invoke, demo, "deploy")
     article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
     with article.open("a") as handle:
-        handle.write("\nplatypus\n")
+        handle.write(text)
+    return article
+
+
+def test_article_edited_in_place_is_searchable_after_compile(demo: Path, invoke: Invoke) -> None:
+    _edit_in_place_after_a_query(demo, invoke, "\nplatypus\n")
     assert invoke("compile", "-w", str(demo)).exit_code == 0
     assert _query(invoke, demo, "platypus")["results"][0]["path"] == ".wiki/wiki/docs/ci.md"
 
 
 def test_query_never_overwrites_an_article_edited_in_place(demo: Path, invoke: Invoke) -> None:
-    _settle(demo)
-    _query(invoke, demo, "deploy")
-    article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
-    with article.open("a") as handle:
-        handle.write("\nA note of my own.\n")
+    article = _edit_in_place_after_a_query(demo, invoke, "\nA note of my own.\n")
     edited = article.read_bytes()
     with (demo / ".wiki" / "raw" / "docs" / "ci.md").open("a") as handle:
         handle.write("\nA change to the source.\n")
