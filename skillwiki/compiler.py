@@ -263,11 +263,20 @@ class Plan:
                 own_folder_stat=folder in self.written,
             )
             self.cache.renew(key, record)
-        for folder in {key[0] for key in keys} | {folder for folder, _ in self.splits}:
+        self._summarize({key[0] for key in keys} | {folder for folder, _ in self.splits})
+
+    def _summarize(self, folders: set[str]) -> None:
+        """Renew the summaries of the big folders among these."""
+        for folder in folders:
+            if self.cache.buckets.get(folder, 1) == 1:
+                continue
+            wiki = self.wiki_folders.get(folder, {})
+            for name in [name for name, stat in wiki.items() if stat is None]:
+                self.article_stat(folder + name)  # listed by name: its recorded stat
             self.cache.summarize(
                 folder,
                 self.raw_folders.get(folder, {}),
-                self.wiki_folders.get(folder, {}),
+                {name: stat for name, stat in wiki.items() if stat is not None},
                 self.folder_stats.get(folder),
             )
 

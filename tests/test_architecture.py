@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import re
 import subprocess
 import sys
@@ -146,3 +147,32 @@ def test_the_command_map_names_each_command_and_its_module() -> None:
         (info,) = make_app(name).registered_commands
         assert info.name == name and info.callback is not None
         assert info.callback.__module__ == f"skillwiki.cli.{module}"
+
+
+def test_the_process_ends_with_its_status_and_all_of_its_output(demo: Path) -> None:
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "skillwiki", "-w", str(demo), *args],
+            capture_output=True,
+            text=True,
+        )
+
+    status = run("status", "--json")
+    assert status.returncode == 0 and status.stderr == ""
+    assert json.loads(status.stdout)["totals"]["fresh"] == len(json.loads(status.stdout)["files"])
+    missing = run("show", "no-such-lesson")
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert missing.stderr.startswith("Error: ") and len(missing.stderr.splitlines()) == 1
+    with (demo / ".wiki" / "raw" / "docs" / "ci.md").open("a") as handle:
+        handle.write("\nChanged.\n")
+    assert run("status", "--check").returncode == 1
+    closed = subprocess.Popen(
+        [sys.executable, "-m", "skillwiki", "-w", str(demo), "status", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert closed.stdout is not None and closed.stderr is not None
+    closed.stdout.close()  # the reader goes away: no traceback, whenever it happens
+    with closed.stderr:
+        assert b"Traceback" not in closed.stderr.read()
+    assert closed.wait() in (0, 1)
