@@ -270,15 +270,16 @@ class Plan:
         for folder in folders:
             if self.cache.buckets.get(folder, 1) == 1:
                 continue
+            raw = self.raw_folders.get(folder, {})
+            stat = self.folder_stats.get(folder)
+            if not self.cache.all_quiet(folder):
+                self.cache.summarize(folder, raw, None, stat)
+                continue
             wiki = self.wiki_folders.get(folder, {})
-            for name in [name for name, stat in wiki.items() if stat is None]:
+            for name in [name for name, known in wiki.items() if known is None]:
                 self.article_stat(folder + name)  # listed by name: its recorded stat
-            self.cache.summarize(
-                folder,
-                self.raw_folders.get(folder, {}),
-                {name: stat for name, stat in wiki.items() if stat is not None},
-                self.folder_stats.get(folder),
-            )
+            known = {name: known for name, known in wiki.items() if known is not None}
+            self.cache.summarize(folder, raw, known, stat)
 
 
 def _flat(folders: dict[str, Folder]) -> dict[str, Stat]:

@@ -163,15 +163,21 @@ class StatCache:
         count = self.buckets.get(folder, 1)
         return [key for key in self.records if key[0] == folder and key[1] == count]
 
-    def summarize(self, folder: str, raw: Folder, wiki: Folder, wiki_stat: Stat | None) -> None:
-        """Renew a big folder's summary once its records are renewed: kept while every one of
-        them is quiet, dropped otherwise."""
+    def all_quiet(self, folder: str) -> bool:
+        """Tell whether every record of a big folder, as renewed, is quiet."""
         count = self.buckets.get(folder, 1)
         records = {**self.records, **self.renewed}
-        keys = [key for key in records if key[0] == folder and key[1] == count]
-        mine = [records[key] for key in keys]
+        mine = [record for key, record in records.items() if key[0] == folder and key[1] == count]
+        return count > 1 and bool(mine) and all(r is not None and r.quiet for r in mine)
+
+    def summarize(
+        self, folder: str, raw: Folder, wiki: Folder | None, wiki_stat: Stat | None
+    ) -> None:
+        """Renew a big folder's summary once its records are renewed: kept while every one of
+        them is quiet (`wiki` given), dropped otherwise (None)."""
         summary = None
-        if count > 1 and mine and all(record is not None and record.quiet for record in mine):
+        if wiki is not None:
+            count = self.buckets.get(folder, 1)
             summary = (count, digest(raw), names_digest(wiki, wiki_stat), digest(wiki))
         if self.folders.get(folder) != summary:
             if summary is None:
