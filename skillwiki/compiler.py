@@ -62,6 +62,8 @@ class Plan:
     raw_folders: dict[str, Folder]  # folder -> file name -> stat
     wiki_folders: dict[str, Folder]  # the same; a stat is None where only names were listed
     cache: StatCache
+    wiki_root: Path  # where articles listed by name only can be stat'ed
+    folder_stats: dict[str, Stat]  # of wiki/'s folders, as scanned (or after this run's writes)
     facts: dict[str, Facts] = field(default_factory=dict)  # of the articles looked at
     problems: list[Problem] = field(default_factory=list)
     temps: list[str] = field(default_factory=list)  # left by killed writers, relative to .wiki/
@@ -75,8 +77,6 @@ class Plan:
         default_factory=dict
     )
     found_fresh: list[tuple[str, str]] = field(default_factory=list)  # in looked folders
-    wiki_root: Path | None = None  # where articles listed by name only can be stat'ed
-    folder_stats: dict[str, Stat] = field(default_factory=dict)  # of wiki/'s folders, as scanned
     _raw_stats: dict[str, Stat] | None = None
     _wiki_stats: dict[str, Stat] | None = None
 
@@ -112,7 +112,7 @@ class Plan:
             stat = self.cache.article_stat(rel)
             if stat is None:
                 try:
-                    stat = statcache.stat_of(Path(self.wiki_root or ".") / rel)
+                    stat = statcache.stat_of(self.wiki_root / rel)
                 except OSError:
                     return None
             files[name] = stat
@@ -126,24 +126,21 @@ class Plan:
     def set_article(self, rel: str, stat: Stat | None) -> None:
         """Record that an article was written (its new stat) or removed (None)."""
         folder = statcache.folder_of(rel)
+        name = rel[len(folder) :]
         self.written.add(folder)
-        count = self.cache.buckets.get(folder, 1)
-        split = self.splits.get((folder, count))
+        places = [self.wiki_folders.setdefault(folder, {})]
+        split = self.splits.get((folder, self.cache.buckets.get(folder, 1)))
         if split is not None:  # keep the spread in step too
-            key = self.cache.key_of(rel)
-            bucket = split[1].setdefault(key, {})
+            places.append(split[1].setdefault(self.cache.key_of(rel), {}))
+        for files in places:
             if stat is None:
-                bucket.pop(rel[len(folder) :], None)
+                files.pop(name, None)
             else:
-                bucket[rel[len(folder) :]] = stat
-        files = self.wiki_folders.setdefault(folder, {})
-        if stat is None:
-            files.pop(rel[len(folder) :], None)
-            if self._wiki_stats is not None:
+                files[name] = stat
+        if self._wiki_stats is not None:
+            if stat is None:
                 self._wiki_stats.pop(rel, None)
-        else:
-            files[rel[len(folder) :]] = stat
-            if self._wiki_stats is not None:
+            else:
                 self._wiki_stats[rel] = stat
 
     @property
@@ -201,7 +198,7 @@ class Plan:
         return [entry.article for entry in self.others if entry.state is State.EDITED]
 
     def pending(self, force: bool) -> list[Entry]:
-        todo = {State.NEW, State.STALE, State.ORPHAN} | ({State.EDITED} if force else set())
+        todo = _todo(force)
         return [entry for entry in self.others if entry.state in todo]
 
     def files_of(self, key: Key) -> tuple[Folder, Folder]:
@@ -231,10 +228,10 @@ class Plan:
         for problem in self.problems:
             key = self.cache.key_of(problem.path.removeprefix(".wiki/raw/"))
             problems.setdefault(key, []).append(problem)
-        todo = {State.NEW, State.STALE, State.ORPHAN} | ({State.EDITED} if force else set())
+        todo = _todo(force)
         for folder in self.written:
             try:
-                self.folder_stats[folder] = statcache.stat_of(Path(self.wiki_root or ".") / folder)
+                self.folder_stats[folder] = statcache.stat_of(self.wiki_root / folder)
             except OSError:
                 self.folder_stats.pop(folder, None)
         keys = self.looked | {key for key in self.answered if key[0] in self.written}
@@ -280,6 +277,11 @@ class Plan:
                 self.article_stat(folder + name)  # listed by name: its recorded stat
             known = {name: known for name, known in wiki.items() if known is not None}
             self.cache.summarize(folder, raw, known, stat)
+
+
+def _todo(force: bool) -> set[State]:
+    """The states a compile acts on."""
+    return {State.NEW, State.STALE, State.ORPHAN} | ({State.EDITED} if force else set())
 
 
 def _flat(folders: dict[str, Folder]) -> dict[str, Stat]:
@@ -339,8 +341,7 @@ def make_plan(ws: Workspace, config: Config, *, trust_articles: bool = False) ->
     )
     temps += [f"wiki/{rel}" for rel in wiki_temps]
     temps += [name for name in os.listdir(ws.dot) if name.endswith(fsio.TEMP_SUFFIX)]
-    plan = Plan(raw_folders, wiki_folders, cache, temps=temps, wiki_root=ws.wiki)
-    plan.folder_stats = folder_stats
+    plan = Plan(raw_folders, wiki_folders, cache, ws.wiki, folder_stats, temps=temps)
     seen: set[Key] = set()
     for folder in sorted(raw_folders.keys() | wiki_folders.keys()):
         raw_files = raw_folders.get(folder, {})
@@ -361,17 +362,17 @@ def make_plan(ws: Workspace, config: Config, *, trust_articles: bool = False) ->
             if (
                 record is not None
                 and record.quiet
-                and record.raw == statcache.digest(raw)
-                and record.names == statcache.names_digest(wiki, folder_stats.get(folder))
-                and (trust_articles or record.articles == statcache.digest(wiki))
+                and _listing_matches(
+                    record[1:4], raw, wiki, folder_stats.get(folder), trust_articles
+                )
             ):
                 _answer(plan, key, record)
                 continue
             if trust_articles and wiki:
-                wiki = wikis[key] = statcache.stat_files(ws.wiki, folder, wiki)
-                for name in list(wiki_files):
-                    if statcache.bucket_of(name, count) == key[2] and name not in wiki:
-                        del wiki_files[name]
+                listed, wiki = wiki, statcache.stat_files(ws.wiki, folder, wiki)
+                wikis[key] = wiki
+                for name in listed.keys() - wiki.keys():  # gone since they were listed
+                    del wiki_files[name]
                 wiki_files.update(wiki)
             _plan_folder(ws, config, plan, key, raw, wiki)
     plan.looked |= cache.records.keys() - seen  # records of files that are gone
@@ -385,14 +386,12 @@ def _whole_folder_answered(plan: Plan, folder: str, trust_articles: bool) -> boo
     summary = plan.cache.folders.get(folder)
     if summary is None:
         return False
-    count, raw_digest, names_digest, articles_digest = summary
-    raw_files = plan.raw_folders.get(folder, {})
-    wiki_files = plan.wiki_folders.get(folder, {})
-    if (
-        count != plan.cache.buckets[folder]
-        or raw_digest != statcache.digest(raw_files)
-        or names_digest != statcache.names_digest(wiki_files, plan.folder_stats.get(folder))
-        or not (trust_articles or articles_digest == statcache.digest(wiki_files))
+    if summary[0] != plan.cache.buckets[folder] or not _listing_matches(
+        summary[1:],
+        plan.raw_folders.get(folder, {}),
+        plan.wiki_folders.get(folder, {}),
+        plan.folder_stats.get(folder),
+        trust_articles,
     ):
         return False
     records = [(key, plan.cache.records[key]) for key in plan.cache.keys_of(folder)]
@@ -401,6 +400,19 @@ def _whole_folder_answered(plan: Plan, folder: str, trust_articles: bool) -> boo
     for key, record in records:
         _answer(plan, key, record)
     return True
+
+
+def _listing_matches(
+    digests: tuple[bytes, ...], raw: Folder, wiki: Folder, wiki_stat: Stat | None, trust: bool
+) -> bool:
+    """Tell whether (raw, names, articles) digests name these files as they are listed now
+    (the articles' stats not compared when they were listed by name only)."""
+    raw_digest, names_digest, articles_digest = digests
+    return (
+        raw_digest == statcache.digest(raw)
+        and names_digest == statcache.names_digest(wiki, wiki_stat)
+        and (trust or articles_digest == statcache.digest(wiki))
+    )
 
 
 def _answer(plan: Plan, key: Key, record: Record) -> None:

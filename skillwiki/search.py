@@ -90,22 +90,8 @@ class Since:
     covers: Callable[[str], bool] = lambda _: True
 
 
-def sync(
-    ws: Workspace,
-    articles: Articles,
-    entry_of: Callable[[str], str | None] | None = None,
-    token: str | None = None,
-    since: Since | None = None,
-) -> None:
-    """Bring the index in step with the articles (by stat), rebuilding it if it is unusable.
-
-    `entry_of` (article -> its index.json entry as JSON) spares reading frontmatter again;
-    `token` names this state of wiki/: when the index was last synced to the same token, it
-    is known to be in step and the comparison is skipped; with `since`, only the folders
-    that may have changed since the index's state are compared.
-    """
-    path = index_path(ws)
-    step = _Step(articles, entry_of or _no_entry, token, since)
+def _sync(ws: Workspace, path: Path, step: _Step) -> None:
+    """Bring the index at `path` in step with the articles, rebuilding it if it is unusable."""
     try:
         _sync_patiently(ws, path, step)
     except sqlite3.OperationalError:
@@ -131,7 +117,7 @@ def _sync_patiently(ws: Workspace, path: Path, step: _Step) -> None:
     while True:
         try:
             with _busy_is_an_error(path):
-                _sync(ws, path, step)
+                _sync_once(ws, path, step)
             return
         except _Busy:
             if time.monotonic() > deadline:
@@ -160,7 +146,7 @@ def _busy_is_an_error(path: Path) -> Iterator[None]:
         ) from None
 
 
-def _sync(ws: Workspace, path: Path, step: _Step) -> None:
+def _sync_once(ws: Workspace, path: Path, step: _Step) -> None:
     with _connect(path) as db:
         if _sync_db(db, ws, step):
             db.execute("VACUUM")  # after a bulk load, give the space of old segments back
@@ -207,14 +193,21 @@ def open_index(
     since: Since | None = None,
 ) -> sqlite3.Connection:
     """Return an index in step with the articles: the one in .cache/, kept up to date, or
-    where the workspace cannot be written, one built in memory for this run."""
+    where the workspace cannot be written, one built in memory for this run.
+
+    `entry_of` (article -> its index.json entry as JSON) spares reading frontmatter again;
+    `token` names this state of wiki/: when the index was last synced to the same token, it
+    is known to be in step and the comparison is skipped; with `since`, only the folders
+    that may have changed since the index's state are compared.
+    """
+    step = _Step(articles, entry_of or _no_entry, token, since)
     try:
-        sync(ws, articles, entry_of, token, since)
+        _sync(ws, index_path(ws), step)
         return sqlite3.connect(index_path(ws), timeout=30)
     except _Unwritable:
         db = sqlite3.connect(":memory:", isolation_level=None)
         _create(db)
-        _sync_db(db, ws, _Step(articles, entry_of or _no_entry, token, None))
+        _sync_db(db, ws, step)
         return db
 
 

@@ -158,17 +158,22 @@ class StatCache:
         self.renewed[key] = record
         self.dirty = True
 
-    def keys_of(self, folder: str) -> list[Key]:
-        """The keys of a folder's records, for its present number of buckets."""
+    def keys_of(self, folder: str, records: Collection[Key] | None = None) -> list[Key]:
+        """The keys of a folder's records (of `records`, by default the loaded ones), for its
+        present number of buckets."""
         count = self.buckets.get(folder, 1)
-        return [key for key in self.records if key[0] == folder and key[1] == count]
+        found = self.records if records is None else records
+        return [key for key in found if key[0] == folder and key[1] == count]
 
     def all_quiet(self, folder: str) -> bool:
         """Tell whether every record of a big folder, as renewed, is quiet."""
-        count = self.buckets.get(folder, 1)
         records = {**self.records, **self.renewed}
-        mine = [record for key, record in records.items() if key[0] == folder and key[1] == count]
-        return count > 1 and bool(mine) and all(r is not None and r.quiet for r in mine)
+        mine = [records[key] for key in self.keys_of(folder, records)]
+        return (
+            self.buckets.get(folder, 1) > 1
+            and bool(mine)
+            and all(r is not None and r.quiet for r in mine)
+        )
 
     def summarize(
         self, folder: str, raw: Folder, wiki: Folder | None, wiki_stat: Stat | None
