@@ -11,9 +11,8 @@ from urllib.parse import unquote
 
 from skillwiki import COMPILER, markdown
 from skillwiki.documents import Document, join, optional_str, string_list
-from skillwiki.errors import InputError
 from skillwiki.fingerprint import fingerprint
-from skillwiki.workspace import MARKDOWN_SUFFIXES, article_rel
+from skillwiki.workspace import MARKDOWN_SUFFIXES, PARSED_SUFFIXES, article_rel
 
 DOCUMENT_TYPES = ("document", "lesson")
 LESSON_KEYS = (
@@ -75,7 +74,10 @@ CODE_INFO = {
     ".css": "css",
     ".xml": "xml",
 }
-TEXT_SUFFIXES = MARKDOWN_SUFFIXES | frozenset(CODE_INFO)
+TEXT_SUFFIXES = PARSED_SUFFIXES | frozenset(CODE_INFO)
+# Links to these are links to a site's pages, never to an ingested file's article.
+_PAGE_SUFFIXES = frozenset({".html", ".htm"})
+FOREIGN_TYPE_KEY = "page_type"  # where an author's own `type` (not document/lesson) is kept
 SUMMARY_LIMIT = 200
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _FENCE_RUN = re.compile(r"`{3,}|~{3,}")
@@ -90,21 +92,31 @@ class Rendered:
     meta: dict[str, Any]
 
 
-def render(raw_rel: str, raw: Document, raw_fingerprint: str, algorithm: str) -> Rendered:
+def render(
+    raw_rel: str,
+    raw: Document,
+    raw_fingerprint: str,
+    algorithm: str,
+    outline: markdown.Outline | None = None,
+) -> Rendered:
     """Compile a parsed raw file into its article (SPEC 2.3)."""
     where = f".wiki/raw/{raw_rel}"
     kind = optional_str(raw.meta, "type", where) or "document"
-    if kind not in DOCUMENT_TYPES:
-        raise InputError(where, f"frontmatter key 'type' must be document or lesson, not {kind!r}")
-    is_markdown = PurePosixPath(raw_rel).suffix.lower() in MARKDOWN_SUFFIXES
-    shape = markdown.outline(raw.body) if is_markdown else None
+    foreign = None if kind in DOCUMENT_TYPES else kind
+    kind = "document" if foreign is not None else kind
+    suffix = PurePosixPath(raw_rel).suffix.lower()
+    shape = outline if outline is not None or suffix not in PARSED_SUFFIXES else None
+    if shape is None and suffix in PARSED_SUFFIXES:
+        shape = markdown.analyze(raw.body, mdx=suffix == ".mdx")
     title = _title(raw_rel, raw, shape, where)
     if shape is not None:
         body = _rewrite_links(raw_rel, raw.body, shape, optional_str(raw.meta, "origin", where))
         body = _drop_leading_title(body, shape, title)
+        if shape.open_fence:  # close it, or it swallows the Sources section
+            body = body.rstrip("\n") + "\n" + shape.open_fence + "\n"
     else:
-        body = _fence(raw.body, CODE_INFO.get(PurePosixPath(raw_rel).suffix.lower(), "text"))
-    summary = _summary(raw, shape, where)
+        body = _fence(raw.body, CODE_INFO.get(suffix, "text"))
+    summary = _summary(raw, shape, where) or title
     article_body = _article_body(raw_rel, title, body)
     meta: dict[str, Any] = {
         "title": title,
@@ -122,13 +134,15 @@ def render(raw_rel: str, raw: Document, raw_fingerprint: str, algorithm: str) ->
     if "origin" in raw.meta:
         meta["origin"] = raw.meta["origin"]
     meta.update((key, value) for key, value in raw.meta.items() if key not in _OWN_KEYS)
+    if foreign is not None and FOREIGN_TYPE_KEY not in raw.meta:
+        meta[FOREIGN_TYPE_KEY] = foreign
     return Rendered(join(meta, article_body), meta)
 
 
 def _title(raw_rel: str, raw: Document, shape: markdown.Outline | None, where: str) -> str:
     title = optional_str(raw.meta, "title", where)
     if title is None and shape is not None:
-        leading = next((h for h in shape.blocks.headings if h.level == 1), None)
+        leading = next((h for h in shape.headings if h.level == 1), None)
         title = leading.text if leading else None
     if not title:
         title = readable_name(raw_rel)
@@ -208,13 +222,14 @@ def link_destination(path: str) -> str:
 def _rewrite_links(raw_rel: str, body: str, shape: markdown.Outline, origin: str | None) -> str:
     pieces: list[str] = []
     last = 0
-    for link in markdown.links(body, code=shape.blocks.code_lines):
-        if link.kind == "wikilink":
+    for link in shape.links:
+        if link.kind == "wikilink" or link.start < last:
             continue
         new = rewrite_target(raw_rel, link.target, origin)
         if new != link.target:
             pieces.append(body[last : link.start])
-            pieces.append(new)
+            angled = body.startswith("<", link.start)
+            pieces.append(f"<{new}>" if angled else link_destination(new))
             last = link.end
     pieces.append(body[last:])
     return "".join(pieces)
@@ -228,8 +243,8 @@ def rewrite_target(raw_rel: str, target: str, origin: str | None) -> str:
     resolved = posixpath.normpath(posixpath.join(posixpath.dirname(raw_rel), unquote(path)))
     suffix = PurePosixPath(resolved).suffix.lower()
     inside_raw = not (resolved.startswith("../") or resolved == "..")
-    if inside_raw and suffix in MARKDOWN_SUFFIXES:
-        return target  # the mirror layout: the same path reaches the other article
+    if inside_raw and (suffix in MARKDOWN_SUFFIXES or suffix in _PAGE_SUFFIXES):
+        return target  # the mirror layout: the same path reaches the other article (or page)
     if inside_raw and suffix in TEXT_SUFFIXES:
         return path + ".md" + sep + fragment  # a text file's article has .md appended
     # Anything else (images, files never ingested) stays in the repository: point there.

@@ -15,7 +15,6 @@ MAX_SUMMARY = 2_000
 MAX_TAGS = 100
 MAX_TAG = 100
 MAX_LINE = 100_000
-_BOUNDARY = re.compile(r"^-{3}[ \t]*\r?$", re.MULTILINE)
 _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
@@ -58,28 +57,47 @@ def check_size(size: int, where: Path | str, max_bytes: int) -> None:
 
 
 def split(text: str, where: Path | str) -> Document:
-    """Split `text` into frontmatter and body; frontmatter must be a closed YAML mapping."""
-    first = _BOUNDARY.match(text)
-    if first is None:
+    """Split `text` into frontmatter and body, as python-frontmatter's handlers do.
+
+    YAML between `---` and `---` (or `...`), or TOML between `+++` lines; a block that is
+    never closed is no frontmatter (a leading `---` is then a thematic break of the body).
+    The flat YAML that skillwiki itself writes is read without importing a YAML library
+    (`_flatyaml`, held equal to the library by tests); anything else goes to the handlers.
+    """
+    opening = _OPENING.match(text)
+    if opening is None:
         return Document({}, text, False)
-    closing = _BOUNDARY.search(text, first.end())
+    boundary = YAML_BOUNDARY if opening.group(1) == "---" else TOML_BOUNDARY
+    closing = boundary.search(text, opening.end())
     if closing is None:
-        raise InputError(where, "frontmatter starts with '---' but is never closed by '---'")
-    meta = load_yaml(text[first.end() : closing.start()], where)
+        return Document({}, text, False)
     body = text[closing.end() :]
-    return Document(meta, body[1:] if body.startswith("\n") else body, True)
+    body = body[1:] if body.startswith("\n") else body
+    block = text[opening.end() + 1 : closing.start()]
+    if boundary is YAML_BOUNDARY and "&" not in block and "*" not in block:
+        from skillwiki import _flatyaml
+
+        flat = _flatyaml.load(block)
+        if flat is not None:
+            return Document(flat, body, True)
+    from skillwiki import frontmatter_handlers
+
+    return Document(frontmatter_handlers.load(text, where), body, True)
+
+
+_OPENING = re.compile(r"(---|\+\+\+)[ \t]*$", re.MULTILINE)
+YAML_BOUNDARY = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
+TOML_BOUNDARY = re.compile(r"^\+\+\+[ \t]*$", re.MULTILINE)
 
 
 def body_of(text: str) -> str:
-    """Return the body of a file without parsing its frontmatter (for reading, not checking)."""
-    first = _BOUNDARY.match(text)
-    if first is None:
+    """Return the body of an article skillwiki wrote (`---` YAML frontmatter), unparsed."""
+    if not text.startswith("---\n"):
         return text
-    closing = _BOUNDARY.search(text, first.end())
-    if closing is None:
+    closing = text.find("\n---\n", 3)
+    if closing < 0:
         return text
-    body = text[closing.end() :]
-    return body[1:] if body.startswith("\n") else body
+    return text[closing + 5 :]
 
 
 def load_yaml(source: str, where: Path | str) -> dict[str, Any]:
@@ -152,9 +170,7 @@ def optional_str(meta: Mapping[str, Any], key: str, where: Path | str) -> str | 
 
 def check_note(meta: Mapping[str, Any], body: str, where: Path | str) -> None:
     """Refuse a note with no content, or with values no person or agent meant to write."""
-    if not body.strip():
-        if meta:
-            raise InputError(where, "has frontmatter but no content; write the note below it")
+    if not body.strip() and not meta:
         raise InputError(where, "the file is empty; there is nothing to ingest")
     for key, limit in (("title", MAX_TITLE), ("summary", MAX_SUMMARY)):
         value = meta.get(key)

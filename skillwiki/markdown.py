@@ -1,192 +1,475 @@
-"""What skillwiki reads from Markdown: code, headings, links, the first paragraph, anchors.
+"""What skillwiki reads from Markdown, read by markdown-it-py: the one Markdown reader.
 
-A line scanner, not a full parser: it agrees with CommonMark (markdown-it-py, in the tests) on
-the first paragraph, headings, code and links of 15,000 real pages, at a fraction of the
-cost (no import of a parser on the way to an answer; 40% of a first compile was parsing).
+CommonMark (with tables, strikethrough and footnotes from mdit-py-plugins) decides what is a
+heading, a link, code or a paragraph. Three small plugins add what real documentation trees
+write beside CommonMark, each a markdown-it rule:
+
+- template syntax is never a link or text: `{{ ... }}`, `{{< ... >}}`, `{{% ... %}}` and
+  `{% ... %}` (Hugo, Jekyll/Liquid, Jinja, mdBook) are opaque inline, and a Hugo shortcode
+  `{{< name >}} ... {{< /name >}}` whose inner text Hugo does not read as Markdown is an
+  opaque block;
+- `[[wikilinks]]`, tried only where CommonMark found no link (so `[[1]](x.md)` is a link);
+- heading attribute lists `{ #custom-id }` (MkDocs attr_list, Hugo) name an anchor.
+
+Links carry their source span, found with markdown-it's own destination parser, so that
+compile can rewrite a destination in place. `analyze` returns plain values (tuples, strings),
+so that callers can cache them by the text's fingerprint.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import NamedTuple
+from collections.abc import Iterator, Sequence
+from functools import cache
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_block import StateBlock
+    from markdown_it.rules_inline import StateInline
+    from markdown_it.token import Token
 
 
-# Heading and Link are NamedTuples: lint makes one per heading and link of every file, and a
-# tuple is several times cheaper to create than a frozen dataclass.
 class Heading(NamedTuple):
     level: int
-    text: str
+    text: str  # plain text, without an attribute list
     line: int  # 1-based
+    ids: tuple[str, ...]  # custom ids from an attribute list `{ #id }`
 
 
 class Link(NamedTuple):
-    """A link target in the text: `start`/`end` are offsets of the target itself."""
+    """A link target: `start`/`end` are offsets of the destination as written (with any
+    `<>`) in the text, or -1 where the source could not be matched."""
 
-    kind: str  # "inline", "image", "reference", "wikilink"
-    target: str
+    kind: str  # "inline", "image", "reference" (a definition), "wikilink"
+    target: str  # the destination, backslash escapes resolved, not percent-encoded
     line: int  # 1-based
     column: int  # 1-based
     start: int
     end: int
 
 
-_INLINE = re.compile(
-    r"(!?)\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*(<[^<>\n]*>|[^\s()<>]+(?:\([^\s()]*\))?)"
-)
-_REFERENCE = re.compile(r"^ {0,3}\[[^\]]+\]:\s*(<[^<>\n]*>|\S+)")
-_WIKILINK = re.compile(r"\[\[([^\[\]\n]+)\]\]")
-_CODE_SPAN = re.compile(r"(`+)(?:.+?)\1")
+class Outline(NamedTuple):
+    """What skillwiki reads from one Markdown text."""
 
-
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-_LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
-
-
-@dataclass(frozen=True)
-class Blocks:
-    """What a quick line scan finds: the lines inside code, and the headings."""
-
-    code_lines: frozenset[int]  # 0-based
     headings: tuple[Heading, ...]
-    heading_lines: frozenset[int] = frozenset()  # 0-based, underlines of setext ones included
+    links: tuple[Link, ...]
+    code: tuple[tuple[int, int], ...]  # 0-based [start, end) line ranges of code and HTML
+    anchors: tuple[str, ...]  # every `#fragment` the text answers, sorted
+    first_paragraph: str  # plain text of the first paragraph that has any
+    leading_h1: tuple[str, int] | None  # an H1 that is the first block: text, end line
+    open_fence: str  # the marker of a code fence left open at the end, or ""
 
 
-def scan(text: str) -> Blocks:
-    """Find fenced and indented code and ATX/setext headings, line by line.
+MARKUP = re.compile(r"[`*_\[\]!<>&\\~{}|]")
 
-    A fraction of the cost of a full parse, for reading many files (lint, indexing); it agrees
-    with CommonMark on the common cases, not on every corner of the spec.
-    """
-    code: set[int] = set()
-    found: list[Heading] = []
-    heading_lines: set[int] = set()
-    lines = text.splitlines()
-    fence = ""
-    paragraph: list[int] = []  # the lines of the paragraph being read, outside code
-    in_list = html = False
-    for number, line in enumerate(lines):
-        if fence or (html and line.strip()):  # an HTML block runs to the next blank line
-            code.add(number)
-            fence = "" if fence and _closes(line, fence) else fence
+
+@cache
+def parser() -> MarkdownIt:
+    """Return the one configured parser; it holds no per-document state."""
+    from markdown_it import MarkdownIt
+    from markdown_it import helpers as library_helpers
+    from mdit_py_plugins.footnote import footnote_plugin
+
+    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    md.use(footnote_plugin)
+    recorded: list[tuple[str, int, int]] = []  # while the reference rule runs: its call
+
+    def parse_destination(src: str, pos: int, maximum: int) -> Any:
+        found = library_helpers.parseLinkDestination(src, pos, maximum)
+        if found.ok and not recorded:
+            recorded.append((src, pos, found.pos))
+        return found
+
+    md.helpers = SimpleNamespace(  # type: ignore[assignment]
+        parseLinkLabel=library_helpers.parseLinkLabel,
+        parseLinkDestination=parse_destination,
+        parseLinkTitle=library_helpers.parseLinkTitle,
+    )
+    md.block.ruler.before(
+        "table",
+        "template_block",
+        _template_block,
+        {"alt": ["paragraph", "reference", "blockquote", "list"]},
+    )
+    md.block.ruler.before("table", "esm", _esm_block, {"alt": ["paragraph"]})
+    md.inline.ruler.before("text", "template", _template_inline)
+    md.inline.ruler.after("footnote_ref", "wikilink", _wikilink)
+    md.inline.ruler.at("link", _spanned(md.inline.ruler, "link", 0))
+    md.inline.ruler.at("image", _spanned(md.inline.ruler, "image", 1))
+    md.block.ruler.at("reference", _recorded_reference(md.block.ruler, recorded))
+    return md
+
+
+# --- the plugins ---------------------------------------------------------------------------
+
+_TEMPLATE_CLOSE = {"{{<": ">}}", "{{%": "%}}", "{{": "}}", "{%": "%}"}
+_SHORTCODE_OPEN = re.compile(r" {0,3}\{\{<[ \t]*([\w./-]{1,100})")
+SHORTCODE_SEARCH_LINES = 5000  # how far a paired shortcode's closing tag is looked for
+
+
+def _template_inline(state: StateInline, silent: bool) -> bool:
+    src, pos = state.src, state.pos
+    if not src.startswith(("{{", "{%"), pos):
+        return False
+    opening = src[pos : pos + 3] if src[pos : pos + 3] in _TEMPLATE_CLOSE else src[pos : pos + 2]
+    close = src.find(_TEMPLATE_CLOSE[opening], pos + len(opening), state.posMax)
+    if close < 0:
+        return False
+    end = close + len(_TEMPLATE_CLOSE[opening])
+    if not silent:
+        token = state.push("template", "", 0)
+        token.content = src[pos:end]
+    state.pos = end
+    return True
+
+
+def _template_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """A Hugo shortcode `{{< name >}}` whose closing `{{< /name >}}` follows: opaque."""
+    begin = state.bMarks[start] + state.tShift[start]
+    line = state.src[state.bMarks[start] : state.eMarks[start]]
+    if state.is_code_block(start) or not state.src.startswith("{{<", begin):
+        return False
+    opened = _SHORTCODE_OPEN.match(line)
+    if opened is None or line.rstrip().endswith("/>}}"):
+        return False
+    closing = re.compile(r"\{\{<[ \t]*/" + re.escape(opened.group(1)) + r"[ \t]*>\}\}")
+    last = min(end, start + SHORTCODE_SEARCH_LINES)
+    for number in range(start, last):
+        text = state.src[state.bMarks[number] : state.eMarks[number]]
+        found = closing.search(text, opened.end() if number == start else 0)
+        if found is None:
             continue
-        if line[:1].isalpha():  # most lines: text, which no block construct starts with
-            in_list = False
-            paragraph.append(number)
-            continue
-        fence = _fence_opened(line)
-        if fence:
-            code.add(number)
-            paragraph = []
-            continue
-        if not line.strip():
-            paragraph = []
-            html = False
-            continue
-        if (not paragraph or _HTML_INTERRUPTS.match(line)) and _HTML_START.match(line):
-            html = True
-            code.add(number)
-            continue
-        if line.startswith(("    ", "\t")) and not paragraph and not in_list:
-            code.add(number)
-            continue
-        in_list = bool(_LIST_ITEM.match(line)) or (in_list and line[:1] in " \t")
-        heading = _heading(lines, number, paragraph)
-        if heading is not None:
-            found.append(heading)
-            heading_lines.update(range(heading.line - 1, number + 1))
-            paragraph = []
-            continue
-        paragraph = _extend(paragraph, lines, number)
-    return Blocks(frozenset(code), tuple(found), frozenset(heading_lines))
+        if not silent:
+            token = state.push("template_block", "", 0)
+            token.map = [start, number + 1]
+            token.content = state.getLines(start, number + 1, 0, True)
+        state.line = number + 1
+        return True
+    return False
 
 
-def _closes(line: str, fence: str) -> bool:
-    stripped = line.strip()
-    return stripped.startswith(fence) and set(stripped) == {fence[0]}
+_ESM = re.compile(r"(?:import|export)[ \t{*]")
 
 
-def _fence_opened(line: str) -> str:
-    """The fence (```` ``` ```` or `~~~`) this line opens, or ""."""
-    opened = _FENCE.match(line)
-    if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
-        return opened.group(1)
-    return ""
+def _esm_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """In MDX, `import`/`export` lines at the top level are JavaScript, up to a blank line."""
+    if not state.env.get("mdx") or state.sCount[start] != 0 or state.level != 0:
+        return False
+    if not _ESM.match(state.src, state.bMarks[start], state.eMarks[start]):
+        return False
+    number = start + 1
+    while number < end and not state.isEmpty(number):
+        number += 1
+    if not silent:
+        token = state.push("esm_block", "", 0)
+        token.map = [start, number]
+        token.content = state.getLines(start, number, 0, True)
+    state.line = number
+    return True
 
 
-def _heading(lines: list[str], number: int, paragraph: list[int]) -> Heading | None:
-    """An ATX heading on this line, or a setext one that this line underlines."""
-    line = lines[number]
-    atx = _ATX.match(line)
-    if atx:
-        return Heading(len(atx.group(1)), _plain(atx.group(2) or ""), number + 1)
-    underline = _SETEXT.match(line)
-    first = lines[paragraph[0]] if paragraph else ""
-    if underline and paragraph and not _LIST_ITEM.match(first) and not _QUOTE.match(first):
-        words = " ".join(lines[n].strip() for n in paragraph)
-        return Heading(1 if underline.group(1)[0] == "=" else 2, _plain(words), paragraph[0] + 1)
-    return None
+def _wikilink(state: StateInline, silent: bool) -> bool:
+    src, pos = state.src, state.pos
+    if not src.startswith("[[", pos):
+        return False
+    close = src.find("]]", pos + 2, state.posMax)
+    inner = src[pos + 2 : close] if close > 0 else ""
+    if not inner.strip() or "\n" in inner or "[" in inner or "]" in inner:
+        return False
+    if not silent:
+        token = state.push("wikilink", "", 0)
+        token.content = inner
+        token.meta = {"span": (pos + 2, close, inner)}
+    state.pos = close + 2
+    return True
 
 
-def _extend(paragraph: list[int], lines: list[str], number: int) -> list[int]:
-    """Add a line to the paragraph being read, or start another block with it."""
-    line = lines[number]
-    if _THEMATIC.match(line):  # a rule, not text (after text, `---` was an underline)
-        return []
-    starts_container = bool(_QUOTE.match(line) or _LIST_ITEM.match(line))
-    if paragraph and starts_container and lines[paragraph[0]][:1] != line[:1]:
-        return [number]  # a quote or a list item interrupts the paragraph
-    paragraph.append(number)
-    return paragraph
+def _spanned(ruler: Any, name: str, bracket: int) -> Any:
+    """Wrap the link (or image) rule: record where its destination is written."""
+    rule = ruler.__rules__[ruler.__find__(name)].fn
+
+    def spanned(state: StateInline, silent: bool) -> bool:
+        start, count = state.pos, len(state.tokens)
+        if not rule(state, silent):
+            return False
+        if not silent:
+            token = next(t for t in state.tokens[count:] if t.type in ("link_open", "image"))
+            found = _destination(state, start + bracket, state.pos, nested=bracket == 1)
+            token.meta = {**token.meta, "span": found}
+        return True
+
+    return spanned
 
 
-def _plain(text: str) -> str:
-    return inline_plain(text)
+def _destination(
+    state: StateInline, bracket: int, end: int, *, nested: bool
+) -> tuple[int, int, str] | None:
+    """(start, end, unescaped) of an inline destination, or None for a reference-style one.
+
+    Found again with the helpers the link rule used (a link's label cannot hold a link; an
+    image's can)."""
+    from markdown_it import helpers
+
+    label_end = helpers.parseLinkLabel(state, bracket, not nested)
+    src = state.src
+    pos = label_end + 1
+    if label_end < 0 or pos >= end or src[pos] != "(":
+        return None
+    pos += 1
+    while pos < end and src[pos] in " \t\n":
+        pos += 1
+    if pos < end and src[pos] == ")":
+        return pos, pos, ""
+    found = helpers.parseLinkDestination(src, pos, end)
+    if not found.ok:
+        return None
+    return pos, found.pos, found.str
 
 
-def links(text: str, code: frozenset[int] | None = None) -> Iterator[Link]:
-    """Yield every link outside code: inline links, images, reference definitions, wikilinks.
+def _recorded_reference(ruler: Any, recorded: list[tuple[str, int, int]]) -> Any:
+    rule = ruler.__rules__[ruler.__find__("reference")].fn
 
-    `code` holds the 0-based lines inside code, when the caller scanned them already.
-    """
-    skip = scan(text).code_lines if code is None else code
-    offset = 0
-    for number, line in enumerate(text.splitlines(keepends=True)):
-        if number not in skip and "[" in line:
-            yield from _line_links(
-                _mask_code_spans(line) if "`" in line else line, number + 1, offset
-            )
-        offset += len(line)
+    def reference(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+        recorded.clear()
+        try:
+            if not rule(state, start, end, silent):
+                return False
+            if not silent and recorded:
+                string, begin, finish = recorded[0]
+                references = state.env.setdefault("skillwiki_definitions", [])
+                references.append((start, string, begin, finish))
+            return True
+        finally:
+            recorded.clear()
 
-
-def _mask_code_spans(line: str) -> str:
-    return _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
-
-
-def _line_links(line: str, number: int, offset: int) -> Iterator[Link]:
-    if "[" not in line:  # no link can start here
-        return
-    for match in _INLINE.finditer(line) if "](" in line else ():
-        start, end = match.span(2)
-        target = match.group(2)
-        if target.startswith("<"):
-            start, end, target = start + 1, end - 1, target[1:-1]
-        kind = "image" if match.group(1) else "inline"
-        yield Link(kind, target, number, start + 1, offset + start, offset + end)
-    reference = _REFERENCE.match(line) if line.lstrip(" ")[:1] == "[" else None
-    if reference:
-        start, end = reference.span(1)
-        target = reference.group(1).strip("<>")
-        yield Link("reference", target, number, start + 1, offset + start, offset + end)
-    for match in _WIKILINK.finditer(line) if "[[" in line else ():
-        start, end = match.span(1)
-        yield Link("wikilink", match.group(1), number, start + 1, offset + start, offset + end)
+    return reference
 
 
+# --- reading the tokens ----------------------------------------------------------------------
+
+_ATTR_LIST = re.compile(
+    r"\{:?[ \t]*((?:[#.][\w:.-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s}\"']+))"
+    r"(?:[ \t]+(?:[#.][\w:.-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s}\"']+)))*)[ \t]*\}"
+)
+_HTML_ID = re.compile(r"\b(?:id|name)[ \t]*=[ \t]*(?:\"([^\"<>]*)\"|'([^'<>]*)'|([^\s\"'<>=`]+))")
 _NOT_IN_SLUG = re.compile(r"[^\w\- ]")
+_NESTING = frozenset(
+    {"th_open", "th_close", "td_open", "td_close", "footnote_block_open", "footnote_block_close"}
+)
+_CODE_BLOCKS = frozenset({"fence", "code_block", "html_block", "template_block", "esm_block"})
+
+
+def analyze(text: str, *, mdx: bool = False) -> Outline:
+    """Parse `text` once and read what skillwiki needs from it (`mdx`: ESM lines are code)."""
+    env: dict[str, Any] = {"mdx": mdx}
+    tokens = parser().parse(text, env)
+    return _Reader(text).read(tokens, env)
+
+
+class _Reader:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = text.split("\n")
+        self.offsets = [0]
+        for line in self.lines:
+            self.offsets.append(self.offsets[-1] + len(line) + 1)
+        self.cursors: dict[int, int] = {}
+        self.headings: list[Heading] = []
+        self.links: list[Link] = []
+        self.code: list[tuple[int, int]] = []
+        self.ids: list[str] = []
+        self.first_paragraph = ""
+        self.open_fence = ""
+
+    def read(self, tokens: Sequence[Token], env: dict[str, Any]) -> Outline:
+        in_cell = in_footnote = 0
+        for index, token in enumerate(tokens):
+            kind = token.type
+            if kind in _NESTING:
+                step = token.nesting
+                in_cell += step if kind[:2] in ("th", "td") else 0
+                in_footnote += step if kind.startswith("footnote") else 0
+            elif kind in _CODE_BLOCKS and token.map:
+                self._code(token)
+            elif kind == "inline":
+                self._block_text(tokens[index - 1], token, in_cell > 0, in_footnote > 0)
+        self._definitions(env.get("skillwiki_definitions", []))
+        self.links.sort(key=lambda link: (link.line, link.column, link.start))
+        return Outline(
+            tuple(self.headings),
+            tuple(self.links),
+            tuple(self.code),
+            tuple(sorted(set(self._anchors()))),
+            self.first_paragraph,
+            self._leading_h1(tokens),
+            self.open_fence,
+        )
+
+    def _block_text(self, parent: Token, inline: Token, in_cell: bool, in_footnote: bool) -> None:
+        self._inline(inline, table=in_cell)
+        if parent.type == "heading_open":
+            self._heading(parent, inline)
+        elif parent.type == "paragraph_open" and not (self.first_paragraph or in_footnote):
+            self.first_paragraph = plain_text(inline.children or [])
+
+    def _code(self, token: Token) -> None:
+        assert token.map is not None
+        start, end = token.map
+        self.code.append((start, end))
+        if token.type == "html_block":
+            self.ids += _html_ids(token.content)
+        elif token.type == "fence" and end >= len(self.lines) - (self.lines[-1] == ""):
+            last = self.lines[end - 1].strip() if end - 1 > start else ""
+            marker = token.markup
+            if not (last.startswith(marker) and set(last) == {marker[0]}):
+                self.open_fence = marker
+
+    def _heading(self, opening: Token, inline: Token) -> None:
+        text = plain_text(inline.children or [])
+        ids: tuple[str, ...] = ()
+        attrs = trailing_attrs(text)
+        if attrs is not None:
+            text, ids = attrs
+        line = opening.map[0] + 1 if opening.map else 1
+        self.headings.append(Heading(int(opening.tag[1:]), text, line, ids))
+
+    def _inline(self, token: Token, *, table: bool) -> None:
+        children = token.children or []
+        if not token.map:
+            return
+        starts: list[int | None] | None = None
+        for child in children:
+            if child.type == "html_inline":
+                self.ids += _html_ids(child.content)
+                continue
+            span: tuple[int, int, str] | None = child.meta.get("span") if child.meta else None
+            if span is None:
+                continue
+            if child.type == "wikilink":
+                kind, target = "wikilink", child.content
+            elif child.type == "link_open" and child.markup != "autolink":
+                kind, target = "inline", span[2]
+            elif child.type == "image":
+                kind, target = "image", span[2]
+            else:
+                continue
+            if starts is None:
+                starts = self._line_starts(token.content, token.map[0], table)
+            self.links.append(self._located(kind, target, token.content, starts, span, token))
+
+    def _located(
+        self,
+        kind: str,
+        target: str,
+        content: str,
+        starts: list[int | None],
+        span: tuple[int, int, str],
+        token: Token,
+    ) -> Link:
+        assert token.map is not None
+        row = content.count("\n", 0, span[0])
+        column = span[0] - (content.rfind("\n", 0, span[0]) + 1)
+        line_start = starts[row] if row < len(starts) else None
+        if line_start is None:
+            return Link(kind, target, token.map[0] + row + 1, 1, -1, -1)
+        start = line_start + column
+        line = token.map[0] + row
+        column = start - self.offsets[line] + 1
+        return Link(kind, target, line + 1, column, start, start + span[1] - span[0])
+
+    def _line_starts(self, content: str, first: int, table: bool) -> list[int | None]:
+        """Where each line of an inline token's content starts in the text (None: unknown)."""
+        found: list[int | None] = []
+        for row, piece in enumerate(content.split("\n")):
+            number = first + row
+            if number >= len(self.lines):
+                found.append(None)
+                continue
+            source = self.lines[number]
+            cursor = self.cursors.get(number, 0)
+            at = len(source) - len(piece)
+            if table or not source.endswith(piece) or at < cursor:
+                at = source.find(piece, cursor)
+            if at < 0:
+                found.append(None)
+                continue
+            self.cursors[number] = at + len(piece)
+            found.append(self.offsets[number] + at)
+        return found
+
+    def _definitions(self, definitions: list[tuple[int, str, int, int]]) -> None:
+        from markdown_it import helpers
+
+        for first, string, begin, end in definitions:
+            target = helpers.parseLinkDestination(string, begin, end).str
+            row = string.count("\n", 0, begin)
+            column = begin - (string.rfind("\n", 0, begin) + 1)
+            piece = string.split("\n")[row]
+            number = first + row
+            source = self.lines[number] if number < len(self.lines) else ""
+            at = len(source) - len(piece) if source.endswith(piece) else source.find(piece)
+            if at < 0:
+                self.links.append(Link("reference", target, number + 1, 1, -1, -1))
+                continue
+            start = self.offsets[number] + at + column
+            self.links.append(
+                Link("reference", target, number + 1, at + column + 1, start, start + end - begin)
+            )
+
+    def _anchors(self) -> Iterator[str]:
+        seen: dict[str, int] = {}
+        for heading in self.headings:
+            base = slug(heading.text)
+            count = seen.get(base, 0)
+            yield base if count == 0 else f"{base}-{count}"
+            seen[base] = count + 1
+            yield from heading.ids
+        yield from self.ids
+
+    def _leading_h1(self, tokens: Sequence[Token]) -> tuple[str, int] | None:
+        if tokens and tokens[0].type == "heading_open" and tokens[0].tag == "h1" and self.headings:
+            end = tokens[0].map[1] if tokens[0].map else 1
+            return self.headings[0].text, end
+        return None
+
+
+def plain_text(children: Sequence[Token]) -> str:
+    """Return the text a reader sees of inline tokens: no markers, links as their text."""
+    parts: list[str] = []
+    for child in children:
+        kind = child.type
+        if kind in ("text", "code_inline", "text_special"):
+            parts.append(child.content)
+        elif kind in ("softbreak", "hardbreak"):
+            parts.append(" ")
+        elif kind == "image":
+            parts.append(plain_text(child.children or []))
+        elif kind == "wikilink":
+            parts.append(child.content.split("|", 1)[-1].split("#", 1)[0].strip() or child.content)
+    return " ".join("".join(parts).split())
+
+
+def trailing_attrs(text: str) -> tuple[str, tuple[str, ...]] | None:
+    """Split `Title { #id .class }` into the title and its ids, if it ends in an attr list."""
+    if not text.endswith("}"):
+        return None
+    opening = text.rfind("{")
+    found = _ATTR_LIST.fullmatch(text, opening) if opening >= 0 else None
+    if found is None:
+        return None
+    ids = tuple(part[1:] for part in found.group(1).split() if part.startswith("#"))
+    return text[:opening].rstrip(), ids
+
+
+def _html_ids(html: str) -> list[str]:
+    if "id" not in html and "name" not in html:
+        return []
+    return [
+        next(group for group in found.groups() if group is not None)
+        for found in _HTML_ID.finditer(html)
+    ]
 
 
 def slug(heading: str) -> str:
@@ -194,149 +477,6 @@ def slug(heading: str) -> str:
     return _NOT_IN_SLUG.sub("", heading.strip().lower()).replace(" ", "-")
 
 
-_THEMATIC = re.compile(r"^ {0,3}([-*_])(?: *\1){2,} *$")
-_HTML_START = re.compile(r"^ {0,3}<[A-Za-z/!?]")
-# The HTML blocks that may interrupt a paragraph: comments and CommonMark's block-level tags.
-_HTML_INTERRUPTS = re.compile(
-    r"^ {0,3}<(?:!--|/?(?:address|article|aside|blockquote|body|center|details|dialog|dd|div"
-    r"|dl|dt|fieldset|figcaption|figure|footer|form|h[1-6]|head|header|hr|html|li|main|nav|ol"
-    r"|p|pre|script|section|style|summary|table|tbody|td|textarea|tfoot|th|thead|tr|ul)"
-    r"(?:[\s/>]|$))",
-    re.IGNORECASE,
-)
-_REFERENCE_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:")
-_CONTAINER = re.compile(r"^ {0,3}(?:>[ \t]?|(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|$))")
-_QUOTE = re.compile(r"^ {0,3}>[ \t]?")
-_TABLE_DELIMITER = re.compile(r"^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
-_CODE_SPAN_TEXT = re.compile(r"(`+)(.+?)\1")
-_IMAGE_OR_LINK = re.compile(r"!?\[((?:[^\[\]]|\[[^\[\]]*\])*)\](?:\([^)]*\)|\[[^\]]*\])")
-_AUTOLINK = re.compile(r"<((?:https?|mailto|ftp):[^<>\s]+)>")
-_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
-# Emphasis pairs: stars anywhere, underscores only at word edges (snake_case stays whole).
-_EMPHASIS = (
-    re.compile(r"(\*{1,3})(?=\S)(.+?)(?<=\S)\1"),
-    re.compile(r"(?<![A-Za-z0-9])(_{1,3})(?=\S)(.+?)(?<=\S)\1(?![A-Za-z0-9])"),
-)
-_MARKUP_CHARS = re.compile(r"[`*_\[\]!<>&\\]")
-_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
-
-
-@dataclass(frozen=True)
-class Outline:
-    """What compile reads from a Markdown body, found by a line scan."""
-
-    blocks: Blocks
-    leading_h1: tuple[str, int] | None  # an H1 that is the first block: text, end line
-    first_paragraph: str  # its plain text
-
-
-def outline(text: str) -> Outline:
-    """Scan `text` once for code, headings, a leading H1 and the first paragraph."""
-    blocks = scan(text)
-    lines = text.splitlines()
-    first = next((n for n, line in enumerate(lines) if line.strip()), None)
-    leading = None
-    starts = {heading.line - 1: heading for heading in blocks.headings}
-    if first is not None and first in starts and starts[first].level == 1:
-        end = first + 1
-        if not _ATX.match(lines[first]):  # a setext heading: its lines, then the underline
-            while end < len(lines) and not _SETEXT.match(lines[end]):
-                end += 1
-            end += 1
-        leading = (starts[first].text, end)
-    return Outline(blocks, leading, _first_paragraph(lines, blocks))
-
-
-def _first_paragraph(lines: list[str], blocks: Blocks) -> str:
-    headings = blocks.heading_lines
-    taken: list[str] = []
-    depth = 0  # how many `>` the paragraph stands in
-    table = False
-    for number, line in enumerate(lines):
-        inner = _strip_containers(line)
-        outside = number in blocks.code_lines or number in headings
-        if outside or not inner.strip() or _starts_block(line, inner, bool(taken), depth):
-            if taken:
-                break
-            table = table and bool(inner.strip())
-            continue
-        if _table_starts(lines, number, inner):
-            if taken:
-                break  # a table interrupts the paragraph
-            table = True  # a table, header to the next blank line: no paragraph
-        if table:
-            continue
-        if not taken:
-            depth = _quote_depth(line)
-        taken.append(inner.strip())
-        if number + 1 in headings:
-            break
-    return inline_plain(" ".join(taken))
-
-
-def _table_starts(lines: list[str], number: int, inner: str) -> bool:
-    following = lines[number + 1] if number + 1 < len(lines) else ""
-    return "|" in inner and "|" in following and bool(_TABLE_DELIMITER.match(following))
-
-
-def _starts_block(line: str, inner: str, in_paragraph: bool, depth: int) -> bool:
-    """Tell whether a line opens a block other than paragraph text (ending a paragraph)."""
-    if _THEMATIC.match(inner) or _HTML_START.match(inner) or _FENCE.match(inner):
-        return True
-    if _ATX.match(inner) or _REFERENCE_DEF.match(inner):
-        return True
-    return in_paragraph and bool(
-        _LIST_ITEM.match(_strip_quotes(line)) or _quote_depth(line) not in (0, depth)
-    )
-
-
-def _quote_depth(line: str) -> int:
-    depth = 0
-    while match := _QUOTE.match(line):
-        line = line[match.end() :]
-        depth += 1
-    return depth
-
-
-def _strip_quotes(line: str) -> str:
-    return _strip_all(_QUOTE, line)
-
-
-def _strip_containers(line: str) -> str:
-    return _strip_all(_CONTAINER, line)
-
-
-def _strip_all(prefix: re.Pattern[str], line: str) -> str:
-    """Remove every leading match of prefix (nested quotes, list items)."""
-    while match := prefix.match(line):
-        line = line[match.end() :]
-    return line
-
-
-def inline_plain(text: str) -> str:
-    """Return the text a reader sees of inline Markdown: no markers, links as their text."""
-    if not _MARKUP_CHARS.search(text):  # most headings and many lines are plain words
-        return " ".join(text.split())
-    import html
-
-    spans: list[str] = []
-
-    def keep(match: re.Match[str]) -> str:
-        return keep_literal(" ".join(match.group(2).split()))
-
-    def keep_literal(literal: str) -> str:  # set aside, out of reach of the other rules
-        spans.append(literal)
-        return f"\x00{len(spans) - 1}\x00"
-
-    text = _CODE_SPAN_TEXT.sub(keep, text)
-    text = _ESCAPE.sub(lambda match: keep_literal(match.group(1)), text)
-    text = _AUTOLINK.sub(r"\1", text)
-    for _ in range(2):  # a link inside an image's alt, or the reverse
-        text = _IMAGE_OR_LINK.sub(r"\1", text)
-    text = _HTML_TAG.sub("", text)
-    for pattern in _EMPHASIS:
-        for _ in range(3):  # nested emphasis, from the outside in
-            text = pattern.sub(r"\2", text)
-    text = html.unescape(text)
-    text = re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], text)
-    return " ".join(text.split())
+def code_lines(outline: Outline) -> frozenset[int]:
+    """The 0-based lines inside code, HTML or template blocks."""
+    return frozenset(number for start, end in outline.code for number in range(start, end))

@@ -364,7 +364,7 @@ def _document(path: Path, entry: str | None) -> _Document | None:
     meta, title, body = fields
     tags = [str(tag) for tag in meta.get("tags") or [] if isinstance(tag, str | int | float)]
     summary = f"{meta.get('summary') or ''} {meta.get('prevention_rule') or ''}"
-    heads = [heading.text for heading in markdown.scan(body).headings if heading.level > 1]
+    heads = [heading.text for heading in markdown.analyze(body).headings if heading.level > 1]
     columns = (title, " ".join(tags), " ".join(heads), summary, body)
     return _Document(
         title=title,

@@ -10,6 +10,8 @@ from skillwiki.errors import WorkspaceNotFound
 
 WIKI_DIR = ".wiki"
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
+# Read as Markdown; an `.mdx` page (Astro, Docusaurus) is one, and its article gets `.md` added.
+PARSED_SUFFIXES = MARKDOWN_SUFFIXES | {".mdx"}
 
 
 @dataclass(frozen=True)

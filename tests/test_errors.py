@@ -111,10 +111,6 @@ CASES: dict[str, tuple[Setup, str]] = {
         _file("blank.md", b"  \n\n\t\n"),
         "{root}/blank.md: the file is empty; there is nothing to ingest",
     ),
-    "only frontmatter": (
-        _file("meta.md", b"---\ntitle: Just a title\n---\n"),
-        "{root}/meta.md: has frontmatter but no content; write the note below it",
-    ),
     "billion laughs": (
         _file("lol.md", BILLION_LAUGHS),
         "{root}/lol.md: unparsable YAML frontmatter (line 3): aliases (*name) are not allowed",
@@ -227,9 +223,9 @@ CASES: dict[str, tuple[Setup, str]] = {
         _file("a.md", b"---\na: &x [1, 2]\nb: *x\n---\n"),
         "{root}/a.md: unparsable YAML frontmatter (line 3): aliases (*name) are not allowed",
     ),
-    "unterminated": (
-        _file("u.md", b"---\ntitle: x\nbody\n"),
-        "{root}/u.md: frontmatter starts with '---' but is never closed by '---'",
+    "bad TOML": (
+        _file("t.md", b"+++\ntitle = \n+++\nbody\n"),
+        "{root}/t.md: unparsable TOML frontmatter: Invalid value (at line 2, column 9)",
     ),
     "too big": (
         _small_limit,

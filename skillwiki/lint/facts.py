@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import PurePosixPath
 from typing import Any, NamedTuple
 
 from skillwiki import markdown, secrets
 from skillwiki.documents import decode, split
 from skillwiki.errors import InputError
-from skillwiki.workspace import MARKDOWN_SUFFIXES
+from skillwiki.workspace import PARSED_SUFFIXES
 
-FORMAT = 1
-_SECTION = re.compile(r"^##\s+(.+?)\s*#*\s*$")
+FORMAT = 2
 
 
 class FileFacts(NamedTuple):
@@ -50,15 +48,15 @@ def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
     links: list[tuple[str, str, int, int]] = []
     anchors: list[str] = []
     sections: list[tuple[str, int, str]] = []
-    if PurePosixPath(rel).suffix.lower() in MARKDOWN_SUFFIXES:
-        blocks = markdown.scan(document.body)
+    suffix = PurePosixPath(rel).suffix.lower()
+    if suffix in PARSED_SUFFIXES:
+        outline = markdown.analyze(document.body, mdx=suffix == ".mdx")
         links = [
-            (link.kind, link.target, offset + link.line, link.column)
-            for link in markdown.links(document.body, code=blocks.code_lines)
+            (link.kind, link.target, offset + link.line, link.column) for link in outline.links
         ]
-        anchors = sorted(github_anchors([heading.text for heading in blocks.headings]))
+        anchors = list(outline.anchors)
         if document.meta.get("type") == "lesson" or "/lessons/" in rel:  # only lessons have them
-            sections = _sections(document.body, offset, blocks.code_lines)
+            sections = _sections(document.body, offset, outline)
     return FileFacts(
         None,
         document.has_frontmatter,
@@ -72,27 +70,17 @@ def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
     )
 
 
-def github_anchors(headings: list[str]) -> set[str]:
-    """Return the anchors GitHub gives these headings, with -1, -2 for repeats."""
-    seen: dict[str, int] = {}
-    found = set()
-    for heading in headings:
-        base = markdown.slug(heading)
-        count = seen.get(base, 0)
-        found.add(base if count == 0 else f"{base}-{count}")
-        seen[base] = count + 1
+def _sections(body: str, offset: int, outline: markdown.Outline) -> list[tuple[str, int, str]]:
+    """Each `## ` heading with the text under it, up to the next one."""
+    lines = body.split("\n")
+    seconds = [heading for heading in outline.headings if heading.level == 2]
+    found = []
+    for index, heading in enumerate(seconds):
+        start = heading.line  # the line after the heading (1-based heading.line)
+        end = seconds[index + 1].line - 1 if index + 1 < len(seconds) else len(lines)
+        text = "\n".join(lines[start:end]).strip()
+        found.append((heading.text, offset + heading.line, text))
     return found
-
-
-def _sections(body: str, offset: int, code: frozenset[int]) -> list[tuple[str, int, str]]:
-    found: list[tuple[str, int, list[str]]] = []
-    for number, line in enumerate(body.splitlines()):
-        heading = None if number in code else _SECTION.match(line)
-        if heading:
-            found.append((heading.group(1).strip(), offset + number + 1, []))
-        elif found:
-            found[-1][2].append(line)
-    return [(name, line, "\n".join(text).strip()) for name, line, text in found]
 
 
 def _located(text: str, secret: secrets.Secret) -> tuple[str, int, int]:
