@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,9 +17,20 @@ RULE_SETTINGS = ("off", "error", "warning")
 
 
 @dataclass(frozen=True)
+class LinksConfig:
+    """How a site generator resolves links, for SW001 (defaults: the files on disk only)."""
+
+    root: str = ""  # repository folder that root-relative links (`/guide/x/`) start from
+    html: bool = False  # a link to `x.html` also finds `x.md`
+    directories: bool = False  # `x/` or `x` also finds x.md, x/index.md, x/_index.md, x/README.md
+    ignore: list[str] = field(default_factory=list)  # regular expressions of targets to skip
+
+
+@dataclass(frozen=True)
 class LintConfig:
     rules: dict[str, str] = field(default_factory=dict)
     near_duplicate_jaccard: float = 0.6
+    links: LinksConfig = field(default_factory=LinksConfig)
 
 
 @dataclass(frozen=True)
@@ -118,13 +130,16 @@ def _coerce(value: Any, default: Any, path: Path, key: str) -> Any:
         value = float(value) if ok else value
     elif isinstance(default, int):
         ok = isinstance(value, int) and not isinstance(value, bool)
+    elif isinstance(default, list):
+        ok = isinstance(value, list) and all(isinstance(item, str) for item in value)
     elif isinstance(default, dict):
         ok = isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
         value = dict(value) if ok else value
     else:
         ok = isinstance(value, type(default))
     if not ok:
-        kind = "a table of strings" if isinstance(default, dict) else type(default).__name__
+        kind = type(default).__name__
+        kind = {"dict": "a table of strings", "list": "a list of strings"}.get(kind, kind)
         raise ConfigError(path, f"must be {_article(kind)}, not {value!r}", key)
     return value
 
@@ -151,7 +166,32 @@ def _check_values(config: Config, path: Path) -> None:
             raise ConfigError(path, "must be greater than 0", key)
     if config.lock_timeout < 0:
         raise ConfigError(path, "must be 0 or more seconds", "lock_timeout")
-    for rule, setting in config.lint.rules.items():
+    for number, pattern in enumerate(config.lint.links.ignore):
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ConfigError(
+                path, f"not a regular expression ({exc})", "lint.links.ignore"
+            ) from None
+        if len(pattern) > 1000:
+            raise ConfigError(
+                path, f"pattern {number + 1} is over 1000 characters", "lint.links.ignore"
+            )
+    _check_rules(config.lint.rules, path)
+
+
+def _check_patterns(patterns: list[str], path: Path, key: str) -> None:
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ConfigError(
+                path, f"{pattern!r} is not a regular expression ({exc})", key
+            ) from None
+
+
+def _check_rules(rules: dict[str, str], path: Path) -> None:
+    for rule, setting in rules.items():
         if rule not in RULE_IDS:
             raise ConfigError(
                 path,

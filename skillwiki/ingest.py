@@ -40,10 +40,19 @@ class Ingested:
     changed: bool
 
 
+@dataclass(frozen=True)
+class Refused:
+    """A file of a folder that could not be ingested, and why."""
+
+    path: str
+    reason: str
+
+
 @dataclass
 class IngestResult:
     files: list[Ingested] = field(default_factory=list)
     skipped: int = 0
+    refused: list[Refused] = field(default_factory=list)  # files of folders, each with its reason
 
 
 @dataclass(frozen=True)
@@ -65,13 +74,13 @@ def ingest(
 ) -> IngestResult:
     """Validate every input first, then copy them into raw/ under the workspace lock."""
     result = IngestResult()
-    sources: list[Source] = []
+    sources: list[tuple[Source, bool]] = []  # and whether it came from a folder
     for given in paths:
         if given == STDIN:
-            sources.append(_stdin_source(config, stdin, name))
+            sources.append((_stdin_source(config, stdin, name), False))
         else:
             sources.extend(_collect(ws, config, Path(given), result))
-    texts = [(source, _raw_text(source, overrides)) for source in _unique(sources)]
+    texts = _raw_texts(_unique(sources), overrides, result)
     if expected is not None and len(texts) != 1:
         raise InputError(None, "--expect-fingerprint goes with a single file to ingest")
     with fsio.workspace_lock(ws, config.lock_timeout):
@@ -92,10 +101,25 @@ def ingest(
     return result
 
 
-def _unique(sources: list[Source]) -> list[Source]:
-    seen: dict[tuple[str, str], Source] = {}
-    for source in sources:
-        seen.setdefault((source.origin, source.name), source)
+def _raw_texts(
+    sources: list[tuple[Source, bool]], overrides: Overrides, result: IngestResult
+) -> list[tuple[Source, str]]:
+    """Each source's raw text; a file of a folder that cannot be one is refused, not fatal."""
+    texts = []
+    for source, in_folder in sources:
+        try:
+            texts.append((source, _raw_text(source, overrides)))
+        except InputError as exc:
+            if not in_folder:
+                raise
+            result.refused.append(Refused(source.shown, exc.detail))
+    return texts
+
+
+def _unique(sources: list[tuple[Source, bool]]) -> list[tuple[Source, bool]]:
+    seen: dict[tuple[str, str], tuple[Source, bool]] = {}
+    for source, in_folder in sources:
+        seen.setdefault((source.origin, source.name), (source, in_folder))
     return list(seen.values())
 
 
@@ -107,7 +131,9 @@ def _stdin_source(config: Config, data: bytes | None, name: str | None) -> Sourc
     return Source(STDIN_ORIGIN, name, text, "stdin")
 
 
-def _collect(ws: Workspace, config: Config, given: Path, result: IngestResult) -> list[Source]:
+def _collect(
+    ws: Workspace, config: Config, given: Path, result: IngestResult
+) -> list[tuple[Source, bool]]:
     path = Path(os.path.abspath(given))
     if not path.is_symlink() and not path.exists():
         raise InputError(given, "no such file or directory")
@@ -117,10 +143,16 @@ def _collect(ws: Workspace, config: Config, given: Path, result: IngestResult) -
     if ws.dot in (path, *path.parents):
         raise InputError(given, f"is inside {WIKI_DIR}/; ingest files from the repository instead")
     if path.is_dir():
-        return [_read(ws, config, file, file) for file in _walk(ws, path, result)]
+        found = []
+        for file in _walk(ws, path, result):
+            try:
+                found.append((_read(ws, config, file, file), True))
+            except InputError as exc:  # one odd file does not stop the folder
+                result.refused.append(Refused(str(file), exc.detail))
+        return found
     if not path.is_file():
         raise InputError(given, "is not a regular file")
-    return [_read(ws, config, path, given)]
+    return [(_read(ws, config, path, given), False)]
 
 
 def _walk(ws: Workspace, folder: Path, result: IngestResult) -> list[Path]:

@@ -310,11 +310,33 @@ def test_workspace_option_pointing_at_nothing(tmp_path: Path, invoke: Invoke) ->
     assert result.stderr == f"Error: no .wiki/ found in {tmp_path}; run 'skillwiki init'\n"
 
 
-def test_one_bad_file_in_a_folder_stops_the_whole_ingest(ws: Path, invoke: Invoke) -> None:
+def test_odd_files_in_a_folder_are_refused_one_by_one(ws: Path, invoke: Invoke) -> None:
+    write(ws / "docs" / "a.md", "# Fine\n")
+    write(ws / "docs" / "b.md", b"\xff\xfe\x00bad")
+    write(ws / "docs" / "empty.md", b"")
+    write(ws / "docs" / "bad.md", "---\ntitle: [\n---\ntext\n")
+    write(ws / "docs" / "_index.md", "---\ntitle: Section\n---\n")  # a valid page
+    result = invoke("ingest", "-w", str(ws), str(ws / "docs"))
+    assert result.exit_code == 1, result.output
+    refused = sorted(line for line in result.stderr.splitlines() if line.startswith("refused"))
+    assert refused == [
+        f"refused {ws}/docs/b.md: file is UTF-16 encoded; save it as UTF-8",
+        f"refused {ws}/docs/bad.md: unparsable YAML frontmatter (line 3): expected the node content, but found '<stream end>'",
+        f"refused {ws}/docs/empty.md: the file is empty; there is nothing to ingest",
+    ]
+    assert sorted(p.name for p in (ws / ".wiki" / "raw" / "docs").iterdir()) == [
+        "_index.md",
+        "a.md",
+    ]
+    section = (ws / ".wiki" / "wiki" / "docs" / "_index.md").read_text()
+    assert "title: Section\n" in section and "summary: Section\n" in section
+
+
+def test_one_bad_file_named_alone_stops_the_ingest(ws: Path, invoke: Invoke) -> None:
     write(ws / "docs" / "a.md", "# Fine\n")
     write(ws / "docs" / "b.md", b"\xff\xfe\x00bad")
     before = snapshot(ws)
-    result = invoke("ingest", "-w", str(ws), str(ws / "docs"))
+    result = invoke("ingest", "-w", str(ws), str(ws / "docs" / "a.md"), str(ws / "docs" / "b.md"))
     assert result.exit_code == 2
     assert result.stderr == f"Error: {ws}/docs/b.md: file is UTF-16 encoded; save it as UTF-8\n"
     assert snapshot(ws) == before

@@ -52,6 +52,8 @@ def test_json_format_snapshot(demo: Path, invoke: Invoke) -> None:
                 "line": 26,
                 "column": 19,
                 "message": "broken link to runbook.md: runbook.md does not exist; fix the link in the raw file",
+                "source": {"path": ".wiki/raw/docs/ci.md", "line": 16},
+                "target": "runbook.md",
             },
         ],
         "summary": {"errors": 1, "warnings": 1, "baselined": 0},
@@ -241,7 +243,7 @@ def test_unchanged_wiki_reuses_the_last_report_until_a_file_changes(
     report = demo / ".wiki" / ".cache" / "lint-report.marshal"
     data = marshal.loads(report.read_bytes())
     assert str(image) in data["outside"]
-    data["findings"] = [(".wiki/index.md", 1, 1, "SW010", "error", "planted")]
+    data["findings"] = [(".wiki/index.md", 1, 1, "SW010", "error", "planted", None, None)]
     report.write_bytes(marshal.dumps(data))
     reused = json.loads(invoke("lint", "-w", str(demo), "--format", "json").stdout)
     assert [f["message"] for f in reused["findings"]] == ["planted"]  # nothing changed: reused

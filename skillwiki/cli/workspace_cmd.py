@@ -91,6 +91,7 @@ def ingest(
                     for item in result.files
                 ],
                 "skipped": result.skipped,
+                "refused": [asdict(item) for item in result.refused],
                 "compile": None if compiled is None else _compile_json(ws, compiled),
             }
         )
@@ -102,7 +103,11 @@ def ingest(
             render.echo(f"skipped {result.skipped} file(s) that are not Markdown or text")
         if compiled is not None:
             _print_compile(compiled)
+    for refused in result.refused:
+        render.warn_free(f"refused {refused.path}: {refused.reason}")
     _raise_problems(compiled)
+    if result.refused:
+        raise typer.Exit(1)
 
 
 def compile_(

@@ -99,8 +99,8 @@ def _known_findings(ws: Workspace, key: tuple[str, int]) -> list[Finding] | None
         if any(_stat_or_none(path) != stat for path, stat in data["outside"].items()):
             return None
         return [
-            Finding(p, line, col, rule, Severity(sev), msg)
-            for p, line, col, rule, sev, msg in data["findings"]
+            Finding(p, line, col, rule, Severity(sev), msg, tuple(src) if src else None, target)
+            for p, line, col, rule, sev, msg, src, target in data["findings"]
         ]
     except (OSError, EOFError, ValueError, TypeError, KeyError):
         return None
@@ -114,7 +114,8 @@ def _remember_findings(
         "saved_ns": time.time_ns(),
         "outside": {path: _stat_or_none(path) for path in sorted(outside)},
         "findings": [
-            (f.path, f.line, f.column, f.rule, f.severity.value, f.message) for f in found
+            (f.path, f.line, f.column, f.rule, f.severity.value, f.message, f.source, f.target)
+            for f in found
         ],
     }
     try:

@@ -27,6 +27,10 @@ class Finding:
     rule: str
     severity: Severity
     message: str
+    # For a link (SW001): where it is written in the raw file (path, line) and its target as
+    # written there; None where not known.
+    source: tuple[str, int] | None = None
+    target: str | None = None
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ def to_json(findings: Sequence[Finding], hidden: int = 0) -> str:
                     "line": f.line,
                     "column": f.column,
                     "message": f.message,
+                    **_link_fields(f),
                 }
                 for f in findings
             ],
@@ -49,6 +50,17 @@ def to_json(findings: Sequence[Finding], hidden: int = 0) -> str:
         ensure_ascii=False,
         indent=2,
     )
+
+
+def _link_fields(finding: Finding) -> dict[str, object]:
+    """`source` and `target` of a broken link: as written in the raw file."""
+    if finding.rule != "SW001":
+        return {}
+    source = finding.source
+    return {
+        "source": None if source is None else {"path": source[0], "line": source[1]},
+        "target": finding.target,
+    }
 
 
 def _escape_data(text: str) -> str:

@@ -9,9 +9,12 @@ from collections.abc import Iterator
 from urllib.parse import unquote
 
 from skillwiki import markdown
-from skillwiki.lint.model import Finding, LintContext, Severity
+from skillwiki.lint.model import File, Finding, LintContext, Severity
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//")
+_TEMPLATE = ("{{", "{%", "}}", "%}")  # template syntax is never a link
+_INDEX_PAGES = ("index.md", "_index.md", "README.md")
+LinkFacts = tuple[str, str, int, int]  # kind, target, line, column
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
@@ -21,14 +24,51 @@ def check(ctx: LintContext) -> Iterator[Finding]:
         if isinstance(title, str):
             titles.setdefault(" ".join(title.split()).lower(), rel)
     roots = (ctx.ws.root.as_posix(), ctx.ws.wiki.as_posix())
+    ignore = [re.compile(pattern) for pattern in ctx.config.lint.links.ignore]
     for rel, file in ctx.articles.items():
-        for kind, target, line, column in file.facts.links:
+        sources = None
+        for link in file.facts.links:
+            kind, target, line, column = link
+            if any(mark in target for mark in _TEMPLATE) or any(p.search(target) for p in ignore):
+                continue
             if kind == "wikilink":
                 problem = _wikilink(ctx, target, rel, titles)
             else:
                 problem = _relative(ctx, target, rel, roots)
             if problem:
-                yield Finding(file.path, line, column, "SW001", Severity.ERROR, problem)
+                sources = _raw_links(ctx, file) if sources is None else sources
+                source, written = sources.get(link, (None, None))
+                yield Finding(
+                    file.path, line, column, "SW001", Severity.ERROR, problem, source, written
+                )
+
+
+def _raw_links(ctx: LintContext, article: File) -> dict[LinkFacts, tuple[tuple[str, int], str]]:
+    """Pair an article's links with the raw file's links they were compiled from.
+
+    Compile rewrites targets, drops a leading H1 and adds a Sources link: the links are paired
+    in order, a raw link with the article link its rewritten target equals.
+    """
+    from skillwiki.article import rewrite_target
+
+    listed = article.meta.get("sources")
+    raw_path = listed[0] if isinstance(listed, list) and listed else None
+    raw = ctx.raw.get(raw_path.removeprefix("raw/")) if isinstance(raw_path, str) else None
+    if raw is None or not isinstance(raw_path, str):
+        return {}
+    raw_rel = raw_path.removeprefix("raw/")
+    origin = raw.meta.get("origin")
+    origin = origin if isinstance(origin, str) else None
+    pending = list(raw.facts.links)
+    paired: dict[LinkFacts, tuple[tuple[str, int], str]] = {}
+    for link in article.facts.links:
+        for index, (kind, target, line, _) in enumerate(pending):
+            written = target if kind == "wikilink" else rewrite_target(raw_rel, target, origin)
+            if kind == link[0] and written == link[1]:
+                paired[link] = ((raw.path, line), target)
+                del pending[: index + 1]
+                break
+    return paired
 
 
 def _anchors(ctx: LintContext, rel: str) -> list[str]:
@@ -59,16 +99,36 @@ def _relative(ctx: LintContext, target: str, rel: str, roots: tuple[str, str]) -
         if fragment and fragment not in _anchors(ctx, rel):
             return f"broken anchor #{fragment}: this article has no such heading"
         return None
+    settings = ctx.config.lint.links
     if path.startswith("/"):
-        wiki_rel = None
-        resolved = posixpath.normpath(roots[0] + path)
+        wiki_rel = posixpath.normpath(posixpath.join(settings.root, path.lstrip("/")))
+        resolved = posixpath.normpath(f"{roots[0]}/{wiki_rel}")
     else:
         wiki_rel = posixpath.normpath(posixpath.join(posixpath.dirname(rel), path))
         resolved = posixpath.normpath(f"{roots[1]}/{wiki_rel}")
-    if wiki_rel not in ctx.articles:
-        ctx.outside.add(resolved)
-    if wiki_rel not in ctx.articles and not os.path.exists(resolved):
+    found = _find(ctx, wiki_rel, resolved)
+    if found is None:
         return f"broken link to {target}: {path} does not exist; fix the link in the raw file"
-    if fragment and wiki_rel in ctx.articles and fragment not in _anchors(ctx, wiki_rel):
-        return f"broken anchor in {target}: wiki/{wiki_rel} has no heading for #{fragment}"
+    if fragment and found in ctx.articles and fragment not in _anchors(ctx, found):
+        return f"broken anchor in {target}: wiki/{found} has no heading for #{fragment}"
+    return None
+
+
+def _find(ctx: LintContext, wiki_rel: str, resolved: str) -> str | None:
+    """The article (wiki-relative) or the file on disk a link reaches, under the settings."""
+    settings = ctx.config.lint.links
+    names = [(wiki_rel, resolved)]
+    if settings.html and wiki_rel.endswith((".html", ".htm")):
+        names.append((wiki_rel.rpartition(".")[0] + ".md", resolved.rpartition(".")[0] + ".md"))
+    if settings.directories:
+        bare = (wiki_rel.rstrip("/"), resolved.rstrip("/"))
+        names.append((bare[0] + ".md", bare[1] + ".md"))
+        names += [(f"{bare[0]}/{page}", f"{bare[1]}/{page}") for page in _INDEX_PAGES]
+    for article, _ in names:
+        if article in ctx.articles:
+            return article
+    for article, on_disk in names:
+        ctx.outside.add(on_disk)
+        if os.path.exists(on_disk):
+            return article
     return None

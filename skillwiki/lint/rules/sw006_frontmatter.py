@@ -40,7 +40,7 @@ def check(ctx: LintContext) -> Iterator[Finding]:
         lesson = file.meta.get("type") == "lesson"
         yield from _check(file, LESSON_KEYS if lesson else {}, RAW_TYPES, required_block=lesson)
     for file in ctx.articles.values():
-        yield from _check(file, ARTICLE_KEYS, ARTICLE_KEYS, required_block=True)
+        yield from _check(file, ARTICLE_KEYS, ARTICLE_KEYS, required_block=True, article=True)
 
 
 def _check(
@@ -49,6 +49,7 @@ def _check(
     typed: dict[str, tuple[type, ...]],
     *,
     required_block: bool,
+    article: bool = False,
 ) -> Iterator[Finding]:
     def finding(line: int, message: str) -> Finding:
         return Finding(file.path, line, 1, "SW006", Severity.ERROR, message)
@@ -68,5 +69,6 @@ def _check(
         if value is not None and not isinstance(value, kinds):
             kind = "a list" if kinds == _LIST else "a string"
             yield finding(file.key_line(key), f"frontmatter key '{key}' must be {kind}")
-    if "type" in meta and meta["type"] not in ("document", "lesson"):
+    # A page's own `type` (not document or lesson) is the author's; its article says document.
+    if article and "type" in meta and meta["type"] not in ("document", "lesson"):
         yield finding(file.key_line("type"), "frontmatter key 'type' must be document or lesson")
