@@ -1,0 +1,194 @@
+"""Markdown as documentation projects write it: each defect seen on real trees, as a test.
+
+Each test ingests the Markdown shown into a fresh workspace, compiles it and lints it, and
+checks what a reader of the article and of `lint --format json` would see.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import Invoke
+
+
+def _ingest(ws: Path, invoke: Invoke, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = ws / "docs" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    result = invoke("ingest", "-w", str(ws), str(ws / "docs"))
+    assert result.exit_code == 0, result.output
+
+
+def _article(ws: Path, name: str) -> str:
+    return (ws / ".wiki" / "wiki" / "docs" / name).read_text(encoding="utf-8")
+
+
+def _raw_line(ws: Path, name: str, text: str) -> int:
+    raw = (ws / ".wiki" / "raw" / "docs" / name).read_text(encoding="utf-8")
+    return raw[: raw.index(text)].count("\n") + 1
+
+
+def _sw001(ws: Path, invoke: Invoke) -> list[dict[str, Any]]:
+    result = invoke("lint", "-w", str(ws), "--format", "json")
+    findings = json.loads(result.stdout)["findings"]
+    return [finding for finding in findings if finding["rule"] == "SW001"]
+
+
+def test_template_in_a_destination_is_not_a_link(ws: Path, invoke: Invoke) -> None:
+    text = "# Changes\n\nFixed [#6339]({{ site.repository }}/issues/6339) today.\n"
+    _ingest(ws, invoke, {"a.md": text})
+    assert "[#6339]({{ site.repository }}/issues/6339)" in _article(ws, "a.md")
+    assert _sw001(ws, invoke) == []
+
+
+def test_a_footnote_is_not_a_reference_definition(ws: Path, invoke: Invoke) -> None:
+    text = "# Notes\n\nIt changed.[^1]\n\n[^1]: The change was reverted later.\n"
+    _ingest(ws, invoke, {"a.md": text})
+    assert "[^1]: The change was reverted later." in _article(ws, "a.md")
+    assert _sw001(ws, invoke) == []
+
+
+def test_toml_tables_and_link_text_in_brackets_are_not_wikilinks(ws: Path, invoke: Invoke) -> None:
+    shortcode = "{{< code-toggle file=hugo >}}\n[[menus.main]]\nname = 'Home'\n{{< /code-toggle >}}\n"
+    toml = "+++\ntitle = 'Menus'\n[[cascade]]\ntype = 'docs'\n+++\n"
+    _ingest(
+        ws,
+        invoke,
+        {
+            "menus.md": toml + "\n" + shortcode + "\nSee [[1]](other.md) and [[No Such Page]].\n",
+            "other.md": "# Other\n",
+        },
+    )
+    findings = _sw001(ws, invoke)
+    assert [f["message"] for f in findings] == [
+        "broken wikilink [[No Such Page]]: no article has that title or path"
+    ]
+    line = _raw_line(ws, "menus.md", "No Such Page")
+    assert findings[0]["source"] == {"path": ".wiki/raw/docs/menus.md", "line": line}
+
+
+def test_html_at_a_paragraph_start_does_not_hide_links(ws: Path, invoke: Invoke) -> None:
+    text = (
+        "# Page\n\n<span>Inline HTML</span> then [a](missing-a.md).\n\n"
+        "<!-- a comment -->\n[b](missing-b.md)\n\n```\n[not a link](code.md)\n```\n\n"
+        "<!--\n\n[hidden](hidden.md)\n\n-->\n\n<pre>\n\n[in pre](pre.md)\n\n</pre>\n\n"
+        "[c](missing-c.md)\n"
+    )
+    _ingest(ws, invoke, {"a.md": text})
+    assert [f["target"] for f in _sw001(ws, invoke)] == [
+        "missing-a.md",
+        "missing-b.md",
+        "missing-c.md",
+    ]
+
+
+def test_links_and_images_wrapped_over_lines_are_checked_and_rewritten(
+    ws: Path, invoke: Invoke
+) -> None:
+    (ws / "img").mkdir()
+    (ws / "img" / "a.png").write_bytes(b"\x89PNG")
+    text = "# Page\n\n[to a missing\npage](missing.md) and ![a\ndiagram](../img/a.png)\n"
+    _ingest(ws, invoke, {"a.md": text})
+    assert "![a\ndiagram](../../../img/a.png)" in _article(ws, "a.md")
+    assert [(f["target"], f["source"]["line"]) for f in _sw001(ws, invoke)] == [
+        ("missing.md", _raw_line(ws, "a.md", "missing.md"))
+    ]
+
+
+def test_angle_destinations_and_nested_parentheses_survive(ws: Path, invoke: Invoke) -> None:
+    (ws / "img").mkdir()
+    (ws / "img" / "my logo.png").write_bytes(b"\x89PNG")
+    (ws / "foo(and(bar))").write_bytes(b"x")
+    text = "# Page\n\n![logo][logo] and [f](../foo(and(bar))).\n\n[logo]: <../img/my logo.png>\n"
+    _ingest(ws, invoke, {"a.md": text})
+    article = _article(ws, "a.md")
+    assert "[logo]: <../../../img/my logo.png>" in article
+    assert "[f](<../../../foo(and(bar))>)" in article
+    assert _sw001(ws, invoke) == []
+
+
+def test_toml_frontmatter_yaml_closed_by_dots_and_a_leading_rule(ws: Path, invoke: Invoke) -> None:
+    _ingest(
+        ws,
+        invoke,
+        {
+            "toml.md": "+++\ntitle = 'From TOML'\ndate = 2024-01-02\n+++\n\nThe body.\n",
+            "dots.md": "---\ntitle: From YAML\n...\n\nDots close it.\n",
+            "rule.md": "---\n\n# A Rule First\n\nThen text.\n",
+        },
+    )
+    toml = _article(ws, "toml.md")
+    assert "title: From TOML\n" in toml and "date: 2024-01-02\n" in toml
+    assert "summary: The body.\n" in toml and "+++" not in toml
+    assert "title: From YAML\n" in _article(ws, "dots.md")
+    rule = _article(ws, "rule.md")
+    assert "title: A Rule First\n" in rule and "summary: Then text.\n" in rule
+
+
+def test_headings_in_containers_html_anchors_and_attribute_lists(ws: Path, invoke: Invoke) -> None:
+    target = (
+        "# Target\n\n> ## Quoted\n\n- ## Listed\n\n<a id=\"html-id\"></a>\n\n"
+        "Text <a name=\"inline-name\">here</a>.\n\n## Custom { #custom-id }\n"
+    )
+    links = "# Links\n\n" + "".join(
+        f"[{anchor}](target.md#{anchor})\n"
+        for anchor in ("quoted", "listed", "html-id", "inline-name", "custom-id", "custom", "nope")
+    )
+    _ingest(ws, invoke, {"target.md": target, "links.md": links})
+    assert [f["target"] for f in _sw001(ws, invoke)] == ["target.md#nope"]
+    assert "title: Custom" not in _article(ws, "target.md")
+
+
+def test_compiled_articles_pass_their_own_lint(ws: Path, invoke: Invoke) -> None:
+    _ingest(
+        ws,
+        invoke,
+        {
+            "_index.md": "---\ntitle: Section\n---\n",
+            "typed.md": "---\ntitle: Typed\ntype: tutorial\n---\n\nA page.\n",
+            "open.md": "# Open\n\n```python\nprint('never closed')\n",
+            "html.md": "# Html\n\nSee [the page](other.html) and [text](notes.txt).\n",
+            "other.md": "# Other\n\n[back](html.md)\n",
+            "notes.txt": "plain notes\n",
+        },
+    )
+    section = _article(ws, "_index.md")
+    assert "summary: Section\n" in section
+    typed = _article(ws, "typed.md")
+    assert "type: document\n" in typed and "page_type: tutorial\n" in typed
+    assert _article(ws, "open.md").endswith("```\n\n## Sources\n- [raw/docs/open.md](../../raw/docs/open.md)\n")
+    html = _article(ws, "html.md")
+    assert "(other.html)" in html and "(notes.txt.md)" in html
+    result = invoke("lint", "-w", str(ws), "--format", "json")
+    findings = json.loads(result.stdout)["findings"]
+    assert [(f["rule"], f.get("target")) for f in findings] == [("SW001", "other.html")]
+    (ws / ".wiki" / "config.toml").write_text("[lint.links]\nhtml = true\n")
+    assert json.loads(invoke("lint", "-w", str(ws), "--format", "json").stdout)["findings"] == []
+
+
+def test_mdx_pages_are_markdown_with_code_for_imports(ws: Path, invoke: Invoke) -> None:
+    text = "import Tabs from '@theme/Tabs';\n\n# Install\n\nRun it. See [setup](setup.mdx).\n"
+    _ingest(ws, invoke, {"install.mdx": text, "setup.mdx": "# Setup\n\nSteps.\n"})
+    article = _article(ws, "install.mdx.md")
+    assert "title: Install\n" in article and "summary: Run it.\n" in article
+    assert "[setup](setup.mdx.md)" in article
+    assert _sw001(ws, invoke) == []
+
+
+def test_site_links_resolve_with_the_documented_settings(ws: Path, invoke: Invoke) -> None:
+    _ingest(
+        ws,
+        invoke,
+        {
+            "guide/intro.md": "# Intro\n\nSee [install](/guide/install/) and [ref](../reference/).\n",
+            "guide/install.md": "# Install\n",
+            "reference/_index.md": "---\ntitle: Reference\n---\n",
+        },
+    )
+    assert [f["target"] for f in _sw001(ws, invoke)] == ["/guide/install/"]
+    settings = '[lint.links]\nroot = "docs"\ndirectories = true\nignore = ["^https?:"]\n'
+    (ws / ".wiki" / "config.toml").write_text(settings)
+    assert _sw001(ws, invoke) == []
