@@ -106,7 +106,8 @@ def resolve(tree: Path, folder: Path, target: str, settings: dict[str, object]) 
         names.append(candidate.with_suffix(".md"))
     if settings.get("directories"):
         bare = str(candidate).rstrip("/")
-        names += [Path(bare + ".md")] + [Path(bare) / p for p in ("index.md", "_index.md", "README.md")]
+        pages = ("index.md", "_index.md", "README.md")
+        names += [Path(bare + ".md")] + [Path(bare) / page for page in pages]
     for name in names:
         if name.is_file() or (name == candidate and name.is_dir()):
             return name
@@ -137,9 +138,8 @@ def reference(tree: Path, folder: Path, settings: dict[str, object]) -> set[tupl
                     continue
                 found = resolve(tree, path.parent, target, settings)
                 fragment = target.partition("#")[2]
-                if found is None or (
-                    fragment and found.suffix == ".md" and fragment not in anchors_of(found, anchors)
-                ):
+                missing = fragment and fragment not in anchors_of(found, anchors) if found else True
+                if found is None or (found.suffix == ".md" and missing):
                     broken.add((rel, target))
     return broken
 
@@ -153,7 +153,9 @@ def run_tree(corpora: Path, name: str) -> dict[str, object]:
         subprocess.run([*cli, "init"], check=True, capture_output=True)
         lines = [f"{key} = {json.dumps(value)}" for key, value in settings.items()]
         (repo / ".wiki" / "config.toml").write_text("[lint.links]\n" + "\n".join(lines) + "\n")
-        ingest = subprocess.run([*cli, "ingest", str(repo / folder)], capture_output=True, text=True)
+        ingest = subprocess.run(
+            [*cli, "ingest", str(repo / folder)], capture_output=True, text=True
+        )
         lint = subprocess.run([*cli, "lint", "--format", "json"], capture_output=True, text=True)
         sources = list((repo / folder).rglob("*.md"))
         articles = list((repo / ".wiki" / "wiki").rglob("*.md"))

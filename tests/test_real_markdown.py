@@ -52,7 +52,9 @@ def test_a_footnote_is_not_a_reference_definition(ws: Path, invoke: Invoke) -> N
 
 
 def test_toml_tables_and_link_text_in_brackets_are_not_wikilinks(ws: Path, invoke: Invoke) -> None:
-    shortcode = "{{< code-toggle file=hugo >}}\n[[menus.main]]\nname = 'Home'\n{{< /code-toggle >}}\n"
+    shortcode = (
+        "{{< code-toggle file=hugo >}}\n[[menus.main]]\nname = 'Home'\n{{< /code-toggle >}}\n"
+    )
     toml = "+++\ntitle = 'Menus'\n[[cascade]]\ntype = 'docs'\n+++\n"
     _ingest(
         ws,
@@ -130,8 +132,8 @@ def test_toml_frontmatter_yaml_closed_by_dots_and_a_leading_rule(ws: Path, invok
 
 def test_headings_in_containers_html_anchors_and_attribute_lists(ws: Path, invoke: Invoke) -> None:
     target = (
-        "# Target\n\n> ## Quoted\n\n- ## Listed\n\n<a id=\"html-id\"></a>\n\n"
-        "Text <a name=\"inline-name\">here</a>.\n\n## Custom { #custom-id }\n"
+        '# Target\n\n> ## Quoted\n\n- ## Listed\n\n<a id="html-id"></a>\n\n'
+        'Text <a name="inline-name">here</a>.\n\n## Custom { #custom-id }\n'
     )
     links = "# Links\n\n" + "".join(
         f"[{anchor}](target.md#{anchor})\n"
@@ -159,7 +161,9 @@ def test_compiled_articles_pass_their_own_lint(ws: Path, invoke: Invoke) -> None
     assert "summary: Section\n" in section
     typed = _article(ws, "typed.md")
     assert "type: document\n" in typed and "page_type: tutorial\n" in typed
-    assert _article(ws, "open.md").endswith("```\n\n## Sources\n- [raw/docs/open.md](../../raw/docs/open.md)\n")
+    assert _article(ws, "open.md").endswith(
+        "```\n\n## Sources\n- [raw/docs/open.md](../../raw/docs/open.md)\n"
+    )
     html = _article(ws, "html.md")
     assert "(other.html)" in html and "(notes.txt.md)" in html
     result = invoke("lint", "-w", str(ws), "--format", "json")

@@ -10,7 +10,7 @@ from skillwiki.documents import decode, split
 from skillwiki.errors import InputError
 from skillwiki.workspace import PARSED_SUFFIXES
 
-FORMAT = 2
+FORMAT = 3
 
 
 class FileFacts(NamedTuple):
@@ -49,13 +49,16 @@ def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
     anchors: list[str] = []
     sections: list[tuple[str, int, str]] = []
     suffix = PurePosixPath(rel).suffix.lower()
-    if suffix in PARSED_SUFFIXES:
+    lesson = document.meta.get("type") == "lesson" or "/lessons/" in rel
+    # A raw file's links are read only when a broken link in its article needs them
+    # (raw_links); of raw files, only lessons are parsed here, for their sections.
+    if suffix in PARSED_SUFFIXES and (lesson or not rel.startswith(".wiki/raw/")):
         outline = markdown.analyze(document.body, mdx=suffix == ".mdx")
         links = [
             (link.kind, link.target, offset + link.line, link.column) for link in outline.links
         ]
         anchors = list(outline.anchors)
-        if document.meta.get("type") == "lesson" or "/lessons/" in rel:  # only lessons have them
+        if lesson:  # only lessons have sections
             sections = _sections(document.body, offset, outline)
     return FileFacts(
         None,
@@ -87,3 +90,15 @@ def _located(text: str, secret: secrets.Secret) -> tuple[str, int, int]:
     line = text.count("\n", 0, secret.start) + 1
     column = secret.start - (text.rfind("\n", 0, secret.start) + 1) + 1
     return (secret.kind, line, column)
+
+
+def raw_links(rel: str, data: bytes) -> list[tuple[str, str, int, int]]:
+    """Every link of a raw file: kind, target as written, line, column (none if unreadable)."""
+    try:
+        text = decode(data, rel, len(data) + 1)
+        document = split(text, rel)
+    except InputError:
+        return []
+    offset = text[: len(text) - len(document.body)].count("\n")
+    outline = markdown.analyze(document.body, mdx=rel.lower().endswith(".mdx"))
+    return [(link.kind, link.target, offset + link.line, link.column) for link in outline.links]

@@ -59,7 +59,13 @@ def _raw_links(ctx: LintContext, article: File) -> dict[LinkFacts, tuple[tuple[s
     raw_rel = raw_path.removeprefix("raw/")
     origin = raw.meta.get("origin")
     origin = origin if isinstance(origin, str) else None
-    pending = list(raw.facts.links)
+    from skillwiki.lint.facts import raw_links
+
+    try:
+        data = (ctx.ws.dot / raw_path).read_bytes()
+    except OSError:
+        return {}
+    pending = raw_links(raw.path, data)
     paired: dict[LinkFacts, tuple[tuple[str, int], str]] = {}
     for link in article.facts.links:
         for index, (kind, target, line, _) in enumerate(pending):
