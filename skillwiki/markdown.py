@@ -62,9 +62,6 @@ class Outline(NamedTuple):
     open_fence: str  # the marker of a code fence left open at the end, or ""
 
 
-MARKUP = re.compile(r"[`*_\[\]!<>&\\~{}|]")
-
-
 @cache
 def parser() -> MarkdownIt:
     """Return the one configured parser; it holds no per-document state."""
@@ -475,8 +472,3 @@ def _html_ids(html: str) -> list[str]:
 def slug(heading: str) -> str:
     """Return GitHub's anchor for a heading: lower case, punctuation dropped, spaces to '-'."""
     return _NOT_IN_SLUG.sub("", heading.strip().lower()).replace(" ", "-")
-
-
-def code_lines(outline: Outline) -> frozenset[int]:
-    """The 0-based lines inside code, HTML or template blocks."""
-    return frozenset(number for start, end in outline.code for number in range(start, end))
