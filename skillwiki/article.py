@@ -79,6 +79,7 @@ TEXT_SUFFIXES = PARSED_SUFFIXES | frozenset(CODE_INFO)
 _PAGE_SUFFIXES = frozenset({".html", ".htm"})
 FOREIGN_TYPE_KEY = "page_type"  # where an author's own `type` (not document/lesson) is kept
 SUMMARY_LIMIT = 200
+SOURCES_HEADING = "Sources"  # the last section of every article: the raw file it comes from
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _FENCE_RUN = re.compile(r"`{3,}|~{3,}")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s|[。！？]")
@@ -86,10 +87,15 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s|[。！？]")
 
 @dataclass(frozen=True)
 class Rendered:
-    """A compiled article: its bytes and the catalog entry that index.json lists."""
+    """A compiled article: its bytes and the catalog entry that index.json lists.
+
+    `headings`: the text of its headings below the title (what the search index reads), or
+    None where they cannot be told without parsing the article itself.
+    """
 
     text: str
     meta: dict[str, Any]
+    headings: tuple[str, ...] | None = None
 
 
 def render(
@@ -136,7 +142,24 @@ def render(
     meta.update((key, value) for key, value in raw.meta.items() if key not in _OWN_KEYS)
     if foreign is not None and FOREIGN_TYPE_KEY not in raw.meta:
         meta[FOREIGN_TYPE_KEY] = foreign
-    return Rendered(join(meta, article_body), meta)
+    return Rendered(join(meta, article_body), meta, _headings(raw.body, shape))
+
+
+def _headings(raw_body: str, shape: markdown.Outline | None) -> tuple[str, ...] | None:
+    """The article's headings below its title, read off the raw file's parse.
+
+    The article is the raw body (links rewritten, a leading title dropped, an open fence
+    closed) between its `# title` and `## Sources`: its headings are the raw file's plus
+    Sources. Not so if a block still open at the end of the raw body (an HTML block, say)
+    could take in `## Sources`: then None, and whoever needs them parses the article.
+    A test holds this equal to parsing the article, on the corpora.
+    """
+    if shape is None:  # a fenced file: its fence is closed, Sources is the one heading
+        return (SOURCES_HEADING,)
+    last = raw_body.rstrip("\n").count("\n") + 1
+    if any(end >= last for _, end in shape.code):
+        return None
+    return (*(heading.text for heading in shape.headings if heading.level > 1), SOURCES_HEADING)
 
 
 def _title(raw_rel: str, raw: Document, shape: markdown.Outline | None, where: str) -> str:
@@ -210,7 +233,9 @@ def _article_body(raw_rel: str, title: str, body: str) -> str:
     parts = [f"# {title}\n"]
     if content:
         parts.append(content + "\n")
-    parts.append(f"## Sources\n- [raw/{raw_rel}]({link_destination(back + 'raw/' + raw_rel)})\n")
+    parts.append(
+        f"## {SOURCES_HEADING}\n- [raw/{raw_rel}]({link_destination(back + 'raw/' + raw_rel)})\n"
+    )
     return "\n".join(parts)
 
 

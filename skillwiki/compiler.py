@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import partial
+from itertools import islice
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from skillwiki import COMPILER, fsio, statcache
+from skillwiki import COMPILER, fsio, headcache, parallel, statcache
 from skillwiki.config import Config
-from skillwiki.documents import decode, split
+from skillwiki.documents import body_of, decode, split
 from skillwiki.errors import InputError
 from skillwiki.fingerprint import algorithm_of, fingerprint, matches
 from skillwiki.statcache import Folder, Key, Record, Stat, StatCache
@@ -175,9 +176,19 @@ class Plan:
             counts[entry.state] += 1
         return counts
 
-    def rows(self, ws: Workspace) -> dict[str, Any]:
-        """Return every article's catalog row, reading an article only when its row is unknown."""
-        return {target: self.row(ws, target) for target in sorted(self.wiki_stats)}
+    def rows(self, ws: Workspace, made: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Return every article's catalog row, reading an article only when its row is unknown.
+
+        `made`: rows of the articles this process just wrote, known without a look (their stat
+        is too recent for the cache to vouch for).
+        """
+        from skillwiki.catalog import Row
+
+        made = made or {}
+        return {
+            target: Row._make(made[target]) if target in made else self.row(ws, target)
+            for target in sorted(self.wiki_stats)
+        }
 
     def row(self, ws: Workspace, target: str) -> Any:
         from skillwiki.catalog import Row
@@ -304,6 +315,7 @@ class CompileResult:
     # article -> its index.json entry (JSON); computed on demand, for the few that need it
     entry_of: Callable[[str], str | None] = lambda _: None
     new_rows: dict[str, tuple[str, ...]] = field(default_factory=dict)  # of articles written
+    headings: dict[str, headcache.Known] = field(default_factory=dict)  # of articles written
     rows_changed: bool = False  # a written article's catalog row differs from before
     # Names this exact state of wiki/ as recorded in the saved stat cache; None when unsaved.
     token: str | None = None
@@ -666,11 +678,7 @@ def _apply(
             plan.cache.forget_article(entry.article)
             plan.facts.pop(entry.article, None)
             result.removed.append(entry.article)
-    todo = [entry for entry in pending if entry.raw is not None]
-    for start in range(0, len(todo), BATCH):
-        _compile_batch(ws, config, plan, todo[start : start + BATCH], result)
-        if progress is not None:
-            progress(min(start + BATCH, len(todo)), len(todo))
+    _compile_all(ws, config, plan, [entry for entry in pending if entry.raw], result, progress)
     result.kept_edited = [] if force else plan.edited()
     if result.removed or result.rows_changed or not indexes_known:
         _write_indexes(ws, plan, result)
@@ -685,6 +693,31 @@ def _apply(
     return result
 
 
+def _compile_all(
+    ws: Workspace,
+    config: Config,
+    plan: Plan,
+    todo: list[Entry],
+    result: CompileResult,
+    progress: Progress | None,
+) -> None:
+    """Compile each entry (across cores when many), writing the articles batch by batch."""
+    jobs = [
+        (raw, entry.article, str(ws.raw / raw), config.fingerprint, config.max_file_bytes)
+        for entry in todo
+        if (raw := entry.raw) is not None
+    ]
+    compiled = parallel.imap(_compile_one, jobs)
+    for start in range(0, len(todo), BATCH):
+        batch = todo[start : start + BATCH]
+        _write_batch(ws, plan, list(zip(batch, islice(compiled, len(batch)), strict=True)), result)
+        if progress is not None:
+            progress(min(start + BATCH, len(todo)), len(todo))
+    if len(result.headings) >= headcache.MIN_ARTICLES:
+        names = {folder + name for folder, files in plan.wiki_folders.items() for name in files}
+        headcache.save(ws, result.headings, names)
+
+
 def _write_indexes(ws: Workspace, plan: Plan, result: CompileResult) -> None:
     from skillwiki import catalog
 
@@ -692,39 +725,54 @@ def _write_indexes(ws: Workspace, plan: Plan, result: CompileResult) -> None:
         stat = plan.article_stat(target)
         assert stat is not None
         plan.cache.rows.put(target, stat, row)
-    index_md, index_json = catalog.render(plan.rows(ws))
+    index_md, index_json = catalog.render(plan.rows(ws, result.new_rows))
     written = fsio.write_many([(ws.index_md, index_md), (ws.index_json, index_json)])
     result.indexes_written = any(written)
     plan.cache.remember_indexes((statcache.stat_of(ws.index_md), statcache.stat_of(ws.index_json)))
 
 
-def _compile_batch(
-    ws: Workspace, config: Config, plan: Plan, batch: list[Entry], result: CompileResult
-) -> None:
+# raw fingerprint, article, catalog row, (body fingerprint, headings) for the search index
+Compiled = tuple[str, bytes, Any, tuple[str, tuple[str, ...]]] | Problem
+
+
+def _compile_one(job: tuple[str, str, str, str, int]) -> Compiled:
+    """Compile one raw file into its article's bytes and catalog row (in a worker, if many)."""
     from skillwiki import catalog
     from skillwiki.article import render
 
+    raw_rel, target, path, algorithm, max_bytes = job
+    where = f".wiki/raw/{raw_rel}"
+    try:
+        data = _read(Path(path))
+        raw_fp = fingerprint(data, algorithm)
+        rendered = render(raw_rel, split(decode(data, where, max_bytes), where), raw_fp, algorithm)
+    except InputError as exc:
+        return Problem(exc.path or where, exc.detail)
+    headings = rendered.headings
+    if headings is None:  # compile cannot tell them from the raw file: parse the article
+        from skillwiki import markdown
+
+        outline = markdown.analyze(body_of(rendered.text))
+        headings = tuple(heading.text for heading in outline.headings if heading.level > 1)
+    told = (str(rendered.meta["compiled_fingerprint"]), headings)
+    return raw_fp, rendered.text.encode(), tuple(catalog.row(target, rendered.meta)), told
+
+
+def _write_batch(
+    ws: Workspace, plan: Plan, batch: list[tuple[Entry, Compiled]], result: CompileResult
+) -> None:
+    """Write a batch of compiled articles together and record what they are."""
     done: list[tuple[Entry, bytes, str, Facts, tuple[str, ...]]] = []
-    for entry in batch:
-        assert entry.raw is not None
-        where = f".wiki/raw/{entry.raw}"
-        try:
-            data = _read(ws.raw / entry.raw)
-            raw_fp = fingerprint(data, config.fingerprint)
-            rendered = render(
-                entry.raw,
-                split(decode(data, where, config.max_file_bytes), where),
-                raw_fp,
-                config.fingerprint,
-            )
-        except InputError as exc:
-            result.problems.append(Problem(exc.path or where, exc.detail))
+    for entry, compiled in batch:
+        if isinstance(compiled, Problem):
+            result.problems.append(compiled)
             continue
-        row = tuple(catalog.row(entry.article, rendered.meta))
+        raw_fp, text, row, told = compiled
+        result.headings[entry.article] = told
         facts = Facts(raw_fp, COMPILER, False, row_key(row))
         old = plan.facts.get(entry.article)
         result.rows_changed = result.rows_changed or old is None or old.row_key != facts.row_key
-        done.append((entry, rendered.text.encode(), raw_fp, facts, row))
+        done.append((entry, text, raw_fp, facts, row))
     written = fsio.write_many([(ws.wiki / entry.article, text) for entry, text, *_ in done])
     for (entry, _, raw_fp, facts, row), was_written in zip(done, written, strict=True):
         assert entry.raw is not None

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skillwiki import markdown, statcache
+from skillwiki import headcache, markdown, parallel, statcache
 from skillwiki.documents import body_of, decode, split
 from skillwiki.errors import InputError, SkillwikiError
 from skillwiki.statcache import Stat
@@ -162,7 +162,9 @@ def _sync_db(db: sqlite3.Connection, ws: Workspace, step: _Step) -> bool:
         synced = db.execute("SELECT value FROM meta WHERE key = 'synced'").fetchone()
         since = step.since if step.since is not None and synced == (step.since.token,) else None
         wanted, changed, gone = _differences(db, step.articles, since)
-        documents = [(rel, _document(ws.wiki / rel, step.entry_of(rel))) for rel in changed]
+        told = headcache.load(ws) if len(changed) >= headcache.MIN_ARTICLES else {}
+        jobs = [(ws.wiki / rel, step.entry_of(rel), told.get(rel)) for rel in changed]
+        documents = list(zip(changed, parallel.imap(_document, jobs), strict=True))
         packer = _Packer(db, [doc.values for _, doc in documents if doc is not None])
         for rel in gone:
             _delete(db, rel, packer)
@@ -357,14 +359,21 @@ def _insert(db: sqlite3.Connection, rel: str, stamp: str, doc: _Document, packer
     )
 
 
-def _document(path: Path, entry: str | None) -> _Document | None:
+def _document(job: tuple[Path, str | None, headcache.Known | None]) -> _Document | None:
+    """Read one article as the index sees it (in a worker process, when there are many).
+
+    Its headings are those compile told (headcache) when told for this very body, else parsed.
+    """
+    path, entry, told = job
     fields = _fields(path, entry)
     if fields is None:
         return None
     meta, title, body = fields
     tags = [str(tag) for tag in meta.get("tags") or [] if isinstance(tag, str | int | float)]
     summary = f"{meta.get('summary') or ''} {meta.get('prevention_rule') or ''}"
-    heads = [heading.text for heading in markdown.analyze(body).headings if heading.level > 1]
+    heads = headcache.headings_of(told, body)
+    if heads is None:
+        heads = tuple(h.text for h in markdown.analyze(body).headings if h.level > 1)
     columns = (title, " ".join(tags), " ".join(heads), summary, body)
     return _Document(
         title=title,

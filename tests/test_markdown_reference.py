@@ -126,3 +126,52 @@ def test_real_pages_agree_with_commonmark() -> None:
             differ[str(path)] = problems
     assert len(pages) >= 15  # the demo and the golden data; the real trees when present
     assert differ == {}
+
+
+def _analyze_every_block(text: str) -> markdown.Outline:
+    """`analyze` with the inline text of every block parsed, as markdown-it's own rule does."""
+    md = markdown.parser()
+    env: dict[str, object] = {"mdx": False}
+    tokens = md.parse(text, env)
+    for token in tokens:
+        if token.type == "inline" and not token.children:
+            token.children = []
+            md.inline.parse(token.content, md, env, token.children)
+    return markdown._Reader(text).read(tokens, env)
+
+
+def test_inline_parsed_only_where_read_changes_nothing() -> None:
+    """The parse skips the inline text of blocks without `[` or `<`: the outline is the same."""
+    texts = [str(example["markdown"]) for example in SPEC]
+    texts += [split(path.read_text(encoding="utf-8"), path).body for path in _pages()]
+    texts += [
+        "[^1]: a footnote first\n\nThe first paragraph.\n\nText [^1].\n",
+        "![](img.png)\n\nAfter the image.\n",
+        "# Title {#custom}\n\n- item\n- <a id='x'></a> item\n",
+    ]
+    differ = [text[:80] for text in texts if markdown.analyze(text) != _analyze_every_block(text)]
+    assert differ == []
+
+
+def test_article_headings_told_by_compile_equal_a_parse_of_the_article() -> None:
+    """Compile hands the search index each article's headings, read off the raw file's parse:
+    they equal what parsing the article finds, or compile says it cannot tell (None)."""
+    from skillwiki.article import render
+    from skillwiki.documents import Document, body_of
+
+    bodies = [(f"spec-{e['example']}.md", str(e["markdown"])) for e in SPEC]
+    bodies += [(path.name, split(path.read_text(encoding="utf-8"), path).body) for path in _pages()]
+    bodies += [
+        ("ends-in-html.md", "Text.\n\n<!-- not closed\n\nopen\n"),
+        ("code.py", "def f():\n    pass\n"),
+    ]
+    differ, unknown = [], 0
+    for name, body in bodies:
+        rendered = render(f"docs/{name}", Document({}, body, False), "xxh3:0", "xxh3")
+        parsed = markdown.analyze(body_of(rendered.text)).headings
+        if rendered.headings is None:
+            unknown += 1
+        elif list(rendered.headings) != [h.text for h in parsed if h.level > 1]:
+            differ.append(name)
+    assert differ == []
+    assert 0 < unknown < len(bodies) // 5  # told for nearly every page; unsure where it must be

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
-from skillwiki import statcache
+from skillwiki import parallel, statcache
 from skillwiki.compiler import Plan
 from skillwiki.config import Config
 from skillwiki.lint.facts import FORMAT, FileFacts, analyze
@@ -78,44 +78,52 @@ def cache_path(ws: Workspace) -> Path:
 
 
 def load_context(ws: Workspace, config: Config, plan: Plan) -> LintContext:
-    """Analyse every file whose stat changed since the last lint; the rest come from the cache."""
+    """Analyse every file whose stat changed since the last lint; the rest come from the cache.
+
+    The files to analyse are read and parsed across the machine's cores when there are many
+    (a cold lint of a big workspace); the facts are the same either way.
+    """
     cache = statcache.load_files(cache_path(ws), FORMAT)
     ctx = LintContext(ws, config, plan)
-    alive = []
+    wanted: list[tuple[str, statcache.Stat, dict[str, File] | None, str]] = []
     for folder, stats, into in (
         ("raw", plan.raw_stats, ctx.raw),
         ("wiki", plan.wiki_stats, ctx.articles),
     ):
-        for rel in sorted(stats):
-            path = f".wiki/{folder}/{rel}"
-            into[rel] = File(path, _facts(ws, config, cache, path, stats[rel]))
-            alive.append(path)
+        wanted += [(f".wiki/{folder}/{rel}", stats[rel], into, rel) for rel in sorted(stats)]
     for extra in (ws.index_md, ws.index_json, ws.log_md):
         try:
-            stat = statcache.stat_of(extra)
+            wanted.append((ws.rel(extra), statcache.stat_of(extra), None, ""))
         except OSError:
             continue
-        path = ws.rel(extra)
-        ctx.others.append(File(path, _facts(ws, config, cache, path, stat)))
-        alive.append(path)
-    cache.prune(alive)
+    facts: dict[str, FileFacts] = {}
+    for path, stat, _, _ in wanted:
+        known = cache.get(path, stat)
+        if known is not None:
+            facts[path] = FileFacts._make(known)
+    unknown = [(path, stat) for path, stat, _, _ in wanted if path not in facts]
+    jobs = [(str(ws.root), path, config.max_file_bytes) for path, _ in unknown]
+    for (path, stat), found in zip(unknown, parallel.imap(_analyze, jobs), strict=True):
+        cache.put(path, stat, tuple(found))
+        facts[path] = found
+    for path, _, folder_files, rel in wanted:
+        if folder_files is None:
+            ctx.others.append(File(path, facts[path]))
+        else:
+            folder_files[rel] = File(path, facts[path])
+    cache.prune([path for path, *_ in wanted])
     statcache.save_files(cache_path(ws), cache, FORMAT)
     return ctx
 
 
-def _facts(
-    ws: Workspace, config: Config, cache: statcache.FileCache, path: str, stat: statcache.Stat
-) -> FileFacts:
-    known = cache.get(path, stat)
-    if known is not None:
-        return FileFacts._make(known)
+def _analyze(job: tuple[str, str, int]) -> FileFacts:
+    """Read and analyse one file (in a worker process, when there are many)."""
+    root, path, max_bytes = job
     try:
-        with open(os.path.join(ws.root, path), "rb") as handle:
+        with open(os.path.join(root, path), "rb") as handle:
             data = handle.read()
     except OSError as exc:
         return FileFacts(f"cannot be read ({exc.strerror})", False, {}, {}, 0, [], [], [], [])
     # Only what people and agents write (raw/) is held to the size limit.
-    limit = config.max_file_bytes if path.startswith(".wiki/raw/") else len(data) + 1
-    facts = analyze(path, data, limit)
-    cache.put(path, stat, tuple(facts))
-    return facts
+    limit = max_bytes if path.startswith(".wiki/raw/") else len(data) + 1
+    return analyze(path, data, limit)

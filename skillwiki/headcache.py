@@ -1,0 +1,64 @@
+"""The headings of articles compile just wrote, handed to the search index that reads them.
+
+The search index weighs an article's headings; finding them means parsing the article. A
+compile has just parsed its raw file and knows them (article.Rendered.headings), so after a
+bulk compile it leaves them in `.cache/headings.marshal`, each with the fingerprint of the
+article body it belongs to; the index build that follows takes them instead of parsing
+thousands of articles again. An entry whose fingerprint no longer matches the body (a hand
+edit) is ignored, and the article parsed. A few articles are not worth the file: below
+`MIN_ARTICLES` nothing is written or read.
+"""
+
+from __future__ import annotations
+
+import marshal
+from collections.abc import Collection, Mapping
+from pathlib import Path
+
+from skillwiki import fsio
+from skillwiki.fingerprint import matches
+from skillwiki.workspace import Workspace
+
+FORMAT = 1
+MIN_ARTICLES = 50
+Known = tuple[str, tuple[str, ...]]  # the body's fingerprint, its headings below the title
+
+
+def path_of(ws: Workspace) -> Path:
+    return ws.cache / "headings.marshal"
+
+
+def load(ws: Workspace) -> dict[str, Known]:
+    """Headings by article (wiki-relative path); empty if the file is missing or damaged."""
+    try:
+        with open(path_of(ws), "rb") as handle:
+            data = marshal.loads(handle.read())
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        return {}
+    known = data.get("articles")
+    return known if isinstance(known, dict) else {}
+
+
+def save(ws: Workspace, made: Mapping[str, Known], alive: Collection[str]) -> None:
+    """Add the headings of the articles just written; drop those of articles gone."""
+    if len(made) < MIN_ARTICLES:
+        return
+    alive = alive if isinstance(alive, set | frozenset) else set(alive)
+    known = {rel: value for rel, value in load(ws).items() if rel in alive}
+    known.update(made)
+    data = {"format": FORMAT, "articles": dict(sorted(known.items()))}
+    fsio.atomic_write(path_of(ws), marshal.dumps(data), durable=False)
+
+
+def headings_of(known: Known | None, body: str) -> tuple[str, ...] | None:
+    """The headings told for this body, if they were told for this very body."""
+    if known is None or not isinstance(known, tuple) or len(known) != 2:
+        return None
+    stored, headings = known
+    if not isinstance(stored, str) or not matches(body.encode(), stored):
+        return None
+    if not isinstance(headings, tuple) or not all(isinstance(h, str) for h in headings):
+        return None
+    return headings

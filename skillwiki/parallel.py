@@ -1,0 +1,55 @@
+"""Spread a pure, per-file function over the machine's cores when there are many files.
+
+Parsing Markdown is the one CPU-bound step of compile and of a cold lint, and each file is
+parsed on its own: with thousands of files, worker processes share the work. Below
+`MIN_ITEMS` files, or on one core, everything runs in this process, in order: starting
+workers costs more than it saves, and small runs stay simple to debug.
+
+The function and its items must be picklable (a module-level function, plain values). The
+results come back in the order of the items, whatever the number of workers, so output
+stays byte for byte the same.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+MIN_ITEMS = 400  # fewer files than this are parsed in this process
+MAX_WORKERS = 8
+WORKERS_ENV = "SKILLWIKI_WORKERS"  # a number of worker processes; 1 parses in this process
+
+
+def workers() -> int:
+    """How many processes to parse with: SKILLWIKI_WORKERS, else the cores this process may use."""
+    wanted = os.environ.get(WORKERS_ENV, "")
+    if wanted.isdigit() and int(wanted) > 0:
+        return min(int(wanted), 64)
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_WORKERS))
+
+
+def imap(function: Callable[[Item], Result], items: Sequence[Item]) -> Iterator[Result]:
+    """Yield `function(item)` for each item, in order, across worker processes when many."""
+    count = workers()
+    if count < 2 or len(items) < MIN_ITEMS:
+        yield from map(function, items)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # fork starts a worker in milliseconds with the parser already imported; elsewhere
+    # (macOS, Windows) the platform's default start method is the safe one.
+    method = "fork" if sys.platform.startswith("linux") else None
+    context = multiprocessing.get_context(method)
+    chunk = max(1, min(64, len(items) // (count * 8)))
+    with ProcessPoolExecutor(count, mp_context=context) as pool:
+        yield from pool.map(function, items, chunksize=chunk)
