@@ -42,6 +42,10 @@ class ReadOnlyWorkspace(InputError):
     """The workspace cannot be written (a read-only checkout, or no permission)."""
 
 
+class OutsideWorkspace(InputError):
+    """A path, or a symlink under .wiki/, that leads out of the workspace: never written."""
+
+
 class NotFound(SkillwikiError):
     """A lesson id or article path that does not exist."""
 

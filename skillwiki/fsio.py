@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from skillwiki.errors import LockTimeout, ReadOnlyWorkspace
-from skillwiki.workspace import Workspace
+from skillwiki.workspace import WIKI_DIR, Workspace, outside_of
 
 TEMP_SUFFIX = ".tmp"
 FSYNC_EACH = 16  # up to this many files, fsync each; more, and one sync costs less
@@ -23,6 +23,7 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
     but never corrupt into something read as valid.
     """
     if not durable:
+        confine(path)
         os.replace(_write_temp(path, data, sync=False), path)
         return
     write_many([(path, data)], only_changed=False)
@@ -38,8 +39,12 @@ def write_many(items: Sequence[tuple[Path, bytes]], *, only_changed: bool = True
     """
     pending: list[tuple[Path, Path]] = []
     written: list[bool] = []
+    checked: set[Path] = set()
     try:
         for path, data in items:
+            if path.parent not in checked:
+                confine(path)
+                checked.add(path.parent)
             if only_changed and _holds(path, data):
                 written.append(False)
                 continue
@@ -64,6 +69,29 @@ def _holds(path: Path, data: bytes) -> bool:
         return path.stat().st_size == len(data) and path.read_bytes() == data
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return False
+
+
+def confine(path: Path) -> None:
+    """Refuse to write `path` below a .wiki/ if a symlink on its way leads out of the workspace.
+
+    `path`'s folder must resolve inside the folder that holds the nearest `.wiki` above it, so
+    that a symlinked `.wiki/wiki/guide -> /elsewhere` is never written through; a path with no
+    `.wiki` above it (a file the user named) is the caller's to check.
+    """
+    parts = path.parts
+    if WIKI_DIR not in parts:
+        return
+    at = len(parts) - 1 - parts[::-1].index(WIKI_DIR)
+    root = os.path.realpath(Path(*parts[:at]))
+    parent = path.parent
+    while not os.path.lexists(parent) and parent != parent.parent:  # folders yet to be made
+        parent = parent.parent
+    if os.path.realpath(parent) != str(parent) or os.path.islink(path):
+        for step in (path, *path.parents):  # name the link that leads out
+            if len(step.parts) <= at:
+                break
+            if os.path.islink(step):
+                outside_of(root, str(step), Path(*step.parts[at:]).as_posix())
 
 
 def _write_temp(path: Path, data: bytes, *, sync: bool) -> Path:
@@ -97,6 +125,7 @@ def _mode_for(path: Path) -> int:
 
 def remove(path: Path, stop_at: Path) -> None:
     """Delete `path` and then every directory above it, up to `stop_at`, that became empty."""
+    confine(path)
     path.unlink(missing_ok=True)
     parent = path.parent
     while parent != stop_at and stop_at in parent.parents:
@@ -116,7 +145,8 @@ def append_log(ws: Workspace, operation: str, *details: str) -> None:
     """Append one line per detail to log.md in a single O_APPEND write: lines never mix."""
     now = utc_now()
     lines = "".join(f"- {now} {operation} {' '.join(text.split())}\n" for text in details)
-    fd = os.open(ws.log_md, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    confine(ws.log_md)
+    fd = os.open(ws.log_md, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     try:
         os.write(fd, lines.encode())
         os.fsync(fd)
@@ -141,7 +171,8 @@ def _fsync_dir(directory: Path) -> None:
 def workspace_lock(ws: Workspace, timeout: float) -> Iterator[None]:
     """Hold the workspace's one writer lock; the OS releases it if this process dies."""
     try:
-        fd = os.open(ws.lock_file, os.O_RDWR | os.O_CREAT, 0o644)
+        confine(ws.lock_file)
+        fd = os.open(ws.lock_file, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     except PermissionError:
         raise ReadOnlyWorkspace(
             ws.dot, "cannot write to the workspace (permission denied)"

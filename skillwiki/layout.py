@@ -6,7 +6,7 @@ from pathlib import Path
 
 from skillwiki import catalog, fsio
 from skillwiki.errors import InputError
-from skillwiki.workspace import Workspace
+from skillwiki.workspace import Workspace, confined
 
 GITIGNORE = ".cache/\n.lock\n"
 LOG_HEADER = (
@@ -35,7 +35,7 @@ def init_workspace(root: Path) -> tuple[Workspace, list[str]]:
     """Create whatever part of the layout is missing; return the paths created."""
     if not root.is_dir():
         raise InputError(root, "is not a directory; create it first or pick another")
-    ws = Workspace(root.resolve())
+    ws = confined(Workspace(root.resolve()))
     created: list[str] = []
     try:
         for folder in (ws.dot, ws.raw, ws.wiki):

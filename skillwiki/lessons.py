@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from skillwiki.documents import MAX_SUMMARY, MAX_TAGS, MAX_TITLE, Document, deco
 from skillwiki.errors import InputError
 from skillwiki.fingerprint import expect, fingerprint
 from skillwiki.names import slugify
-from skillwiki.workspace import Workspace
+from skillwiki.workspace import Workspace, within
 
 TRIGGERS = (
     "replan",
@@ -218,10 +219,10 @@ def _meta(
 
 
 def _path_fingerprint(ws: Workspace, config: Config, given: str) -> str:
-    path = (Path.cwd() / given).resolve() if not Path(given).is_absolute() else Path(given)
+    path = (Path.cwd() / given).resolve()  # `..` and symlinks resolved: where it really is
     if not path.is_file():
         raise InputError(given, "--path names no file; give a file the lesson is about")
-    if ws.root not in path.parents:
+    if not within(str(path), os.path.realpath(ws.root)):
         raise InputError(given, "--path must name a file inside the workspace")
     return f"{ws.rel(path)}={fingerprint(path.read_bytes(), config.fingerprint)}"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -10,8 +11,9 @@ from pathlib import Path
 
 from skillwiki import fsio
 from skillwiki.config import Config
+from skillwiki.errors import OutsideWorkspace
 from skillwiki.evidence import Lesson, confidence, load_lessons, mute_reason
-from skillwiki.workspace import Workspace
+from skillwiki.workspace import Workspace, outside_of, within
 
 HEADER = (
     "## Lessons learned (skillwiki)\n"
@@ -143,6 +145,19 @@ def _paths_match(given: Sequence[str], entries: Sequence[str]) -> bool:
             if file == pattern or file.startswith(prefix) or fnmatch.fnmatchcase(file, pattern):
                 return True
     return False
+
+
+def write_target(ws: Workspace, path: Path) -> Path:
+    """The file `recall --write PATH` changes: PATH inside the workspace, or, when PATH is a
+    symlink (CLAUDE.md -> AGENTS.md), the file it leads to, which must be inside too; the
+    link stays a link."""
+    real_root = os.path.realpath(ws.root)
+    if os.path.islink(path):
+        outside_of(real_root, str(path), str(path))
+        return Path(os.path.realpath(path))
+    if not within(os.path.realpath(path), real_root):
+        raise OutsideWorkspace(path, f"is outside the workspace {real_root}; name a file in it")
+    return path
 
 
 def write_block(path: Path, block: str) -> bool:

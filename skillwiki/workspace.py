@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillwiki.errors import WorkspaceNotFound
+from skillwiki.errors import OutsideWorkspace, WorkspaceNotFound
 
 WIKI_DIR = ".wiki"
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
@@ -83,9 +83,60 @@ def find_workspace(start: Path, explicit: Path | None = None) -> Workspace:
             raise WorkspaceNotFound(f"workspace {explicit} is not a directory")
         if not (root / WIKI_DIR).is_dir():
             raise WorkspaceNotFound(f"no .wiki/ found in {explicit}; run 'skillwiki init'")
-        return Workspace(root.resolve())
+        return confined(Workspace(root.resolve()))
     here = start.resolve()
     for candidate in (here, *here.parents):
         if (candidate / WIKI_DIR).is_dir():
-            return Workspace(candidate)
+            return confined(Workspace(candidate))
     raise WorkspaceNotFound(f"no .wiki/ found at or above {start}; run 'skillwiki init'")
+
+
+# The paths below .wiki/ that commands write, create or remove: each may be a symlink only
+# to a place inside the workspace. Deeper folders are checked as they are written (fsio).
+SKELETON = (
+    "",
+    "raw",
+    "raw/lessons",
+    "wiki",
+    ".cache",
+    ".cache/search.sqlite",
+    ".cache/search.sqlite-wal",
+    ".cache/search.sqlite-shm",
+    ".cache/search.sqlite-journal",
+    "log.md",
+    ".lock",
+    "index.md",
+    "index.json",
+    "config.toml",
+    ".gitignore",
+)
+
+
+def confined(ws: Workspace) -> Workspace:
+    """Return `ws` if no symlink of its layout leads out of it; refuse it otherwise.
+
+    A cloned repository may hold symlinks: writing through `.wiki/wiki -> elsewhere` would
+    change or delete files that are not the workspace's. A few lstat calls, on every command.
+    """
+    real_root = os.path.realpath(ws.root)
+    for rel in SKELETON:
+        path = os.path.join(ws.root, WIKI_DIR, rel) if rel else os.path.join(ws.root, WIKI_DIR)
+        if os.path.islink(path):
+            outside_of(real_root, path, f"{WIKI_DIR}/{rel}".rstrip("/"))
+    return ws
+
+
+def outside_of(real_root: str, path: str, shown: str) -> None:
+    """Refuse `path` (named `shown`) if it resolves outside `real_root` (a resolved path)."""
+    target = os.path.realpath(path)
+    if not within(target, real_root):
+        raise OutsideWorkspace(
+            shown,
+            f"is a symlink that leads out of the workspace (to {target}); skillwiki never "
+            f"writes outside {real_root}: replace the link with a real folder or file",
+        )
+
+
+def within(path: str, real_root: str) -> bool:
+    """Tell whether the resolved `path` is `real_root` or below it."""
+    return path == real_root or path.startswith(real_root.rstrip(os.sep) + os.sep)

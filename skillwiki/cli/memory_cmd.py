@@ -123,10 +123,11 @@ def recall(
 
     from skillwiki.evidence import count_hits, today
     from skillwiki.reading import refresh
-    from skillwiki.recall import Request, write_block
+    from skillwiki.recall import Request, write_block, write_target
     from skillwiki.recall import recall as run
 
     ws, config = open_workspace(ctx, workspace)
+    target = None if write is None else write_target(ws, write)
     index = None
     if not no_compile:
         with render.progress("Compiling") as progress:
@@ -139,8 +140,8 @@ def recall(
     request = Request(agent, tuple(tag or ()), tuple(path or ()), task, budget)
     result = run(ws, config, request, today(), scores)
     count_hits(ws, config, result.included, datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
-    if write is not None:
-        changed = write_block(write, result.block)
+    if write is not None and target is not None:
+        changed = write_block(target, result.block)
         state = "updated" if changed else "unchanged"
         render.warn_free(f"{state} {write} ({len(result.included)} lessons)")
     if as_json or output is BlockFormat.json:
