@@ -50,15 +50,71 @@ class TOMLHandler(BaseHandler):
 HANDLERS = (StrictYAMLHandler(), TOMLHandler())
 
 
+MAX_DEPTH = 50  # lists and mappings within each other; real frontmatter nests two or three
+
+
 def load(text: str, where: Path | str) -> dict[str, Any]:
-    """Load the frontmatter block at the start of `text` (the caller knows it is closed)."""
+    """Load the frontmatter block at the start of `text` (the caller knows it is closed).
+
+    Whatever the text, the answer is plain values (str, int, float, bool, None, lists and
+    mappings of them, no deeper than MAX_DEPTH, every string storable as UTF-8) or an
+    InputError: loaders that fail in other ways (nesting past the recursion limit, an integer
+    of thousands of digits, an unhashable key) are turned into one.
+    """
     handler = frontmatter.detect_format(text, HANDLERS)
     if handler is None:
         return {}
     metadata, _ = handler.split(text)
-    if isinstance(handler, TOMLHandler):
-        return {str(key): value for key, value in handler.load(metadata, where=where).items()}
-    return load_yaml(metadata, where)
+    kind = "TOML" if isinstance(handler, TOMLHandler) else "YAML"
+    try:
+        if isinstance(handler, TOMLHandler):
+            loaded = handler.load(metadata, where=where)
+        else:
+            loaded = load_yaml(metadata, where)
+    except (RecursionError, ValueError, TypeError, OverflowError) as exc:
+        detail = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+        if isinstance(exc, RecursionError):
+            detail = f"nested more than {MAX_DEPTH} levels deep"
+        raise InputError(where, f"unparsable {kind} frontmatter: {detail}") from None
+    return {str(key): _plain(value, where, 1) for key, value in _checked_keys(loaded, where)}
+
+
+def _checked_keys(mapping: dict[Any, Any], where: Path | str) -> list[tuple[str, Any]]:
+    items = []
+    for key, value in mapping.items():
+        if not isinstance(key, str | int | float | bool) and key is not None:
+            raise InputError(where, f"frontmatter keys must be plain names, not {key!r:.60}")
+        items.append((_storable(str(key), where), value))
+    return items
+
+
+def _plain(value: Any, where: Path | str, depth: int) -> Any:
+    """`value` as plain values, or an InputError saying what cannot be kept."""
+    if depth > MAX_DEPTH:
+        raise InputError(where, f"frontmatter is nested more than {MAX_DEPTH} levels deep")
+    if isinstance(value, str):
+        return _storable(value, where)
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, list | tuple):
+        return [_plain(item, where, depth + 1) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item, where, depth + 1) for key, item in _checked_keys(value, where)}
+    if isinstance(value, bytes):
+        kind = "binary data (!!binary)"
+    else:
+        kind = "a set (!!set)" if isinstance(value, set) else type(value).__name__
+    raise InputError(where, f"frontmatter holds {kind}, not plain text")
+
+
+def _storable(text: str, where: Path | str) -> str:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(
+            where, "frontmatter holds a lone surrogate (\\uD800-\\uDFFF): not storable as UTF-8"
+        ) from None
+    return text
 
 
 def _as_text(value: Any) -> Any:

@@ -1,0 +1,69 @@
+"""Hostile input never gives a traceback: frontmatter that breaks loaders, damaged caches.
+
+Each frontmatter case is tried three ways: `ingest` of the file (exit 2, one `Error:` line,
+nothing changed), the same file dropped into raw/ (compile names it and goes on), and the read
+commands, which still answer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Invoke, snapshot, write
+
+DEEP = 3000
+FRONTMATTER: dict[str, tuple[str, str]] = {  # case -> (frontmatter text, what the error says)
+    "flow lists 3k deep": ("a: " + "[" * DEEP + "]" * DEEP, "nested more than 50 levels"),
+    "flow lists 100k deep": ("a: " + "[" * 100_000 + "]" * 100_000, "nested more than 50"),
+    "block mappings 60 deep": (
+        "\n".join("  " * n + f"k{n}:" for n in range(60)) + " x",
+        "nested more than 50 levels",
+    ),
+    "integer of 5000 digits": ("n: " + "7" * 5000, "unparsable YAML frontmatter"),
+    "complex mapping key": ("? [a, b]\n: c", "unparsable YAML frontmatter"),
+    "mapping as a key": ("? {a: 1}\n: c", "unparsable YAML frontmatter"),
+    "lone surrogate": ('x: "\\ud800"', "lone surrogate"),
+    "surrogate key": ('"\\udc80": x', "lone surrogate"),
+    "binary": ("x: !!binary aGVsbG8=", "binary data"),
+    "set": ("x: !!set {a, b}", "a set"),
+    "int tag on a word": ("x: !!int abc", "unparsable YAML frontmatter"),
+    "float tag on a word": ("x: !!float abc", "unparsable YAML frontmatter"),
+    "toml 3k deep": ("a = " + "[" * DEEP + "]" * DEEP, "unparsable TOML frontmatter"),
+}
+
+
+def _page(case: str) -> str:
+    text, _ = FRONTMATTER[case]
+    fence = "+++" if case.startswith("toml") else "---"
+    return f"{fence}\n{text}\n{fence}\n# Page\n\nBody.\n"
+
+
+@pytest.mark.parametrize("case", FRONTMATTER, ids=str)
+def test_frontmatter_that_breaks_loaders_is_one_error(ws: Path, invoke: Invoke, case: str) -> None:
+    page = write(ws / "page.md", _page(case))
+    before = snapshot(ws)
+    result = invoke("-w", str(ws), "ingest", str(page))
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {page}: ")
+    assert FRONTMATTER[case][1] in lines[0]
+    assert snapshot(ws) == before
+
+
+@pytest.mark.parametrize("case", FRONTMATTER, ids=str)
+def test_a_bad_raw_file_is_named_and_the_rest_answers(ws: Path, invoke: Invoke, case: str) -> None:
+    write(ws / ".wiki" / "raw" / "bad.md", _page(case))
+    write(ws / ".wiki" / "raw" / "good.md", "# Retry budget\n\nKeep retries under five.\n")
+    compiled = invoke("-w", str(ws), "compile")
+    assert compiled.exit_code == 2
+    assert compiled.stderr.startswith("Error: .wiki/raw/bad.md: ")
+    assert (ws / ".wiki" / "wiki" / "good.md").is_file()
+    found = invoke("-w", str(ws), "query", "retry budget")
+    assert found.exit_code == 0 and "wiki/good.md" in found.stdout
+    assert "Traceback" not in found.output
+    for command in (["status"], ["lint", "--exit-zero"], ["recall"]):
+        result = invoke("-w", str(ws), *command)
+        assert result.exit_code in (0, 1), (command, result.output)
+        assert "Traceback" not in result.output
