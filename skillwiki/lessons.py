@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -40,7 +39,6 @@ TEMPLATE_TEXT = {
     "Next Time": "- _Not yet filled in: the check to make before this happens again._",
 }
 LESSONS_DIR = "lessons"
-_SECTION = re.compile(r"^##\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -69,13 +67,34 @@ class Recorded:
 
 
 def sections(body: str) -> dict[str, str]:
-    """Return the text under each `## ` heading of a lesson body."""
+    """Return the text under each `## ` heading of a lesson body (the first of each name).
+
+    One pass over the lines, no backtracking: a line of thousands of spaces costs its length.
+    """
     found: dict[str, str] = {}
-    matches = list(_SECTION.finditer(body))
-    for index, match in enumerate(matches):
-        end = matches[index + 1].start() if index + 1 < len(matches) else len(body)
-        found.setdefault(match.group(1).strip(), body[match.end() : end].strip())
+    name: str | None = None
+    start = offset = 0
+    for line in body.splitlines(keepends=True):
+        title = _section_title(line)
+        if title is not None:
+            if name is not None:
+                found.setdefault(name, body[start:offset].strip())
+            name, start = title, offset + len(line)
+        offset += len(line)
+    if name is not None:
+        found.setdefault(name, body[start:].strip())
     return found
+
+
+def _section_title(line: str) -> str | None:
+    """The title of an ATX `## ` heading line (closing #s dropped), else None."""
+    if not line.startswith("##") or line[2:3] not in (" ", "\t"):
+        return None
+    title = line[3:].strip()
+    closed = title.rstrip("#")
+    if closed != title and (not closed or closed[-1] in " \t"):
+        title = closed.rstrip()
+    return title or None
 
 
 def build_body(lesson: LessonInput) -> str:

@@ -138,12 +138,29 @@ _SHORTCODE_OPEN = re.compile(r" {0,3}\{\{<[ \t]*([\w./-]{1,100})")
 SHORTCODE_SEARCH_LINES = 5000  # how far a paired shortcode's closing tag is looked for
 
 
+def _closing(state: StateInline, marker: str, start: int) -> int:
+    """Where `marker` next stands in the inline text from `start` (before posMax), or -1.
+
+    The last place of each marker in the text is found once: a text of thousands of openers
+    (`{{` or `[[`) and no closer is then answered at once for each, not searched to its end
+    by each (which took seconds for 100 kB). markdown-it's html_inline rule does the same.
+    """
+    lasts = state.env.setdefault("skillwiki_last", {})
+    key = (marker, state.src)
+    last = lasts.get(key)
+    if last is None:
+        last = lasts[key] = state.src.rfind(marker)
+    if last < start:
+        return -1
+    return state.src.find(marker, start, state.posMax)
+
+
 def _template_inline(state: StateInline, silent: bool) -> bool:
     src, pos = state.src, state.pos
     if not src.startswith(("{{", "{%"), pos):
         return False
     opening = src[pos : pos + 3] if src[pos : pos + 3] in _TEMPLATE_CLOSE else src[pos : pos + 2]
-    close = src.find(_TEMPLATE_CLOSE[opening], pos + len(opening), state.posMax)
+    close = _closing(state, _TEMPLATE_CLOSE[opening], pos + len(opening))
     if close < 0:
         return False
     end = close + len(_TEMPLATE_CLOSE[opening])
@@ -203,7 +220,7 @@ def _wikilink(state: StateInline, silent: bool) -> bool:
     src, pos = state.src, state.pos
     if not src.startswith("[[", pos):
         return False
-    close = src.find("]]", pos + 2, state.posMax)
+    close = _closing(state, "]]", pos + 2)
     inner = src[pos + 2 : close] if close > 0 else ""
     if not inner.strip() or "\n" in inner or "[" in inner or "]" in inner:
         return False

@@ -28,7 +28,9 @@ BUSY_SECONDS = 30
 CANDIDATES = 200  # BM25's best matches that the term-coverage ordering re-ranks
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 _WORD = re.compile(r"\w+")
-_LINK_TEXT = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+# Neither part may hold its own opener: each `[` or `(` then ends the scan of the one before,
+# and a line of thousands of them costs its length, not its square.
+_LINK_TEXT = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
 STOP_WORDS = frozenset(
     "a an and are as at be by for from how i in into is it of on or that the this to was what"
     " when where which who why will with".split()

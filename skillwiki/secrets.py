@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -9,10 +10,8 @@ from dataclasses import dataclass
 _PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
     (
         "private_key",
-        re.compile(
-            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*"
-            r"PRIVATE KEY-----)?"
-        ),
+        # The header; find() extends the match to its footer, when one follows.
+        re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"),
         0,
     ),
     ("aws_access_key", re.compile(r"\b((?:AKIA|ASIA)[0-9A-Z]{16})\b"), 1),
@@ -89,7 +88,10 @@ _TRIGGERS = {
 # Most prose holds "key" or "token", so the assignment pattern gets a sharper test: one of its
 # words followed by `=` or `:`, sought in the lower-cased text without the pattern's costly
 # case-blind start (5x faster; every text the pattern matches passes it).
-_PASSWORD_HINT = re.compile(r"(?:pass|pwd|secret|key|token)\w*[\"']?\s*[:=]")
+# The suffix is bounded (password is pass + word): an unbounded \w* made "keykeykey..." cost
+# the square of its length.
+_PASSWORD_HINT = re.compile(r"(?:pass|pwd|secret|key|token)\w{0,4}[\"']?\s*[:=]")
+_KEY_FOOTER = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----")
 
 
 _PARTS = tuple((part, kind) for kind, parts in _TRIGGERS.items() for part in parts)
@@ -110,19 +112,24 @@ def find(text: str) -> list[Secret]:
     present = {kind for part, kind in _PARTS if part in lowered}
     if _PASSWORD_HINT.search(lowered):
         present.add("password")
+    last_footer = text.rfind("-----END ") if "private_key" in present else -1
     for kind, pattern, group in _PATTERNS:
         if kind not in present:
             continue
         for match in pattern.finditer(text):
             start, end = match.span(group)
             value = match.group(group)
+            if kind == "private_key" and last_footer > end:  # the block, up to its footer
+                footer = _KEY_FOOTER.search(text, end)
+                end = footer.end() if footer is not None else end
             if "EXAMPLE" in value:  # the placeholders of vendors' documentation
                 continue
             if kind in ("password", "url_password") and _looks_made_up(value):
                 continue
-            if any(start < other_end and other_start < end for other_start, other_end in taken):
+            at = bisect.bisect(taken, (start, end))  # taken: disjoint spans, sorted
+            if (at and taken[at - 1][1] > start) or (at < len(taken) and taken[at][0] < end):
                 continue
-            taken.append((start, end))
+            taken.insert(at, (start, end))
             found.append(Secret(kind, start, end))
     return sorted(found, key=lambda secret: secret.start)
 
@@ -130,6 +137,9 @@ def find(text: str) -> list[Secret]:
 def redact(text: str) -> tuple[str, list[str]]:
     """Replace each secret with `[REDACTED:<kind>]`; return the text and the kinds replaced."""
     secrets = find(text)
-    for secret in reversed(secrets):
-        text = text[: secret.start] + f"[REDACTED:{secret.kind}]" + text[secret.end :]
-    return text, [secret.kind for secret in secrets]
+    pieces, last = [], 0
+    for secret in secrets:
+        pieces += [text[last : secret.start], f"[REDACTED:{secret.kind}]"]
+        last = secret.end
+    pieces.append(text[last:])
+    return "".join(pieces), [secret.kind for secret in secrets]

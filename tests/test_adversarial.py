@@ -1,0 +1,107 @@
+"""No input costs more than its length: every reader of user text, on inputs built to hurt.
+
+Each case is timed at two sizes: doubling the input may not much more than double the time
+(a super-linear reader, a regex that backtracks, takes four times or more), and the larger
+input may not cost more than a bounded multiple of plain prose of the same size. Timings are
+the best of a few runs, compared with each other in the same test, never with a wall clock.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from skillwiki import markdown, search, secrets
+from skillwiki.lessons import sections
+
+SIZE = 16_000  # characters; each case is also run at twice this
+
+
+def _repeat(piece: str) -> Callable[[int], str]:
+    return lambda size: (piece * (size // len(piece) + 1))[:size]
+
+
+def _wrapped(head: str, piece: str, tail: str = "\n") -> Callable[[int], str]:
+    return lambda size: head + (piece * size)[: size - len(head)] + tail
+
+
+MARKDOWN: dict[str, Callable[[int], str]] = {
+    "heading of backticks": _wrapped("# ", "`"),
+    "bracket then backticks": _wrapped("[", "`"),
+    "emphasis openers": _repeat("*a "),
+    "underscore openers": _repeat("_a "),
+    "brackets": _repeat("["),
+    "wikilink openers": _repeat("[["),
+    "image openers": _repeat("!["),
+    "link openers": _repeat("[a]("),
+    "footnote openers": _repeat("[^"),
+    "closers": _repeat("]]"),
+    "angle brackets": _repeat("<"),
+    "html tag openers": _repeat("<a "),
+    "template openers": _repeat("{{"),
+    "shortcode openers": _repeat("{{< "),
+    "liquid openers": _repeat("{%"),
+    "attribute list": _wrapped("# T {", "#a "),
+    "html ids": _repeat('<a id="x" name=y '),
+    "backslashes": _repeat("\\"),
+    "marked letters": _repeat("a[x]"),
+    "table rows": _wrapped("| a |\n|---|\n", "| b |\n"),
+    "reference definitions": _repeat("[a]: b\n"),
+    "fences": _repeat("```\n"),
+    "heading and spaces": _wrapped("## a", " "),
+}
+SECRETS: dict[str, Callable[[int], str]] = {
+    "key words": _repeat("key"),
+    "token words": _repeat("token"),
+    "assignments": _repeat("password="),
+    "key headers without footer": _repeat("-----BEGIN RSA PRIVATE KEY-----\n"),
+    "jwt pieces": _repeat("eyJabcdefgh."),
+    "url schemes": _repeat("a://b:c"),
+    "openai prefixes": _repeat("sk-"),
+    "aws prefixes": _repeat("AKIA"),
+}
+PLAIN = _repeat("Some words of plain prose, a sentence or two about a [link](x.md).\n\n")
+
+
+def _best(run: Callable[[str], object], text: str, runs: int = 3) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        started = time.perf_counter()
+        run(text)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def _check(run: Callable[[str], object], make: Callable[[int], str], plain_ratio: float) -> None:
+    small, large = _best(run, make(SIZE)), _best(run, make(2 * SIZE))
+    plain = _best(run, PLAIN(2 * SIZE))
+    assert large < 0.02 or large < 3 * small, f"doubling the input: {small:.4f}s -> {large:.4f}s"
+    assert large < 0.02 or large < plain_ratio * plain, f"{large:.4f}s, plain prose {plain:.4f}s"
+
+
+@pytest.mark.parametrize("case", MARKDOWN, ids=str)
+def test_markdown_reading_is_linear(case: str) -> None:
+    # markdown-it-py itself spends ~40x plain prose on a run of `![` (linear, but each one is
+    # tried as an image); the bound is for super-linear surprises, not for the library.
+    _check(markdown.analyze, MARKDOWN[case], plain_ratio=100)
+
+
+@pytest.mark.parametrize("case", SECRETS, ids=str)
+def test_secret_search_is_linear(case: str) -> None:
+    _check(secrets.redact, SECRETS[case], plain_ratio=100)
+
+
+@pytest.mark.parametrize("case", ["heading and spaces", "brackets", "link openers"], ids=str)
+def test_lesson_sections_and_snippets_are_linear(case: str, tmp_path: Path) -> None:
+    make = MARKDOWN[case]
+    _check(sections, make, plain_ratio=100)
+    article = tmp_path / "a.md"
+
+    def snippet(text: str) -> object:
+        article.write_text(text + "\nretry\n", encoding="utf-8")
+        return search.snippet(article, ["retry"])
+
+    _check(snippet, make, plain_ratio=100)
