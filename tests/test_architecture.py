@@ -76,6 +76,23 @@ def test_version_loads_no_heavy_modules() -> None:
     assert out.stdout.splitlines() == ["skillwiki 0.1.0", "[]"]
 
 
+def test_a_no_change_query_imports_no_markdown_or_frontmatter_library(demo: Path) -> None:
+    """The libraries that read Markdown are loaded only when something is to be parsed."""
+    code = (
+        "import sys\n"
+        "from skillwiki.cli.app import make_app\n"
+        "sys.argv = ['skillwiki', '-w', sys.argv[1], 'query', 'agent tools']\n"
+        "try:\n    make_app('query')()\nexcept SystemExit:\n    pass\n"
+        "libraries = {'markdown_it', 'mdit_py_plugins', 'frontmatter', 'yaml'}\n"
+        "print(sorted(libraries & set(sys.modules)))\n"
+    )
+    argv = [sys.executable, "-c", code, str(demo)]
+    first = subprocess.run(argv, capture_output=True, text=True, check=True)  # compiles
+    assert "markdown_it" in first.stdout.splitlines()[-1]
+    again = subprocess.run(argv, capture_output=True, text=True, check=True)
+    assert again.stdout.splitlines()[-1] == "[]"
+
+
 def test_python_dash_m_works() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "skillwiki", "--version"], capture_output=True, text=True, check=True
