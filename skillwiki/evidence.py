@@ -149,12 +149,29 @@ def hits_path(ws: Workspace) -> Path:
     return ws.cache / "hits.json"
 
 
+MAX_HITS = 10**9  # a count beyond this is damage, not use
+
+
 def load_hits(ws: Workspace) -> dict[str, dict[str, Any]]:
+    """Each lesson's recall count and last time; a damaged file or entry counts as none.
+
+    It is a cache: a hand-edited or broken `hits.json` (text for a count, a count of 1e400,
+    a list) must never stop a command, so every entry comes back as an int count and a str.
+    """
     try:
         data = json.loads(hits_path(ws).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    hits = {}
+    for lesson_id, entry in data.items():
+        if not isinstance(entry, dict):
+            continue
+        count, last = entry.get("count"), entry.get("last")
+        if isinstance(count, int) and not isinstance(count, bool) and 0 <= count <= MAX_HITS:
+            hits[str(lesson_id)] = {"count": count, "last": last if isinstance(last, str) else ""}
+    return hits
 
 
 def count_hits(ws: Workspace, config: Config, ids: list[str], when: str) -> None:
@@ -164,9 +181,8 @@ def count_hits(ws: Workspace, config: Config, ids: list[str], when: str) -> None
     with contextlib.suppress(ReadOnlyWorkspace), fsio.workspace_lock(ws, config.lock_timeout):
         hits = load_hits(ws)
         for lesson_id in ids:
-            entry = hits.get(lesson_id) if isinstance(hits.get(lesson_id), dict) else {}
-            count = entry.get("count", 0) if isinstance(entry, dict) else 0
-            hits[lesson_id] = {"count": int(count) + 1, "last": when}
+            count = hits.get(lesson_id, {}).get("count", 0)
+            hits[lesson_id] = {"count": min(count + 1, MAX_HITS), "last": when}
         data = json.dumps(hits, indent=2, sort_keys=True) + "\n"
         fsio.atomic_write(hits_path(ws), data.encode())
 
@@ -211,7 +227,7 @@ def feedback(
         line = f"- {on.isoformat()} {outcome}" + (f": {clean}" if clean else "")
         body = add_evidence(lesson.body, line)
         meta = dict(lesson.meta)
-        recalled = int(load_hits(ws).get(lesson_id, {}).get("count", 0) or 0) > 0
+        recalled = load_hits(ws).get(lesson_id, {}).get("count", 0) > 0
         flagged = outcome == "failed-again" and recalled
         if flagged:
             meta["review"] = f"failed again after being recalled ({on.isoformat()})"

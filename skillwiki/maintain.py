@@ -58,7 +58,7 @@ def plan(ws: Workspace, config: Config, on: date) -> list[Action]:
                 superseded.add(older.id)
                 break
     for lesson in ordered:
-        count = int(hits.get(lesson.id, {}).get("count", 0) or 0)
+        count = hits.get(lesson.id, {}).get("count", 0)
         age = (on - lesson.created).days if lesson.created else 0
         if (
             count > settings.promote_hits

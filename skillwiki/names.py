@@ -10,10 +10,26 @@ from skillwiki.errors import InputError
 _RESERVED = re.compile(r"^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$", re.IGNORECASE)
 
 
+# A name's bytes, leaving room below the usual 255 for what skillwiki adds to it: `.md` for
+# an article of a non-Markdown file, and `.NAME.PID.RANDOM.tmp` for the file being written.
+MAX_NAME_BYTES = 200
+MAX_PATH_BYTES = 1024  # a relative path below raw/ or wiki/, well under any PATH_MAX
+
+
 def check_component(name: str, where: str) -> None:
     """Refuse a path component that could escape .wiki/, hide itself, or break a filesystem."""
     problem = None
-    if name in ("", ".", ".."):
+    try:
+        size = len(name.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InputError(
+            where, f"the name {name!r} is not valid UTF-8 (a lone surrogate); rename it"
+        ) from None
+    if size > MAX_NAME_BYTES:
+        problem = (
+            f"the name {name[:40]!r}... is {size} bytes long, over the {MAX_NAME_BYTES} allowed"
+        )
+    elif name in ("", ".", ".."):
         problem = f"the name {name!r} is not allowed"
     elif "/" in name or "\\" in name:
         problem = f"the name {name!r} contains a path separator"
@@ -29,6 +45,9 @@ def check_component(name: str, where: str) -> None:
 
 def check_relative(rel: str, where: str) -> None:
     """Refuse a relative path with any component that check_component refuses."""
+    size = len(rel.encode("utf-8", errors="surrogatepass"))
+    if size > MAX_PATH_BYTES:
+        raise InputError(where, f"the path is {size} bytes long, over the {MAX_PATH_BYTES} allowed")
     for part in rel.split("/"):
         check_component(part, where)
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from skillwiki import headcache, markdown, parallel, statcache
 from skillwiki.documents import body_of, decode, split
@@ -96,12 +96,24 @@ def _sync(ws: Workspace, path: Path, step: _Step) -> None:
     """Bring the index at `path` in step with the articles, rebuilding it if it is unusable."""
     try:
         _sync_patiently(ws, path, step)
-    except sqlite3.OperationalError:
-        raise
-    except sqlite3.DatabaseError:  # not a database, or a malformed one: it is derived, rebuild
-        for stale in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-            stale.unlink(missing_ok=True)
+    except sqlite3.DatabaseError as exc:  # not a database, or a damaged one: derived, rebuild
+        if not damaged(exc):
+            raise
+        _remove_index(path)
         _sync_patiently(ws, path, step)
+
+
+def damaged(exc: sqlite3.DatabaseError) -> bool:
+    """Tell damage to the index file (rebuild it) from a busy or unwritable database."""
+    if not isinstance(exc, sqlite3.OperationalError):
+        return True  # malformed, not a database, a virtual table that cannot be built
+    text = str(exc)
+    return text.startswith(("no such table", "no such column", "database disk image"))
+
+
+def _remove_index(path: Path) -> None:
+    for stale in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        stale.unlink(missing_ok=True)
 
 
 @dataclass(frozen=True)
@@ -142,6 +154,8 @@ def _busy_is_an_error(path: Path) -> Iterator[None]:
             raise _Unwritable from None
         if "locked" in str(exc) or "busy" in str(exc):
             raise _Busy from None
+        if damaged(exc):
+            raise
         raise SkillwikiError(
             f"the search index {path} cannot be used ({exc}); try again, "
             "or delete .wiki/.cache/ to have it rebuilt"
@@ -456,22 +470,13 @@ def search(
         f"FROM fts JOIN docs ON docs.id = fts.rowid WHERE {' AND '.join(where)} "
         "ORDER BY score DESC, docs.path LIMIT ?"
     )
-    index = db or open_index(ws, lambda: statcache.scan(ws.wiki))
-    deadline = time.monotonic() + BUSY_SECONDS
-    try:
-        while True:
-            try:
-                rows = index.execute(sql, (*params, max(CANDIDATES, limit))).fetchall()
-                ids = [row[0] for row in rows]
-                matched = _coverage(index, terms, ids) if len(terms) > 1 else {}
-                break
-            except sqlite3.OperationalError as exc:  # a writer checkpointing: wait for it
-                if "locked" not in str(exc) or time.monotonic() > deadline:
-                    raise SkillwikiError(f"the search index cannot be read ({exc})") from None
-                time.sleep(0.05)
-    finally:
-        if db is None:  # ours to close; a given connection stays the caller's
-            index.close()
+
+    def run(index: sqlite3.Connection) -> tuple[list[Any], dict[int, int]]:
+        rows = index.execute(sql, (*params, max(CANDIDATES, limit))).fetchall()
+        ids = [row[0] for row in rows]
+        return rows, (_coverage(index, terms, ids) if len(terms) > 1 else {})
+
+    rows, matched = _on_index(ws, db, run)
     ranked = sorted(
         (
             ((matched.get(rowid) or 1) + max(bm25, 0.0) / (1.0 + max(bm25, 0.0)), rel, title, kind_)
@@ -484,6 +489,41 @@ def search(
         Hit(f".wiki/wiki/{rel}", title, kind_, round(score, 4), snippet(ws.wiki / rel, words))
         for score, rel, title, kind_ in ranked
     ]
+
+
+Answer = TypeVar("Answer")
+
+
+def _on_index(
+    ws: Workspace, db: sqlite3.Connection | None, run: Callable[[sqlite3.Connection], Answer]
+) -> Answer:
+    """Run a read on the index (`db` if given, else one opened and closed here).
+
+    A writer checkpointing is waited for; an index damaged since it was synced (a table
+    dropped, pages overwritten) is deleted and built anew from the articles, once.
+    """
+    ours = db is None  # a given connection stays the caller's to close
+    index = db or open_index(ws, lambda: statcache.scan(ws.wiki))
+    deadline = time.monotonic() + BUSY_SECONDS
+    rebuilt = False
+    try:
+        while True:
+            try:
+                return run(index)
+            except sqlite3.DatabaseError as exc:
+                if damaged(exc) and not rebuilt:
+                    if ours:
+                        index.close()
+                    _remove_index(index_path(ws))
+                    index = open_index(ws, lambda: statcache.scan(ws.wiki))
+                    ours = rebuilt = True
+                    continue
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise SkillwikiError(f"the search index cannot be read ({exc})") from None
+                time.sleep(0.05)  # a writer checkpointing: wait for it
+    finally:
+        if ours:
+            index.close()
 
 
 def _coverage(db: sqlite3.Connection, terms: Sequence[str], ids: list[int]) -> dict[int, int]:

@@ -303,6 +303,13 @@ def load(path: Path, algorithm: str) -> StatCache:
             data = marshal.loads(handle.read())
         if data["format"] != FORMAT or data["algorithm"] != algorithm:
             return StatCache(rows_file=rows)
+        if not (
+            isinstance(data["saved_ns"], int)
+            and isinstance(data["records"], dict)
+            and isinstance(data["indexes"], tuple | None)
+            and isinstance(data["folders"], dict)
+        ):
+            return StatCache(rows_file=rows)  # damaged: what it holds cannot be trusted
         records = {key: Record._make(record) for key, record in data["records"].items()}
         return StatCache(
             data["saved_ns"],
@@ -486,6 +493,8 @@ def load_files(path: Path, version: int) -> FileCache:
             data = marshal.loads(handle.read())
         if data["format"] != (FORMAT, version):
             return FileCache()
+        if not isinstance(data["saved_ns"], int) or not isinstance(data["files"], dict):
+            return FileCache()  # damaged: what it holds cannot be trusted
         return FileCache(data["saved_ns"], data["files"])
     except (OSError, EOFError, ValueError, TypeError, KeyError):
         return FileCache()

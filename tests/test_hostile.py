@@ -67,3 +67,35 @@ def test_a_bad_raw_file_is_named_and_the_rest_answers(ws: Path, invoke: Invoke, 
         result = invoke("-w", str(ws), *command)
         assert result.exit_code in (0, 1), (command, result.output)
         assert "Traceback" not in result.output
+
+
+NAMES = {  # --name -> what the error says
+    "a" * 240 + ".md": "bytes long, over the 200 allowed",
+    "é" * 120 + ".md": "bytes long, over the 200 allowed",  # 243 bytes in UTF-8
+    "b" * 4096 + ".md": "the path is 4099 bytes long, over the 1024 allowed",
+    "/".join(["dir"] * 300) + "/x.md": "the path is 1204 bytes long, over the 1024 allowed",
+    "bad\udc80name.md": "not valid UTF-8 (a lone surrogate)",
+    "\ud800.md": "not valid UTF-8 (a lone surrogate)",
+}
+
+
+@pytest.mark.parametrize("name", NAMES, ids=lambda name: f"{len(name)} chars {name[:6]!a}")
+def test_names_past_the_filesystem_limits_are_one_error(
+    ws: Path, invoke: Invoke, name: str
+) -> None:
+    before = snapshot(ws)
+    result = invoke("-w", str(ws), "ingest", "-", "--name", name, input="# Note\n")
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: --name: ") and NAMES[name] in lines[0]
+    assert snapshot(ws) == before
+
+
+def test_a_folder_file_with_a_name_too_long_is_refused_alone(ws: Path, invoke: Invoke) -> None:
+    folder = ws / "docs"
+    write(folder / ("n" * 230 + ".md"), "# Long\n")
+    write(folder / "ok.md", "# Fine\n")
+    result = invoke("-w", str(ws), "ingest", str(folder))
+    assert result.exit_code == 1
+    assert "bytes long, over the 200 allowed" in result.stderr
+    assert (ws / ".wiki" / "wiki" / "docs" / "ok.md").is_file()

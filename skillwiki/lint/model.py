@@ -99,7 +99,7 @@ def load_context(ws: Workspace, config: Config, plan: Plan) -> LintContext:
     facts: dict[str, FileFacts] = {}
     for path, stat, _, _ in wanted:
         known = cache.get(path, stat)
-        if known is not None:
+        if isinstance(known, tuple) and len(known) == len(FileFacts._fields):
             facts[path] = FileFacts._make(known)
     unknown = [(path, stat) for path, stat, _, _ in wanted if path not in facts]
     jobs = [(str(ws.root), path, config.max_file_bytes) for path, _ in unknown]
