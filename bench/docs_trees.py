@@ -109,9 +109,9 @@ def resolve(tree: Path, folder: Path, target: str, settings: dict[str, object]) 
         pages = ("index.md", "_index.md", "README.md")
         names += [Path(bare + ".md")] + [Path(bare) / page for page in pages]
     for name in names:
-        if name.is_file() or (name == candidate and name.is_dir()):
+        if name.is_file():
             return name
-    return None
+    return candidate if candidate.is_dir() else None
 
 
 def reference(tree: Path, folder: Path, settings: dict[str, object]) -> set[tuple[str, str]]:
@@ -138,7 +138,10 @@ def reference(tree: Path, folder: Path, settings: dict[str, object]) -> set[tupl
                     continue
                 found = resolve(tree, path.parent, target, settings)
                 fragment = target.partition("#")[2]
-                missing = fragment and fragment not in anchors_of(found, anchors) if found else True
+                has_anchors = found is not None and found.is_file()
+                missing = (
+                    fragment and fragment not in anchors_of(found, anchors) if has_anchors else True
+                )
                 if found is None or (found.suffix == ".md" and missing):
                     broken.add((rel, target))
     return broken

@@ -43,7 +43,9 @@ class Link(NamedTuple):
     """A link target: `start`/`end` are offsets of the destination as written (with any
     `<>`) in the text, or -1 where the source could not be matched."""
 
-    kind: str  # "inline", "image", "reference" (a definition), "wikilink"
+    # "inline", "image", "wikilink", "reference" (a definition that a link uses), or
+    # "definition" (one that no link uses: rewritten by compile, not checked by lint)
+    kind: str
     target: str  # the destination, backslash escapes resolved, not percent-encoded
     line: int  # 1-based
     column: int  # 1-based
@@ -304,6 +306,7 @@ _NOT_IN_SLUG = re.compile(r"[^\w\- ]")
 _NESTING = frozenset(
     {"th_open", "th_close", "td_open", "td_close", "footnote_block_open", "footnote_block_close"}
 )
+_LINK_KINDS = {"link_open": "inline", "image": "image", "wikilink": "wikilink"}
 _CODE_BLOCKS = frozenset({"fence", "code_block", "html_block", "template_block", "esm_block"})
 
 
@@ -328,6 +331,7 @@ class _Reader:
         self.ids: list[str] = []
         self.first_paragraph = ""
         self.open_fence = ""
+        self.used: set[str] = set()  # destinations of reference-style links, normalised
 
     def read(self, tokens: Sequence[Token], env: dict[str, Any]) -> Outline:
         in_cell = in_footnote = 0
@@ -391,16 +395,13 @@ class _Reader:
                 self.ids += _html_ids(child.content)
                 continue
             span: tuple[int, int, str] | None = child.meta.get("span") if child.meta else None
-            if span is None:
+            kind = _LINK_KINDS.get(child.type) if child.markup != "autolink" else None
+            if kind is None:
                 continue
-            if child.type == "wikilink":
-                kind, target = "wikilink", child.content
-            elif child.type == "link_open" and child.markup != "autolink":
-                kind, target = "inline", span[2]
-            elif child.type == "image":
-                kind, target = "image", span[2]
-            else:
+            if span is None:  # a reference-style link: its definition is the one to check
+                self.used.add(str(child.attrs.get("src" if kind == "image" else "href", "")))
                 continue
+            target = child.content if kind == "wikilink" else span[2]
             if starts is None:
                 starts = self._line_starts(token.content, token.map[0], table)
             self.links.append(self._located(kind, target, token.content, starts, span, token))
@@ -448,8 +449,11 @@ class _Reader:
     def _definitions(self, definitions: list[tuple[int, str, int, int]]) -> None:
         from markdown_it import helpers
 
+        normalize = parser().normalizeLink
         for first, string, begin, end in definitions:
             target = helpers.parseLinkDestination(string, begin, end).str
+            # A definition no link uses renders nothing: "definition", not a link to check.
+            kind = "reference" if normalize(target) in self.used else "definition"
             row = string.count("\n", 0, begin)
             column = begin - (string.rfind("\n", 0, begin) + 1)
             piece = string.split("\n")[row]
@@ -457,11 +461,11 @@ class _Reader:
             source = self.lines[number] if number < len(self.lines) else ""
             at = len(source) - len(piece) if source.endswith(piece) else source.find(piece)
             if at < 0:
-                self.links.append(Link("reference", target, number + 1, 1, -1, -1))
+                self.links.append(Link(kind, target, number + 1, 1, -1, -1))
                 continue
             start = self.offsets[number] + at + column
             self.links.append(
-                Link("reference", target, number + 1, at + column + 1, start, start + end - begin)
+                Link(kind, target, number + 1, at + column + 1, start, start + end - begin)
             )
 
     def _anchors(self) -> Iterator[str]:

@@ -134,7 +134,7 @@ def test_sw001_images_references_and_code(ws: Path, invoke: Invoke) -> None:
     write(ws / "img" / "ok.png", b"\x89PNG")
     write(
         ws / "doc.md",
-        "# Doc\n\n![ok](img/ok.png) ![gone](img/gone.png)\n\n[ref]: missing.md\n\n"
+        "# Doc\n\n![ok](img/ok.png) ![gone](img/gone.png) [used][ref]\n\n[ref]: missing.md\n\n"
         "`[not](checked.md)`\n\n```\n[also](not-checked.md)\n```\n\n## Real Heading\n\n[top](#real-heading)\n",
     )
     invoke("ingest", "-w", str(ws), str(ws / "doc.md"))

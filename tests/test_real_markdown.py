@@ -196,3 +196,15 @@ def test_site_links_resolve_with_the_documented_settings(ws: Path, invoke: Invok
     settings = '[lint.links]\nroot = "docs"\ndirectories = true\nignore = ["^https?:"]\n'
     (ws / ".wiki" / "config.toml").write_text(settings)
     assert _sw001(ws, invoke) == []
+
+
+def test_a_definition_no_link_uses_is_not_checked(ws: Path, invoke: Invoke) -> None:
+    """CommonMark renders nothing of an unused definition: SW001 reports only used ones."""
+    text = (
+        "# Refs\n\nSee [the guide][used] and ![logo][pic].\n\n"
+        "[used]: missing-guide.md\n[pic]: img/missing.png\n[spare]: missing-spare.md\n"
+    )
+    _ingest(ws, invoke, {"a.md": text})
+    assert "[spare]: missing-spare.md" in _article(ws, "a.md")  # kept in the article
+    targets = sorted(finding["target"] for finding in _sw001(ws, invoke))
+    assert targets == ["img/missing.png", "missing-guide.md"]

@@ -10,7 +10,7 @@ from skillwiki.documents import decode, split
 from skillwiki.errors import InputError
 from skillwiki.workspace import PARSED_SUFFIXES
 
-FORMAT = 3
+FORMAT = 4  # 4: unused reference definitions are "definition" links
 
 
 class FileFacts(NamedTuple):

@@ -29,6 +29,8 @@ def check(ctx: LintContext) -> Iterator[Finding]:
         sources = None
         for link in file.facts.links:
             kind, target, line, column = link
+            if kind == "definition":  # no link uses it: CommonMark renders nothing of it
+                continue
             if any(mark in target for mark in _TEMPLATE) or any(p.search(target) for p in ignore):
                 continue
             if kind == "wikilink":
