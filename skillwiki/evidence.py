@@ -294,6 +294,8 @@ def decide(ws: Workspace, config: Config, lesson_id: str, accept: bool, reason: 
         meta.pop("review", None)
         meta["status"] = "active" if accept else "archived"
         if not accept:
-            meta["archived_reason"] = " ".join((reason or "rejected in review").split())
+            from skillwiki.secrets import redact
+
+            meta["archived_reason"] = " ".join(redact(reason or "rejected in review")[0].split())
         rewrite(ws, lesson, meta, lesson.body, "review accept" if accept else "review reject")
     return str(meta["status"])

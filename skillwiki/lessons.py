@@ -203,7 +203,7 @@ def _redacted(lesson: LessonInput) -> tuple[LessonInput, list[str]]:
         trigger=lesson.trigger,
         severity=lesson.severity,
         scope=lesson.scope,
-        agents=lesson.agents,
+        agents=tuple(clean(agent) or "" for agent in lesson.agents),
         tags=tuple(clean(tag) or "" for tag in lesson.tags),
         category=clean(lesson.category),
         prevention_rule=clean(lesson.prevention_rule),

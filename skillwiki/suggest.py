@@ -124,10 +124,10 @@ def suggest(data: dict[str, Any], config: SuggestConfig) -> dict[str, Any]:
         return {"suggest": False}
     calls = data.get("tool_calls", [])
     failed = _failures(calls)
-    failed_tools = sorted({str(call.get("tool", "")) for call in failed if call.get("tool")})
+    failed_tools = sorted({_clean(call.get("tool", "")) for call in failed if call.get("tool")})
     summaries = error_summaries(failed)
-    task = " ".join(str(data.get("task") or "agent run").split())
-    title = redact(f"{trigger}: {task}")[0]
+    task = _clean(data.get("task") or "agent run")
+    title = f"{trigger}: {task}"
     summary = redact(_summary(trigger, data, failed, failed_tools, task))[0]
     body = _body(trigger, summary, summaries)
     command = [
@@ -145,7 +145,7 @@ def suggest(data: dict[str, Any], config: SuggestConfig) -> dict[str, Any]:
         body,
     ]
     if data.get("agent"):
-        command += ["--agent", str(data["agent"])]
+        command += ["--agent", _clean(data["agent"])]
     for tool in failed_tools[:5]:
         command += ["--tag", tool]
     return {
@@ -166,8 +166,8 @@ def error_summaries(failed: list[dict[str, Any]]) -> list[str]:
     """Up to three distinct `tool: error` lines, whitespace collapsed, secrets redacted."""
     found: list[str] = []
     for call in failed:
-        text = " ".join(f"{call.get('tool', '')}: {call.get('error') or 'failed'}".split())
-        text = redact(text)[0]
+        # Redacted before its lines are joined: a key's lines are how it is recognised.
+        text = _clean(f"{call.get('tool', '')}: {call.get('error') or 'failed'}")
         if len(text) > SUMMARY_LIMIT:
             text = text[: SUMMARY_LIMIT - 1].rstrip() + "…"
         if text not in found:
@@ -175,6 +175,11 @@ def error_summaries(failed: list[dict[str, Any]]) -> list[str]:
         if len(found) == MAX_SUMMARIES:
             break
     return found
+
+
+def _clean(value: object) -> str:
+    """A value of the agent's run as it may be shown: secrets redacted, then on one line."""
+    return " ".join(redact(str(value))[0].split())
 
 
 def _summary(

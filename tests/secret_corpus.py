@@ -101,6 +101,83 @@ def secrets() -> list[tuple[str, str, str]]:
         ("password", '"api_key": "{}"', _pick(rng, ALNUM, 32)),
         ("password", "SECRET_KEY='{}'", _pick(rng, ALNUM, 30) + "!@#%^&*x"),
     ]
+    hexes = "0123456789abcdef"
+    aws = "AKIA" + _pick(rng, up, 16)
+    shapes += [  # the shapes of the second hardening round
+        ("npm_token", "//registry.npmjs.org/:_authToken={}", "npm_" + _pick(rng, ALNUM, 36)),
+        ("pypi_token", "password = {}", "pypi-AgEIcHlwaS5vcmc" + _pick(rng, ALNUM + "-_", 70)),
+        ("huggingface_token", "HF_TOKEN={}", "hf_" + _pick(rng, string.ascii_letters, 34)),
+        ("digitalocean_token", "doctl auth init -t {}", "dop_v1_" + _pick(rng, hexes, 64)),
+        ("twilio_key", "twilio api key {}", "SK" + _pick(rng, hexes, 32)),
+        (
+            "sendgrid_key",
+            "SENDGRID_API_KEY={}",
+            f"SG.{_pick(rng, ALNUM, 22)}.{_pick(rng, ALNUM + '-_', 43)}",
+        ),
+        (
+            "discord_bot_token",
+            "client.run('{}')",
+            f"M{_pick(rng, ALNUM, 12)}7{_pick(rng, ALNUM, 10)}.{_pick(rng, ALNUM, 6)}"
+            f".a9Z{_pick(rng, ALNUM, 30)}",
+        ),
+        ("databricks_token", "DATABRICKS_TOKEN {}", "dapi" + _pick(rng, hexes, 32)),
+        ("mailgun_key", "mailgun {}", "key-" + _pick(rng, ALNUM, 32)),
+        ("shopify_token", "X-Shopify-Access-Token: {}", "shpat_" + _pick(rng, hexes, 32)),
+        (
+            "telegram_bot_token",
+            "bot url https://api.telegram.org/bot{}/getMe",
+            f"{_pick(rng, digits, 10)}:AAH{_pick(rng, ALNUM, 27)}x9Z_-",
+        ),
+        (
+            "slack_token",
+            "SLACK_APP_TOKEN={}",
+            f"xapp-1-A{_pick(rng, up, 10)}-{_pick(rng, digits, 13)}-{_pick(rng, hexes, 64)}",
+        ),
+        ("stripe_webhook_secret", "STRIPE_WEBHOOK_SECRET {}", "whsec_" + _pick(rng, ALNUM, 32)),
+        ("google_oauth_token", "access token {}", "ya29.a0" + _pick(rng, ALNUM + "-_", 100)),
+        ("bearer_token", "curl -H 'Authorization: Bearer {}'", _pick(rng, ALNUM, 40)),
+        (
+            "basic_auth",
+            "Authorization: Basic {}",
+            base64.b64encode(f"admin:{_pick(rng, ALNUM, 12)}".encode()).decode(),
+        ),
+        ("password", "https://api.example.org/v1?access_token%3D{}", _pick(rng, ALNUM, 32)),
+        (
+            "url_password",
+            "postgresql://app:{}@db.internal/app",
+            _pick(rng, ALNUM, 8) + "@" + _pick(rng, ALNUM, 6),
+        ),
+        ("url_password", "REDIS_URL=redis://:{}@cache:6379/0", _pick(rng, ALNUM, 20)),
+        ("url_password", "MYSQL=MySQL://root:{}@db/app", _pick(rng, ALNUM, 14)),
+        ("password", "API_KEY={}", _pick(rng, digits, 20)),
+        (
+            "password",
+            'password: "{}"',
+            f"{_pick(rng, string.ascii_lowercase, 7)} horse {_pick(rng, ALNUM, 9)} staple",
+        ),
+        (
+            "password",
+            "Server=db;Database=app;Password={};Trusted_Connection=False",
+            f"{_pick(rng, ALNUM, 8)};{_pick(rng, ALNUM, 6)}",
+        ),
+        (
+            "azure_sas_token",
+            "https://acct.blob.core.windows.net/c/b?sv=2022-11-02&ss=b&sig={}",
+            _pick(rng, ALNUM, 43) + "%3D",
+        ),
+        (
+            "private_key",
+            "{}",
+            f"-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n{pem}\n-----END PGP PRIVATE KEY BLOCK-----",
+        ),
+        ("private_key", "key.pem holds\n{}\n", "MII" + pem[3:]),
+        ("aws_access_key", "AWS_KEY_B64={}", base64.b64encode(aws.encode()).decode()),
+        (
+            "kubernetes_secret",
+            "apiVersion: v1\nkind: Secret\ndata:\n  db-password: {}\n",
+            base64.b64encode(f"Pw{_pick(rng, ALNUM, 14)}7".encode()).decode(),
+        ),
+    ]
     return [(kind, template.format(value), value) for kind, template, value in shapes]
 
 
@@ -140,4 +217,19 @@ def lookalikes() -> list[str]:
         "passwordless login with a magic link",
         "secret: true",
         f"uuid {_pick(rng, hexes, 8)}-{_pick(rng, hexes, 4)}-4{_pick(rng, hexes, 3)}-a{_pick(rng, hexes, 3)}-{_pick(rng, hexes, 12)}",
+        # look-alikes seen in real documentation trees
+        "user.hashed_password=hashed_password",
+        "struct_token: Struct",
+        "token = get_token()",
+        "Authorization: Bearer <token>",
+        "Authorization: Bearer $TOKEN",
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9l"
+        "IiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+        "timeout: 30s, port: 8080, replicas: 3",
+        "  name: frontendservice",
+        "com.example.service.NotificationHandler.handle.processIncomingMessages",
+        "the hf_ prefix marks a Hugging Face token; npm_ an npm one",
+        "release 20261130:notes-for-the-weekly-release-train-x",
+        "api_key = settings.API_KEY",
+        "password_reset_token_ttl = 3600",
     ]

@@ -63,6 +63,14 @@ SECRETS: dict[str, Callable[[int], str]] = {
     "url schemes": _repeat("a://b:c"),
     "openai prefixes": _repeat("sk-"),
     "aws prefixes": _repeat("AKIA"),
+    "pem body starts": _repeat("MII" + "A" * 61 + " "),
+    "telegram shapes": _repeat("123456789:"),
+    "bearer headers": _repeat("Authorization: Bearer "),
+    "url authorities": _repeat("a://:b@"),
+    "secret manifests": _wrapped("kind: Secret\ndata:\n", "  k: AAAAbbbb1234\n"),
+    "semicolon passwords": _repeat("password=a;"),
+    "quoted passwords": _repeat('password: "'),
+    "sas signatures": _repeat("?sig="),
 }
 PLAIN = _repeat("Some words of plain prose, a sentence or two about a [link](x.md).\n\n")
 

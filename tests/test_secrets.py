@@ -100,3 +100,41 @@ def test_lookalikes_are_not_secrets(ws: Path, invoke: Invoke) -> None:
         "--json",
     )
     assert json.loads(result.stdout)["redacted"] == []
+
+
+def _written(ws: Path) -> str:
+    return "".join(
+        p.read_text(encoding="utf-8", errors="replace")
+        for p in (ws / ".wiki").rglob("*")
+        if p.is_file() and ".cache" not in p.parts
+    )
+
+
+def _pieces(secret: str) -> list[str]:
+    return [piece for piece in secret.splitlines() if len(piece) >= 12 and "-----" not in piece]
+
+
+def test_every_field_that_is_written_is_redacted(ws: Path, invoke: Invoke) -> None:
+    """Besides title, summary and body: agents, tags, category, prevention rule, the reason of
+    a rejection, the note of a feedback, and the agent of a suggested command."""
+    for number, (_, text, secret) in enumerate(SECRETS):
+        line = text.replace("\n", " ") if "PRIVATE KEY" not in text else text
+        recorded = invoke(
+            "record-lesson", "-w", str(ws), "--title", f"Fields {number}", "--summary", "S.",
+            "--agent", line, "--tag", line, "--category", line, "--prevention-rule", line,
+            "--json",
+        )  # fmt: skip
+        assert recorded.exit_code == 0, recorded.output
+        lesson_id = json.loads(recorded.stdout)["id"]
+        noted = invoke("feedback", "-w", str(ws), lesson_id, "--outcome", "helped", "--note", text)
+        assert noted.exit_code == 0, noted.output
+        rejected = invoke("review", "-w", str(ws), lesson_id, "--reject", "--reason", text)
+        assert rejected.exit_code == 0, rejected.output
+        feedback = {"task": "t", "agent": text, "tool_calls": [{"tool": "x", "success": False}] * 3}
+        suggested = invoke("suggest", "-w", str(ws), input=json.dumps(feedback))
+        for piece in _pieces(secret):
+            assert piece not in suggested.stdout, number
+    everything = _written(ws)
+    for number, (_, _, secret) in enumerate(SECRETS):
+        for piece in _pieces(secret):
+            assert piece not in everything, number
