@@ -787,8 +787,14 @@ def _write_batch(
 
 
 def _backup(ws: Workspace, article: str, stamp: str) -> str:
+    """Keep a copy of a hand-edited article before it is replaced; never over another copy
+    (two compiles within a second would otherwise share a stamp and lose the first edit)."""
     source = ws.wiki / article
     backup = ws.cache / "backups" / stamp / article
+    number = 1
+    while backup.exists():
+        number += 1
+        backup = ws.cache / "backups" / f"{stamp}-{number}" / article
     fsio.atomic_write(backup, source.read_bytes())
     return ws.rel(backup)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -128,6 +129,8 @@ def _coerce(value: Any, default: Any, path: Path, key: str) -> Any:
     elif isinstance(default, float):
         ok = isinstance(value, int | float) and not isinstance(value, bool)
         value = float(value) if ok else value
+        if ok and not math.isfinite(value):  # TOML has nan and inf: no setting means them
+            raise ConfigError(path, f"must be a finite number, not {value!r}", key)
     elif isinstance(default, int):
         ok = isinstance(value, int) and not isinstance(value, bool)
     elif isinstance(default, list):
@@ -150,6 +153,9 @@ def _article(kind: str) -> str:
     )
 
 
+MAX_LOCK_TIMEOUT = 3600.0  # a writer that waits longer than an hour has been forgotten
+
+
 def _check_values(config: Config, path: Path) -> None:
     if config.fingerprint not in FINGERPRINT_ALGORITHMS:
         raise ConfigError(
@@ -164,8 +170,8 @@ def _check_values(config: Config, path: Path) -> None:
     for key, number in positive.items():
         if number <= 0:
             raise ConfigError(path, "must be greater than 0", key)
-    if config.lock_timeout < 0:
-        raise ConfigError(path, "must be 0 or more seconds", "lock_timeout")
+    if not 0 <= config.lock_timeout <= MAX_LOCK_TIMEOUT:
+        raise ConfigError(path, f"must be from 0 to {MAX_LOCK_TIMEOUT:g} seconds", "lock_timeout")
     for number, pattern in enumerate(config.lint.links.ignore):
         try:
             re.compile(pattern)

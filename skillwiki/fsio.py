@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import time
@@ -27,6 +28,32 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
         os.replace(_write_temp(path, data, sync=False), path)
         return
     write_many([(path, data)], only_changed=False)
+
+
+def replace_if_unchanged(path: Path, expected: bytes, data: bytes) -> bool:
+    """Replace `path` with `data` atomically if it still holds `expected`; False if it changed.
+
+    For files people edit while skillwiki writes into them (AGENTS.md): the new content is on
+    disk in a temp file before the file is read again and compared, so the window in which
+    someone else's write could be replaced is the rename alone.
+    """
+    confine(path)
+    temp = _write_temp(path, data, sync=True)
+    try:
+        try:
+            current = path.read_bytes()
+        except FileNotFoundError:
+            current = b""
+        if current != expected:
+            os.unlink(temp)
+            return False
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
+    _fsync_dir(path.parent)
+    return True
 
 
 def write_many(items: Sequence[tuple[Path, bytes]], *, only_changed: bool = True) -> list[bool]:
@@ -148,7 +175,12 @@ def append_log(ws: Workspace, operation: str, *details: str) -> None:
     confine(ws.log_md)
     fd = os.open(ws.log_md, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     try:
-        os.write(fd, lines.encode())
+        data = lines.encode()
+        written = os.write(fd, data)
+        if written != len(data):  # a full disk took part of it: take the torn line back
+            size = os.fstat(fd).st_size
+            os.ftruncate(fd, size - written)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(ws.log_md))
         os.fsync(fd)
     finally:
         os.close(fd)

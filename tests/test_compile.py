@@ -118,6 +118,23 @@ def test_force_overwrites_edited_article_after_backup(demo: Path, invoke: Invoke
     assert (demo / backup).read_bytes() == edited
 
 
+def test_two_forced_compiles_in_one_second_keep_both_edits(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillwiki import fsio
+
+    monkeypatch.setattr(fsio, "utc_now", lambda: "2026-12-01T10:00:00Z")  # the same second
+    article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
+    backups = []
+    for edit in ("First edit.", "Second edit."):
+        article.write_text(article.read_text() + f"\n{edit}\n")
+        result = json.loads(invoke("compile", "-w", str(demo), "--force", "--json").stdout)
+        backups += result["backups"]
+    assert len(set(backups)) == 2
+    assert "First edit." in (demo / backups[0]).read_text()
+    assert "Second edit." in (demo / backups[1]).read_text()
+
+
 def test_edited_orphan_is_kept(demo: Path, invoke: Invoke) -> None:
     article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
     article.write_text(article.read_text() + "\nmine\n")

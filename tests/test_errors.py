@@ -267,6 +267,18 @@ CASES: dict[str, tuple[Setup, str]] = {
         _config("max_file_bytes = 'big'\n"),
         ".wiki/config.toml: max_file_bytes: must be an integer, not 'big'",
     ),
+    "lock_timeout nan": (
+        _config("lock_timeout = nan\n"),
+        ".wiki/config.toml: lock_timeout: must be a finite number, not nan",
+    ),
+    "lock_timeout inf": (
+        _config("lock_timeout = inf\n"),
+        ".wiki/config.toml: lock_timeout: must be a finite number, not inf",
+    ),
+    "lock_timeout a day": (
+        _config("lock_timeout = 86400\n"),
+        ".wiki/config.toml: lock_timeout: must be from 0 to 3600 seconds",
+    ),
     "bad value": (
         _config("fingerprint = 'md5'\n"),
         ".wiki/config.toml: fingerprint: must be one of xxh3, fnv1a64",

@@ -99,3 +99,54 @@ def test_a_folder_file_with_a_name_too_long_is_refused_alone(ws: Path, invoke: I
     assert result.exit_code == 1
     assert "bytes long, over the 200 allowed" in result.stderr
     assert (ws / ".wiki" / "wiki" / "docs" / "ok.md").is_file()
+
+
+ESCAPES = "\x1b]0;owned\x07\x1b[2J\x9b31m"
+
+
+def test_terminal_escapes_in_files_never_reach_the_terminal(ws: Path, invoke: Invoke) -> None:
+    """A title or text holding escape sequences is printed with them inert (`\\x1b`)."""
+    write(ws / ".wiki" / "raw" / "esc.md", f"# Retry {ESCAPES} budget\n\nKeep {ESCAPES} it.\n")
+    outputs = [invoke("-w", str(ws), "compile")]
+    for command in (
+        ["query", "retry budget"],
+        ["query", "retry budget", "--json"],
+        ["show", "esc.md"],
+        ["show", "esc.md", "--json"],
+        ["status"],
+        ["lint", "--exit-zero"],
+        ["lint", "--exit-zero", "--format", "json"],
+    ):
+        outputs.append(invoke("-w", str(ws), *command))
+    for result in outputs:
+        assert result.exit_code in (0, 1), result.output
+        for char in ("\x1b", "\x07", "\x9b"):
+            assert char not in result.stdout + result.stderr
+    assert "\\x1b]0;owned" in outputs[3].stdout  # shown, not acted on
+
+
+@pytest.mark.parametrize("torn", [False, True], ids=["nothing fits", "half a line fits"])
+def test_a_full_disk_is_one_error_and_no_torn_log_line(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch, torn: bool
+) -> None:
+    import errno
+    import os
+
+    log = ws / ".wiki" / "log.md"
+    before = log.read_bytes()
+    real = os.write
+
+    def full(fd: int, data: bytes) -> int:
+        if os.fstat(fd).st_ino != log.stat().st_ino:
+            return real(fd, data)
+        if torn:
+            return real(fd, bytes(data)[: len(data) // 2])
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "write", full)  # the os module fsio writes log.md with
+    write(ws / "note.md", "# Note\n")
+    result = invoke("-w", str(ws), "ingest", str(ws / "note.md"))
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: no space left")
+    assert log.read_bytes() == before  # no half line

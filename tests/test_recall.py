@@ -6,11 +6,20 @@ import json
 from datetime import date
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skillwiki.config import load_config
-from skillwiki.recall import END_MARKER, HEADER, START_MARKER, Request, recall, write_block
+from skillwiki.recall import (
+    END_MARKER,
+    HEADER,
+    START_MARKER,
+    Request,
+    neutralise_markers,
+    recall,
+    write_block,
+)
 from skillwiki.workspace import Workspace
 from tests.conftest import Invoke, write
 
@@ -256,10 +265,71 @@ def test_write_block_preserves_every_byte_outside_the_markers(
     before = before.replace(START_MARKER, "").replace(END_MARKER, "")
     after = after.replace(START_MARKER, "").replace(END_MARKER, "")
     old = old.replace(START_MARKER, "").replace(END_MARKER, "")
-    block = block.replace(START_MARKER, "").replace(END_MARKER, "")
+    block = neutralise_markers(block)
     target = tmp_path / "AGENTS.md"
     target.write_bytes(f"{before}{START_MARKER}{old}{END_MARKER}{after}".encode())
     write_block(target, block)
     assert target.read_bytes() == f"{before}{START_MARKER}\n{block}{END_MARKER}{after}".encode()
     write_block(target, block)
     assert target.read_bytes() == f"{before}{START_MARKER}\n{block}{END_MARKER}{after}".encode()
+
+
+MARKER_FILES = {  # what a user's AGENTS.md may say of the markers itself
+    "start mentioned in prose": f"# Agents\n\nThe block goes after `{START_MARKER}`.\nMine 1.\n",
+    "start alone on a line": f"# Agents\n\n{START_MARKER}\nMine 1.\nMine 2.\n",
+    "end mentioned first": f"# Agents\n\nIt ends at `{END_MARKER}`.\nMine 1.\n",
+    "both mentioned, reversed": f"Ends `{END_MARKER}`, starts `{START_MARKER}`.\nMine 1.\n",
+}
+
+
+@pytest.mark.parametrize("case", MARKER_FILES, ids=str)
+def test_markers_the_user_wrote_never_cost_a_line(tmp_path: Path, case: str) -> None:
+    target = tmp_path / "AGENTS.md"
+    target.write_text(MARKER_FILES[case], encoding="utf-8")
+    for number in range(3):
+        write_block(target, f"## Lessons\n\n- rule {number}\n")
+        with target.open("a", encoding="utf-8") as handle:
+            handle.write(f"Added after write {number}.\n")
+    text = target.read_text(encoding="utf-8")
+    assert text.startswith(MARKER_FILES[case])  # every byte of the user's text, in place
+    for number in range(3):
+        assert f"Added after write {number}.\n" in text
+    assert text.count("- rule") == 1 and "- rule 2\n" in text  # one block, the newest
+
+
+def test_a_lesson_quoting_a_marker_cannot_grow_the_file(tmp_path: Path) -> None:
+    target = tmp_path / "AGENTS.md"
+    target.write_text("# Agents\n", encoding="utf-8")
+    quoting = f"## Lessons\n\n- never write {END_MARKER} or {START_MARKER} by hand\n"
+    write_block(target, quoting)
+    once = target.read_bytes()
+    for _ in range(3):
+        write_block(target, quoting)
+    assert target.read_bytes() == once
+    write_block(target, "## Lessons\n\n- another rule\n")  # the lesson was rejected
+    text = target.read_text(encoding="utf-8")
+    assert "by hand" not in text and text.count(END_MARKER) == 1
+
+
+def test_a_line_appended_while_the_block_is_written_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillwiki import fsio
+
+    target = tmp_path / "AGENTS.md"
+    target.write_text("# Agents\n", encoding="utf-8")
+    real = fsio._write_temp
+    appended: list[bool] = []
+
+    def racing(path: Path, data: bytes, *, sync: bool) -> Path:
+        temp = real(path, data, sync=sync)
+        if not appended:  # someone appends between our read and our rename
+            with target.open("a", encoding="utf-8") as handle:
+                handle.write("Appended meanwhile.\n")
+            appended.append(True)
+        return temp
+
+    monkeypatch.setattr(fsio, "_write_temp", racing)
+    assert write_block(target, "## Lessons\n\n- rule\n")
+    text = target.read_text(encoding="utf-8")
+    assert text.startswith("# Agents\nAppended meanwhile.\n") and "- rule\n" in text

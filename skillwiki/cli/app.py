@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import importlib
 import sys
 from pathlib import Path
@@ -15,6 +16,8 @@ from skillwiki.cli.common import WorkspaceOption
 from skillwiki.cli.render import error
 from skillwiki.errors import SkillwikiError
 
+_STORAGE_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+
 
 class _Group(FastGroup):
     """Turns a SkillwikiError from any command into one `Error:` line and its exit code."""
@@ -25,6 +28,13 @@ class _Group(FastGroup):
         except SkillwikiError as exc:
             error(exc.message)
             raise typer.Exit(exc.exit_code) from None
+        except OSError as exc:
+            if exc.errno not in _STORAGE_FULL:
+                raise
+            # Every write is atomic: what did not fit was never put in place.
+            where = f" writing {exc.filename}" if exc.filename else ""
+            error(f"no space left{where} ({exc.strerror}); free some space and run it again")
+            raise typer.Exit(2) from None
 
 
 def _version(value: bool) -> None:

@@ -149,11 +149,11 @@ def recall(
             {"block": result.block, "lessons": [asdict(item) for item in result.lessons]}
         )
     elif write is None:
-        typer.echo(result.block, nl=False)
+        render.text(result.block, nl=False)
     if trace:
         for item in result.lessons:
             parts = " ".join(f"{key}={value:g}" for key, value in item.parts.items())
-            typer.echo(f"{item.score:7.4f} {item.id}: {item.reason} [{parts}]", err=True)
+            render.text(f"{item.score:7.4f} {item.id}: {item.reason} [{parts}]", err=True)
 
 
 def _task_scores(ws: Workspace, task: str, index: sqlite3.Connection | None) -> dict[str, float]:

@@ -117,7 +117,7 @@ def show(
             }
         )
     else:
-        typer.echo(shown.text, nl=False)
+        render.text(shown.text, nl=False)
 
 
 def _warn_problems(done: Refresh) -> None:

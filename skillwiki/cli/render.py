@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,8 +20,19 @@ def fancy() -> bool:
     return sys.stdout.isatty()
 
 
+# Control characters but tab, newline and carriage return, C1 ones too: text from files
+# (a title, a lesson) must not move the cursor, recolour or retitle the reader's terminal.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def inert(text: str) -> str:
+    """`text` with its control characters shown as `\\xNN` instead of acting on a terminal."""
+    return _CONTROL.sub(lambda found: f"\\x{ord(found.group()):02x}", text)
+
+
 def echo(text: str = "", style: str | None = None) -> None:
     """Print one line: styled on a colour terminal, plain everywhere else."""
+    text = inert(text)
     if style and fancy():
         from rich.console import Console
         from rich.text import Text
@@ -31,21 +43,33 @@ def echo(text: str = "", style: str | None = None) -> None:
 
 
 def warn(text: str) -> None:
-    typer.echo(f"Warning: {text}", err=True)
+    typer.echo(inert(f"Warning: {text}"), err=True)
 
 
 def warn_free(text: str) -> None:
     """Print a notice on stderr (stdout stays for the command's result)."""
-    typer.echo(text, err=True)
+    typer.echo(inert(text), err=True)
 
 
 def error(text: str) -> None:
-    typer.echo(f"Error: {text}", err=True)
+    typer.echo(inert(f"Error: {text}"), err=True)
 
 
 def print_json(value: Any) -> None:
     """Print `value` as indented JSON, keys in the order built, non-ASCII kept."""
-    typer.echo(json.dumps(value, ensure_ascii=False, indent=2))
+    typer.echo(_C1.sub(_escaped, json.dumps(value, ensure_ascii=False, indent=2)))
+
+
+_C1 = re.compile(r"[\x7f-\x9f]")  # JSON leaves these as they are; a terminal may not
+
+
+def _escaped(found: re.Match[str]) -> str:
+    return f"\\u{ord(found.group()):04x}"
+
+
+def text(value: str, *, err: bool = False, nl: bool = True) -> None:
+    """Print a document's text (an article, a block) with its control characters inert."""
+    typer.echo(inert(value), err=err, nl=nl)
 
 
 @contextmanager
