@@ -233,15 +233,26 @@ def _article_body(raw_rel: str, title: str, body: str) -> str:
     parts = [f"# {title}\n"]
     if content:
         parts.append(content + "\n")
-    parts.append(
-        f"## {SOURCES_HEADING}\n- [raw/{raw_rel}]({link_destination(back + 'raw/' + raw_rel)})\n"
-    )
+    parts.append(f"## {SOURCES_HEADING}\n- [raw/{raw_rel}]({file_link(back + 'raw/' + raw_rel)})\n")
     return "\n".join(parts)
 
 
 def link_destination(path: str) -> str:
     """Write `path` as a Markdown link destination, in <> when it has spaces or parentheses."""
     return f"<{path}>" if re.search(r"[\s()<>]", path) else path
+
+
+_NOT_IN_A_PATH_LINK = {char: f"%{ord(char):02X}" for char in "%#?<>"}
+
+
+def file_link(path: str) -> str:
+    """A link destination to a file skillwiki names itself (an article, a raw file).
+
+    A file name may hold what a link reads otherwise: `#` starts a fragment, `?` a query, `%`
+    an escape, `<` and `>` end an angle-bracket destination. Those are percent-encoded, which
+    every Markdown renderer and lint's own link check decode back to the name.
+    """
+    return link_destination("".join(_NOT_IN_A_PATH_LINK.get(char, char) for char in path))
 
 
 def _rewrite_links(raw_rel: str, body: str, shape: markdown.Outline, origin: str | None) -> str:

@@ -7,7 +7,7 @@ import posixpath
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from skillwiki.article import LESSON_KEYS, link_destination, readable_name
+from skillwiki.article import LESSON_KEYS, file_link, readable_name
 
 SEVERITIES = ("CRITICAL", "HIGH", "MEDIUM", "LOW")
 _ENTRY_KEYS = ("title", "type", "summary", "tags", "sources")
@@ -98,7 +98,7 @@ def _severity(item: Mapping[str, Any]) -> str | None:
 
 
 def _line(item: Mapping[str, Any]) -> str:
-    text = f"- [{escape(str(item['title']))}]({link_destination(item['path'])})"
+    text = f"- [{escape(str(item['title']))}]({file_link(item['path'])})"
     summary = escape(str(item.get("summary") or ""))
     return f"{text} — {summary}" if summary else text
 

@@ -307,6 +307,7 @@ class CompileResult:
     written: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     kept_edited: list[str] = field(default_factory=list)
+    changed_meanwhile: list[str] = field(default_factory=list)  # edited while compile ran
     backups: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     indexes_written: bool = False
@@ -442,6 +443,10 @@ def _plan_folder(
     for name in raw:
         source = folder + name
         target = source if name[-3:] == ".md" else article_rel(source)
+        unusable = _unusable(plan, source, target)
+        if unusable is not None:
+            plan.problems.append(Problem(f".wiki/raw/{_shown(source)}", unusable))
+            continue
         other = expected.get(target)
         if other is not None:  # raw/x.txt and raw/x.txt.md: the Markdown file keeps the name
             loser, source = (source, other) if other == target else (other, source)
@@ -485,6 +490,24 @@ def _plan_folder(
             target = folder + name
             plan.others.append(Entry(target, None, _state_of(ws, config, plan, target, None)))
     plan.cache.prune(key, {folder + name for name in raw}, {folder + name for name in wiki})
+
+
+def _unusable(plan: Plan, source: str, target: str) -> str | None:
+    """Why a raw file cannot have an article, or None: a name that is not UTF-8 (it could
+    not be written into index.json or printed), or an article that would need to be both a
+    file and a folder (raw/x beside raw/x.md/y.md)."""
+    try:
+        source.encode("utf-8")
+    except UnicodeEncodeError:
+        return "its name is not valid UTF-8; rename it"
+    if target + "/" in plan.raw_folders:
+        return f"its article wiki/{target} would clash with the folder raw/{target}/; rename one"
+    return None
+
+
+def _shown(rel: str) -> str:
+    """A path as it can be printed: bytes that are not UTF-8 as \\xNN."""
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _state_of(ws: Workspace, config: Config, plan: Plan, target: str, raw_rel: str | None) -> State:
@@ -679,7 +702,7 @@ def _apply(
             plan.facts.pop(entry.article, None)
             result.removed.append(entry.article)
     _compile_all(ws, config, plan, [entry for entry in pending if entry.raw], result, progress)
-    result.kept_edited = [] if force else plan.edited()
+    result.kept_edited = ([] if force else plan.edited()) + result.changed_meanwhile
     if result.removed or result.rows_changed or not indexes_known:
         _write_indexes(ws, plan, result)
     # else: only bodies changed, every catalog row is the same: index.md/index.json stand.
@@ -758,6 +781,16 @@ def _compile_one(job: tuple[str, str, str, str, int]) -> Compiled:
     return raw_fp, rendered.text.encode(), tuple(catalog.row(target, rendered.meta)), told
 
 
+def _changed_since_planned(ws: Workspace, plan: Plan, article: str) -> bool:
+    """Tell whether an article was created, changed or removed since the plan looked at it
+    (a hand edit made while compile ran): its stat then differs from the planned one."""
+    try:
+        now: Stat | None = statcache.stat_of(ws.wiki / article)
+    except OSError:
+        now = None
+    return now != plan.article_stat(article)
+
+
 def _write_batch(
     ws: Workspace, plan: Plan, batch: list[tuple[Entry, Compiled]], result: CompileResult
 ) -> None:
@@ -768,6 +801,9 @@ def _write_batch(
             result.problems.append(compiled)
             continue
         raw_fp, text, row, told = compiled
+        if _changed_since_planned(ws, plan, entry.article):
+            result.changed_meanwhile.append(entry.article)  # someone's edit: left alone
+            continue
         result.headings[entry.article] = told
         facts = Facts(raw_fp, COMPILER, False, row_key(row))
         old = plan.facts.get(entry.article)

@@ -113,7 +113,10 @@ def parse_evidence(body: str) -> tuple[Evidence, ...]:
             continue
         match = _EVIDENCE.match(line.strip()) if inside else None
         if match:
-            day = date.fromisoformat(match.group(1))
+            try:
+                day = date.fromisoformat(match.group(1))
+            except ValueError:  # 2024-02-30: not a day; the line is not evidence (lint says so)
+                continue
             found.append(Evidence(day, match.group(2), match.group(3).strip()))
     return tuple(found)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -171,7 +171,8 @@ def record(
                 status = str(document.meta.get("status", "active"))
                 rel = ws.rel(ws.raw / LESSONS_DIR / f"{lesson_id}.md")
                 return Recorded(lesson_id, rel, status, False, [], redacted)
-        lesson_id = _free_id(existing, f"{created}-{slugify(lesson.title)}")
+        taken = {path.stem for path in (ws.raw / LESSONS_DIR).glob("*.md")}  # parsed or not
+        lesson_id = _free_id(existing.keys() | taken, f"{created}-{slugify(lesson.title)}")
         status = "candidate" if config.lessons.require_review else "active"
         meta = _meta(lesson, lesson_id, status, created, paths)
         similar = [other for other, doc in existing.items() if _similar(meta, doc.meta)]
@@ -246,7 +247,9 @@ def _path_fingerprint(ws: Workspace, config: Config, given: str) -> str:
     return f"{ws.rel(path)}={fingerprint(path.read_bytes(), config.fingerprint)}"
 
 
-def _free_id(existing: dict[str, Document], base: str) -> str:
+def _free_id(existing: Collection[str], base: str) -> str:
+    """`base`, or `base-2`, `base-3`...: the first that no lesson file has (a hand-edited one
+    whose frontmatter no longer parses included: it is never written over)."""
     if base not in existing:
         return base
     number = 2

@@ -187,7 +187,7 @@ def test_fnv1a64_fingerprints_are_verified(demo: Path, invoke: Invoke) -> None:
 def test_compiler_version_change_makes_articles_stale(demo: Path, invoke: Invoke) -> None:
     article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
     article.write_text(
-        article.read_text().replace("compiler: skillwiki/1", "compiler: skillwiki/0")
+        article.read_text().replace("compiler: skillwiki/2", "compiler: skillwiki/1")
     )
     status = json.loads(invoke("status", "-w", str(demo), "--json").stdout)
     assert status["totals"]["stale"] == 1
@@ -246,3 +246,28 @@ def test_a_no_change_run_settles_and_then_reads_nothing(
     assert invoke("query", "-w", str(demo), "deploy").exit_code == 0
     assert invoke("status", "-w", str(demo)).exit_code == 0
     assert renders == [] and reads == []
+
+
+def test_a_hand_edit_made_while_compile_runs_is_kept(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillwiki import compiler
+
+    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
+    raw.write_text(raw.read_text() + "\nA new line in the raw file.\n")  # ci.md is now stale
+    article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
+    real = compiler._compile_one
+
+    def edit_meanwhile(job: tuple[str, str, str, str, int]) -> compiler.Compiled:
+        if job[1] == "docs/ci.md":  # after the plan looked, before the article is written
+            article.write_text(article.read_text() + "\nTyped while compile ran.\n")
+        return real(job)
+
+    monkeypatch.setattr(compiler, "_compile_one", edit_meanwhile)
+    result = invoke("compile", "-w", str(demo))
+    assert "Typed while compile ran." in article.read_text()
+    assert "Warning: .wiki/wiki/docs/ci.md was edited by hand" in result.stderr
+    monkeypatch.undo()
+    again = invoke("compile", "-w", str(demo))  # next time it is an edited article, as ever
+    assert "Typed while compile ran." in article.read_text()
+    assert "was edited by hand" in again.stderr

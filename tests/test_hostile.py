@@ -150,3 +150,34 @@ def test_a_full_disk_is_one_error_and_no_torn_log_line(
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: no space left")
     assert log.read_bytes() == before  # no half line
+
+
+BAD_DATE_LESSON = (
+    "---\ntitle: Bad date\ntype: lesson\nsummary: s\nseverity: HIGH\nstatus: active\n"
+    "created: 2026-01-01\nprevention_rule: check the calendar\n---\n## What Happened\n\nx\n\n"
+    "## Root Cause\n\ny\n\n## Optimization\n\nz\n\n## Next Time\n\n- w\n\n"
+    "## Evidence\n\n- 2024-02-30 helped: a day that is not\n"
+)
+
+
+def test_raw_files_that_cannot_have_an_article_are_named_and_skipped(
+    ws: Path, invoke: Invoke
+) -> None:
+    raw = ws / ".wiki" / "raw"
+    write(raw / "good.md", "# Retry budget\n\nKeep retries under five.\n")
+    (raw / "caf\udce9.md").write_bytes(b"# Latin-1 name\n")  # the name, not the text
+    write(raw / "x", "plain x\n")  # its article x.md ...
+    write(raw / "x.md" / "y.md", "# Y\n")  # ... and this folder x.md/
+    write(raw / "lessons" / "2026-01-01-bad-date.md", BAD_DATE_LESSON)
+    compiled = invoke("-w", str(ws), "compile")
+    assert compiled.exit_code == 2
+    assert "Error: 2 raw files could not be compiled" in compiled.stderr
+    assert "Warning: .wiki/raw/x: its article wiki/x.md would clash" in compiled.stderr
+    assert (ws / ".wiki" / "wiki" / "x.md" / "y.md").is_file()
+    found = invoke("-w", str(ws), "query", "retry budget", "--json")
+    assert found.exit_code == 0 and "wiki/good.md" in found.stdout
+    for command in (["status"], ["lint", "--exit-zero"], ["recall"], ["maintain"]):
+        result = invoke("-w", str(ws), *command)
+        assert result.exit_code in (0, 1), (command, result.output)
+        assert result.exception is None or isinstance(result.exception, SystemExit), command
+    assert "check the calendar" in invoke("-w", str(ws), "recall").stdout

@@ -208,3 +208,13 @@ def test_a_definition_no_link_uses_is_not_checked(ws: Path, invoke: Invoke) -> N
     assert "[spare]: missing-spare.md" in _article(ws, "a.md")  # kept in the article
     targets = sorted(finding["target"] for finding in _sw001(ws, invoke))
     assert targets == ["img/missing.png", "missing-guide.md"]
+
+
+def test_file_names_that_links_read_otherwise_get_working_links(ws: Path, invoke: Invoke) -> None:
+    """`#`, `?`, `%`, `<`, `>` in a file name: the Sources and index.md links still reach it."""
+    names = ["a#b.md", "50% off.md", "what?.md", "x>y.md", "c<d.md"]
+    _ingest(ws, invoke, {name: f"# Page {n}\n\nText {n}.\n" for n, name in enumerate(names)})
+    result = invoke("lint", "-w", str(ws), "--format", "json")
+    findings = json.loads(result.stdout)["findings"]
+    assert [f for f in findings if f["rule"] in ("SW001", "SW012")] == []
+    assert "(../../raw/docs/a%23b.md)" in _article(ws, "a#b.md")

@@ -156,3 +156,15 @@ def test_bad_values_are_exit_2_and_write_nothing(
     assert result.exit_code == 2
     assert result.stderr == message
     assert snapshot(ws) == before
+
+
+def test_a_lesson_whose_frontmatter_broke_is_never_written_over(ws: Path, invoke: Invoke) -> None:
+    args = ["--title", "Pin the image", "--summary", "Builds drifted."]
+    first = invoke("record-lesson", "-w", str(ws), *args, "--json")
+    path = ws / json.loads(first.stdout)["path"]
+    broken = "---\ntitle: [unclosed\n---\nMy hand-written notes.\n"
+    path.write_text(broken, encoding="utf-8")
+    second = invoke("record-lesson", "-w", str(ws), *args, "--json")
+    assert second.exit_code == 0, second.output
+    assert path.read_text(encoding="utf-8") == broken
+    assert json.loads(second.stdout)["path"].endswith("-pin-the-image-2.md")
