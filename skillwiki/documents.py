@@ -172,6 +172,11 @@ def check_note(meta: Mapping[str, Any], body: str, where: Path | str) -> None:
     """Refuse a note with no content, or with values no person or agent meant to write."""
     if not body.strip() and not meta:
         raise InputError(where, "the file is empty; there is nothing to ingest")
+    # What compile reads of the frontmatter, checked before anything is written: a value
+    # compile would refuse must not leave a raw file behind it cannot compile.
+    for key in ("title", "summary", "type", "origin"):
+        optional_str(meta, key, where)
+    string_list(meta, "tags", where)
     for key, limit in (("title", MAX_TITLE), ("summary", MAX_SUMMARY)):
         value = meta.get(key)
         if isinstance(value, str) and len(value) > limit:

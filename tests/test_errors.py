@@ -267,6 +267,21 @@ CASES: dict[str, tuple[Setup, str]] = {
         _config("max_file_bytes = 'big'\n"),
         ".wiki/config.toml: max_file_bytes: must be an integer, not 'big'",
     ),
+    **{
+        f"compile would refuse: {front}": (
+            _file("typed.md", f"---\n{front}\n---\n# T\n\nBody.\n".encode()),
+            "{root}/typed.md: frontmatter key " + message,
+        )
+        for front, message in (
+            ("tags: {a: 1}", "'tags' must be a list of strings"),
+            ("tags: [[a]]", "'tags' must be a list of strings"),
+            ("title: [a, b]", "'title' must be a string"),
+            ("summary: {x: 1}", "'summary' must be a string"),
+            ("type: [lesson]", "'type' must be a string"),
+            ("origin: [x]", "'origin' must be a string"),
+            ("title: true", "'title' must be a string"),
+        )
+    },
     "lock_timeout nan": (
         _config("lock_timeout = nan\n"),
         ".wiki/config.toml: lock_timeout: must be a finite number, not nan",

@@ -14,7 +14,7 @@ import yaml
 
 from skillwiki.lint.model import Finding, Severity
 from skillwiki.lint.report import to_github
-from tests.conftest import REPO, Invoke
+from tests.conftest import REPO, Invoke, write
 
 
 def _break(demo: Path) -> None:
@@ -250,3 +250,26 @@ def test_unchanged_wiki_reuses_the_last_report_until_a_file_changes(
     image.unlink()  # a file outside .wiki/ that an article links to
     fresh = json.loads(invoke("lint", "-w", str(demo), "--format", "json").stdout)
     assert [f["rule"] for f in fresh["findings"]] == ["SW001"]
+
+
+def test_a_baseline_cannot_be_used_to_guess_a_secret(
+    ws: Path, invoke: Invoke, tmp_path: Path
+) -> None:
+    """The fingerprint of a line holding a secret does not depend on the secret."""
+    from skillwiki.lint.baseline import line_fingerprints
+    from skillwiki.lint.model import Finding, Severity
+    from skillwiki.workspace import Workspace
+
+    fingerprints = []
+    for password in ("Summer2024!", "Winter2025?"):
+        write(ws / "notes.md", f"# Notes\n\npassword = {password}\n")
+        finding = Finding("notes.md", 3, 1, "SW011", Severity.ERROR, "a secret (password)")
+        fingerprints += line_fingerprints(Workspace(ws), [finding])
+    assert fingerprints[0] == fingerprints[1]  # a guess cannot be checked against it
+    baseline = tmp_path / "baseline.json"
+    write(ws / ".wiki" / "raw" / "leak.md", "# Leak\n\npassword = Summer2024!\n")
+    invoke("compile", "-w", str(ws))
+    assert invoke("lint", "-w", str(ws), "--write-baseline", str(baseline)).exit_code == 0
+    assert "Summer2024" not in baseline.read_text()
+    hidden = invoke("lint", "-w", str(ws), "--baseline", str(baseline), "--format", "json")
+    assert json.loads(hidden.stdout)["summary"]["errors"] == 0

@@ -17,6 +17,8 @@ VERSION = 1
 
 def line_fingerprints(ws: Workspace, findings: Sequence[Finding]) -> list[str]:
     """Fingerprint each finding by rule, path and the text of its line (not its number)."""
+    from skillwiki.secrets import redact
+
     lines: dict[str, list[str]] = {}
     found = []
     for finding in findings:
@@ -28,6 +30,9 @@ def line_fingerprints(ws: Workspace, findings: Sequence[Finding]) -> list[str]:
             lines[finding.path] = text.splitlines()
         content = lines[finding.path]
         line = content[finding.line - 1] if 0 < finding.line <= len(content) else ""
+        # A committed baseline must not let anyone test guesses against a secret on the
+        # line (a weak password falls to a dictionary): secrets are hashed as their kind.
+        line = redact(line)[0]
         key = "\0".join((finding.rule, finding.path, " ".join(line.split())))
         found.append(fingerprint(key.encode()))
     return found
