@@ -195,8 +195,12 @@ def count_hits(ws: Workspace, config: Config, ids: list[str], when: str) -> None
 
 def rewrite(ws: Workspace, lesson: Lesson, meta: dict[str, Any], body: str, log: str) -> None:
     """Write a lesson's raw file with new frontmatter and body (the caller holds the lock)."""
-    fsio.atomic_write(lesson.path, join(meta, body).encode())
-    fsio.append_log(ws, log, f"{lesson.id} -> raw/{LESSONS_DIR}/{lesson.path.name}")
+    line = f"{lesson.id} -> raw/{LESSONS_DIR}/{lesson.path.name}"
+    fsio.write_many(  # logged before it is in place: no change without its log line
+        [(lesson.path, join(meta, body).encode())],
+        only_changed=False,
+        before_rename=lambda _: fsio.append_log(ws, log, line),
+    )
 
 
 @dataclass(frozen=True)

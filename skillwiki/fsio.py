@@ -7,7 +7,7 @@ import errno
 import fcntl
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from skillwiki.errors import LockTimeout, ReadOnlyWorkspace
@@ -56,13 +56,20 @@ def replace_if_unchanged(path: Path, expected: bytes, data: bytes) -> bool:
     return True
 
 
-def write_many(items: Sequence[tuple[Path, bytes]], *, only_changed: bool = True) -> list[bool]:
+def write_many(
+    items: Sequence[tuple[Path, bytes]],
+    *,
+    only_changed: bool = True,
+    before_rename: Callable[[list[bool]], None] | None = None,
+) -> list[bool]:
     """Write files atomically, flushing them to disk together; return which ones were written.
 
     Each file goes to a hidden temp file beside it; once all data is on disk (an fsync per
     file for a few, one sync for many, which then costs far less) each temp is renamed over
     its target and the folders are synced. A process killed at any point leaves
     every target either old or new; a leftover temp is hidden and never read as content.
+    `before_rename` (given which items will be written) runs between the two: the place for
+    a log line that must never be missing for a file that is in place.
     """
     pending: list[tuple[Path, Path]] = []
     written: list[bool] = []
@@ -79,6 +86,8 @@ def write_many(items: Sequence[tuple[Path, bytes]], *, only_changed: bool = True
             written.append(True)
         if len(items) > FSYNC_EACH and pending:
             os.sync()
+        if before_rename is not None:  # every new content is on disk, none in place yet
+            before_rename(written)
         for temp, path in pending:
             os.replace(temp, path)
     except BaseException:

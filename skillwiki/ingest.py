@@ -88,16 +88,24 @@ def ingest(
         targets = [_target(ws, source, claimed) for source, _ in texts]
         for rel in targets if expected is not None else ():
             expect(ws.raw / rel, expected, f".wiki/raw/{rel}")
+
+        def log(will_write: list[bool]) -> None:
+            # Logged before the files are put in place: a kill between the two leaves a
+            # log line whose file did not arrive (its temp is swept), never a file unlogged.
+            lines = [
+                f"{source.origin} -> raw/{rel}"
+                for (source, _), rel, written in zip(texts, targets, will_write, strict=True)
+                if written
+            ]
+            if lines:
+                fsio.append_log(ws, "ingest", *lines)
+
         changed = fsio.write_many(
-            [(ws.raw / rel, text.encode()) for (_, text), rel in zip(texts, targets, strict=True)]
+            [(ws.raw / rel, text.encode()) for (_, text), rel in zip(texts, targets, strict=True)],
+            before_rename=log,
         )
-        lines = []
         for (source, _), rel, written in zip(texts, targets, changed, strict=True):
             result.files.append(Ingested(source.origin, rel, written))
-            if written:
-                lines.append(f"{source.origin} -> raw/{rel}")
-        if lines:
-            fsio.append_log(ws, "ingest", *lines)
     return result
 
 

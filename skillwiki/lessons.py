@@ -182,8 +182,12 @@ def record(
             status = str(first.meta.get("status", "active"))
             return Recorded(similar[0], rel, status, False, similar, redacted)
         target = ws.raw / LESSONS_DIR / f"{lesson_id}.md"
-        fsio.atomic_write(target, join(meta, body).encode())
-        fsio.append_log(ws, "record-lesson", f"{lesson_id} -> raw/{LESSONS_DIR}/{lesson_id}.md")
+        line = f"{lesson_id} -> raw/{LESSONS_DIR}/{lesson_id}.md"
+        fsio.write_many(  # logged before it is in place: no lesson without its log line
+            [(target, join(meta, body).encode())],
+            only_changed=False,
+            before_rename=lambda _: fsio.append_log(ws, "record-lesson", line),
+        )
     return Recorded(lesson_id, ws.rel(target), status, True, similar, redacted)
 
 

@@ -63,6 +63,19 @@ def torn_files(root: Path) -> list[str]:
     return problems
 
 
+def unlogged(root: Path) -> list[str]:
+    """Raw files that an ingest or record-lesson put in place without its log.md line."""
+    log = (root / ".wiki" / "log.md").read_text(encoding="utf-8")
+    raw = root / ".wiki" / "raw"
+    found = []
+    for folder in ("incoming", "lessons"):
+        for path in sorted((raw / folder).rglob("*.md")):
+            rel = path.relative_to(raw).as_posix()
+            if f" -> raw/{rel}\n" not in log:
+                found.append(f".wiki/raw/{rel}: in place, but no log line names it")
+    return found
+
+
 def _incomplete(rel: str, data: bytes) -> str | None:
     text = decode(data, rel, len(data) + 1)
     if rel.endswith("index.json"):
@@ -124,7 +137,14 @@ def run_trials(root: Path, trials: int, seed: int = 7, files: int = 300) -> Tall
         for path in rng.sample(raw, k=min(len(raw), 120)):  # new work for the compile to do
             with path.open("a", encoding="utf-8") as handle:
                 handle.write(f"\nEdit {trial}.\n")
-        if trial % 4 == 3:
+        if trial % 4 == 1:  # an ingest of new files: none may arrive without its log line
+            batch = root / "incoming" / f"t{trial}"
+            batch.mkdir(parents=True)
+            for n in range(60):
+                (batch / f"new-{n:03d}.md").write_text(f"# New {trial} {n}\n\nA note.\n")
+            argv = [*CLI, "-w", str(root), "ingest", str(batch), "--no-compile"]
+            _kill_after(argv, rng.uniform(0.02, 0.6))
+        elif trial % 4 == 3:
             argv = [
                 *CLI,
                 "-w",
@@ -142,6 +162,7 @@ def run_trials(root: Path, trials: int, seed: int = 7, files: int = 300) -> Tall
             _kill_after([*CLI, "-w", str(root), "compile"], rng.uniform(0.05, 1.5))
         tally.trials += 1
         tally.torn += [f"trial {trial}: {problem}" for problem in torn_files(root)]
+        tally.torn += [f"trial {trial}: {problem}" for problem in unlogged(root)]
         tally.torn += [f"trial {trial}: {problem}" for problem in _settle(root)]
     return tally
 

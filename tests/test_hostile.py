@@ -181,3 +181,29 @@ def test_raw_files_that_cannot_have_an_article_are_named_and_skipped(
         assert result.exit_code in (0, 1), (command, result.output)
         assert result.exception is None or isinstance(result.exception, SystemExit), command
     assert "check the calendar" in invoke("-w", str(ws), "recall").stdout
+
+
+class _Killed(BaseException):
+    """Stands for the process dying at that moment (nothing after it runs)."""
+
+
+@pytest.mark.parametrize("command", ["ingest", "record-lesson"])
+def test_dying_at_the_log_line_leaves_no_file_unlogged(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    from skillwiki import fsio
+
+    def die(*_: object) -> None:
+        raise _Killed
+
+    monkeypatch.setattr(fsio, "append_log", die)
+    write(ws / "docs" / "a.md", "# A\n")
+    write(ws / "docs" / "b.md", "# B\n")
+    before = snapshot(ws)
+    argv = ["ingest", str(ws / "docs"), "--no-compile"] if command == "ingest" else LESSON_ARGS
+    with pytest.raises(_Killed):
+        invoke("-w", str(ws), *argv)
+    assert snapshot(ws) == before  # nothing in place that the log does not name
+
+
+LESSON_ARGS = ["record-lesson", "--title", "Killed", "--summary", "At the log line."]
