@@ -7,6 +7,7 @@ commands, which still answer.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -207,3 +208,23 @@ def test_dying_at_the_log_line_leaves_no_file_unlogged(
 
 
 LESSON_ARGS = ["record-lesson", "--title", "Killed", "--summary", "At the log line."]
+
+
+def test_raw_files_compile_cannot_compile_are_lint_errors(ws: Path, invoke: Invoke) -> None:
+    raw = ws / ".wiki" / "raw"
+    write(raw / "a.txt", "text a\n")
+    write(raw / "a.txt.md", "# A\n")  # both would be wiki/a.txt.md
+    write(raw / "x", "plain x\n")
+    write(raw / "x.md" / "y.md", "# Y\n")
+    invoke("-w", str(ws), "compile")
+    result = invoke("-w", str(ws), "lint", "--format", "json")
+    assert result.exit_code == 1
+    found = {
+        (f["path"], f["message"].split(":")[0])
+        for f in json.loads(result.stdout)["findings"]
+        if f["rule"] == "SW003"
+    }
+    assert found == {
+        (".wiki/raw/a.txt", "cannot be compiled"),
+        (".wiki/raw/x", "cannot be compiled"),
+    }

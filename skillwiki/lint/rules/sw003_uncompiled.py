@@ -1,4 +1,4 @@
-"""SW003: a raw file that was never compiled."""
+"""SW003: a raw file that was never compiled, or that compile cannot compile."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from skillwiki.lint.rules._freshness import findings
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
-    return findings(
+    yield from findings(
         ctx,
         "SW003",
         State.NEW,
@@ -20,3 +20,9 @@ def check(ctx: LintContext) -> Iterator[Finding]:
             f"never compiled: wiki/{entry.article} does not exist; run 'skillwiki compile'",
         ),
     )
+    # What the plan itself refuses (two raw files for one article, a name that is not UTF-8,
+    # an article that would be both file and folder): no compile will ever make its article.
+    for problem in ctx.plan.problems:
+        yield Finding(
+            problem.path, 1, 1, "SW003", Severity.ERROR, f"cannot be compiled: {problem.message}"
+        )
