@@ -12,7 +12,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from skillwiki import COMPILER, fsio, headcache, parallel, statcache
+from skillwiki import COMPILER, clock, fsio, headcache, parallel, statcache
 from skillwiki.config import Config
 from skillwiki.documents import body_of, decode, split
 from skillwiki.errors import InputError
@@ -691,7 +691,7 @@ def _apply(
     for temp in plan.temps:  # under the lock no writer is at work: these are leftovers
         (ws.dot / temp).unlink(missing_ok=True)
     pending = plan.pending(force)
-    stamp = fsio.utc_now().replace(":", "")
+    stamp = clock.stamp().replace(":", "")
     for entry in pending:
         if entry.state is State.EDITED:
             result.backups.append(_backup(ws, entry.article, stamp))

@@ -6,11 +6,11 @@ import contextlib
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date
 from pathlib import Path
 from typing import Any
 
-from skillwiki import fsio
+from skillwiki import clock, fsio
 from skillwiki.config import Config
 from skillwiki.documents import decode, join, split
 from skillwiki.errors import InputError, NotFound, ReadOnlyWorkspace
@@ -76,7 +76,7 @@ class Lesson:
 
 
 def today() -> date:
-    return datetime.now(UTC).date()
+    return clock.today()
 
 
 def load_lessons(ws: Workspace, config: Config) -> dict[str, Lesson]:

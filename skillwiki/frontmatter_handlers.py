@@ -9,6 +9,7 @@ library's `tomllib` (dates and times as text too, so both formats give the same 
 from __future__ import annotations
 
 import datetime
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,25 @@ HANDLERS = (StrictYAMLHandler(), TOMLHandler())
 
 
 MAX_DEPTH = 50  # lists and mappings within each other; real frontmatter nests two or three
+# Past this many open brackets, or this much indentation, the text is not handed to a loader
+# at all: libyaml parses nesting recursively and some builds overflow the C stack (a crash, not
+# an exception) near 100,000 levels. A bracket inside a string counts too, so the bound is far
+# above anything real.
+MAX_LOADER_DEPTH = 1000
+_NOT_NESTING = re.compile(r"[^\[\]{}\n]+")
+
+
+def _nesting(text: str) -> int:
+    """The deepest run of open brackets, or the widest indentation, in `text` (cheaply)."""
+    deepest = depth = 0
+    for char in _NOT_NESTING.sub("", text):
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth = max(depth - 1, 0)
+    indent = max((len(line) - len(line.lstrip(" ")) for line in text.split("\n")), default=0)
+    return max(deepest, indent // 2)
 
 
 def load(text: str, where: Path | str) -> dict[str, Any]:
@@ -66,6 +86,10 @@ def load(text: str, where: Path | str) -> dict[str, Any]:
         return {}
     metadata, _ = handler.split(text)
     kind = "TOML" if isinstance(handler, TOMLHandler) else "YAML"
+    if _nesting(metadata) > MAX_LOADER_DEPTH:  # refused before a C parser recurses into it
+        raise InputError(
+            where, f"unparsable {kind} frontmatter: nested more than {MAX_DEPTH} levels deep"
+        )
     try:
         if isinstance(handler, TOMLHandler):
             loaded = handler.load(metadata, where=where)

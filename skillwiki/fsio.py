@@ -172,14 +172,11 @@ def remove(path: Path, stop_at: Path) -> None:
         parent = parent.parent
 
 
-def utc_now() -> str:
-    """Return the current time as `2026-11-30T09:14:03Z`."""
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
 def append_log(ws: Workspace, operation: str, *details: str) -> None:
     """Append one line per detail to log.md in a single O_APPEND write: lines never mix."""
-    now = utc_now()
+    from skillwiki import clock
+
+    now = clock.stamp()
     lines = "".join(f"- {now} {operation} {' '.join(text.split())}\n" for text in details)
     confine(ws.log_md)
     fd = os.open(ws.log_md, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)

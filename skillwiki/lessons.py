@@ -5,11 +5,10 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from skillwiki import fsio, secrets
+from skillwiki import clock, fsio, secrets
 from skillwiki.config import Config
 from skillwiki.documents import MAX_SUMMARY, MAX_TAGS, MAX_TITLE, Document, decode, join, split
 from skillwiki.errors import InputError
@@ -161,7 +160,7 @@ def record(
     lesson, redacted = _redacted(lesson)
     paths = [_path_fingerprint(ws, config, given) for given in lesson.paths]
     body = build_body(lesson)
-    created = today or datetime.now(UTC).strftime("%Y-%m-%d")
+    created = today or clock.today().isoformat()
     with fsio.workspace_lock(ws, config.lock_timeout):
         expect(ws.index_json, expected, ws.rel(ws.index_json))
         existing = load_all(ws, config)

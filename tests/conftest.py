@@ -17,6 +17,16 @@ DEMO = REPO / "fixtures" / "demo"
 
 Invoke = Callable[..., Result]
 
+# Every test runs at this moment, whatever the wall clock says: lesson ids, `created:` dates,
+# evidence ages and archive decisions do not drift as days pass (subprocesses inherit it).
+NOW = "2026-11-30T12:00:00Z"
+TODAY = NOW[:10]
+
+
+@pytest.fixture(autouse=True)
+def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SKILLWIKI_NOW", NOW)
+
 
 @pytest.fixture
 def runner() -> CliRunner:

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from skillwiki.cli.app import app
 from tests.conftest import REPO, Invoke
 
@@ -193,3 +195,48 @@ def test_the_process_ends_with_its_status_and_all_of_its_output(demo: Path) -> N
     with closed.stderr:
         assert b"Traceback" not in closed.stderr.read()
     assert closed.wait() in (0, 1)
+
+
+WALL_CLOCK = ("datetime.now(", "date.today(", "time.gmtime(", "time.localtime(", "time.strftime(")
+
+
+def test_one_clock_for_dates() -> None:
+    """Only skillwiki/clock.py asks the wall clock for a date or time (file-time checks use
+    time.time_ns(), which is the file system's business, not a date)."""
+    offenders = [
+        f"{path.relative_to(PACKAGE)}: {call}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.name != "clock.py"
+        for call in WALL_CLOCK
+        if call in path.read_text(encoding="utf-8")
+    ]
+    assert offenders == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["query", "agent tools"],
+        ["status"],
+        ["show", "docs/ci.md"],
+        ["recall"],
+        ["query", "x", "--json"],
+    ],
+    ids=lambda argv: " ".join(argv),
+)
+def test_read_commands_never_import_pydantic(demo: Path, argv: list[str]) -> None:
+    """Typer coerces options through pydantic unless cli/coerce.py's hook takes over: if a
+    Typer release changes the internals the hook relies on, this fails instead of every read
+    command silently paying for pydantic."""
+    code = (
+        "import sys\n"
+        "from skillwiki.cli.app import make_app\n"
+        "args = sys.argv[2:]\n"
+        "sys.argv = ['skillwiki', '-w', sys.argv[1], *args]\n"
+        "try:\n    make_app(args[0])()\nexcept SystemExit as exc:\n    status = exc.code\n"
+        "print('pydantic' in sys.modules, status)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(demo), *argv], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.splitlines()[-1] == "False 0"

@@ -121,9 +121,7 @@ def test_force_overwrites_edited_article_after_backup(demo: Path, invoke: Invoke
 def test_two_forced_compiles_in_one_second_keep_both_edits(
     demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from skillwiki import fsio
-
-    monkeypatch.setattr(fsio, "utc_now", lambda: "2026-12-01T10:00:00Z")  # the same second
+    monkeypatch.setenv("SKILLWIKI_NOW", "2026-12-01T10:00:00Z")  # both in the same second
     article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
     backups = []
     for edit in ("First edit.", "Second edit."):

@@ -1,15 +1,12 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from skillwiki.lessons import TEMPLATE_TEXT
-from tests.conftest import Invoke, snapshot, write
-
-TODAY = datetime.now(UTC).strftime("%Y-%m-%d")
+from tests.conftest import TODAY, Invoke, snapshot, write
 
 
 def _record(invoke: Invoke, root: Path, *args: str, input: str | None = None) -> dict:

@@ -119,8 +119,7 @@ def recall(
       skillwiki recall --tag allowedTools --format json
       skillwiki recall --agent coder --write AGENTS.md
     """
-    from datetime import UTC, datetime
-
+    from skillwiki import clock
     from skillwiki.evidence import count_hits, today
     from skillwiki.reading import refresh
     from skillwiki.recall import Request, write_block, write_target
@@ -139,7 +138,7 @@ def recall(
             index.close()
     request = Request(agent, tuple(tag or ()), tuple(path or ()), task, budget)
     result = run(ws, config, request, today(), scores)
-    count_hits(ws, config, result.included, datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    count_hits(ws, config, result.included, clock.stamp())
     if write is not None and target is not None:
         changed = write_block(target, result.block)
         state = "updated" if changed else "unchanged"
