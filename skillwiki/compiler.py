@@ -689,7 +689,7 @@ def _apply(
     except OSError:
         indexes_known = False
     for temp in plan.temps:  # under the lock no writer is at work: these are leftovers
-        (ws.dot / temp).unlink(missing_ok=True)
+        fsio.remove_file(ws.dot / temp)
     pending = plan.pending(force)
     stamp = clock.stamp().replace(":", "")
     for entry in pending:

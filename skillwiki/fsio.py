@@ -159,6 +159,18 @@ def _mode_for(path: Path) -> int:
         return 0o666 & ~mask
 
 
+def remove_file(path: Path) -> None:
+    """Delete one file if it is there (a derived file, a leftover temp), inside the workspace."""
+    confine(path)
+    path.unlink(missing_ok=True)
+
+
+def make_dirs(folder: Path) -> None:
+    """Create a folder and its parents, inside the workspace."""
+    confine(folder / ".")
+    folder.mkdir(parents=True, exist_ok=True)
+
+
 def remove(path: Path, stop_at: Path) -> None:
     """Delete `path` and then every directory above it, up to `stop_at`, that became empty."""
     confine(path)

@@ -40,7 +40,7 @@ def init_workspace(root: Path) -> tuple[Workspace, list[str]]:
     try:
         for folder in (ws.dot, ws.raw, ws.wiki):
             if not folder.is_dir():
-                folder.mkdir(parents=True, exist_ok=True)
+                fsio.make_dirs(folder)
                 created.append(ws.rel(folder) + "/")
         index_md, index_json = catalog.render({})
         files = {

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from skillwiki import headcache, markdown, parallel, statcache
+from skillwiki import fsio, headcache, markdown, parallel, statcache
 from skillwiki.documents import body_of, decode, split
 from skillwiki.errors import InputError, SkillwikiError
 from skillwiki.statcache import Stat
@@ -113,7 +113,7 @@ def damaged(exc: sqlite3.DatabaseError) -> bool:
 
 def _remove_index(path: Path) -> None:
     for stale in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-        stale.unlink(missing_ok=True)
+        fsio.remove_file(stale)
 
 
 @dataclass(frozen=True)
@@ -232,7 +232,7 @@ def open_index(
 @contextmanager
 def _connect(path: Path) -> Iterator[sqlite3.Connection]:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        fsio.make_dirs(path.parent)
     except OSError:
         raise _Unwritable from None
     with closing(sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None)) as db:

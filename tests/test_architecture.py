@@ -240,3 +240,24 @@ def test_read_commands_never_import_pydantic(demo: Path, argv: list[str]) -> Non
         [sys.executable, "-c", code, str(demo), *argv], capture_output=True, text=True, check=True
     )
     assert out.stdout.splitlines()[-1] == "False 0"
+
+
+WRITES = re.compile(
+    r"\.write_text\(|\.write_bytes\(|os\.replace\(|os\.rename\(|\.unlink\(|rmtree\(|\.mkdir\("
+    r"|O_WRONLY|O_CREAT|open\([^)]*[\"'][wax]"
+)
+# Files the user or the CI names, outside the workspace by design.
+WRITES_ALLOWED = {"cli/lint_cmd.py": 1}  # appends the lint summary to $GITHUB_STEP_SUMMARY
+
+
+def test_only_fsio_writes_files() -> None:
+    """Every write, rename, delete or mkdir goes through fsio, which keeps it atomic, locked
+    where it must be and inside the workspace (the search index is SQLite's to write)."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel != "fsio.py":
+            count = len(WRITES.findall(path.read_text(encoding="utf-8")))
+            if count:
+                found[rel] = count
+    assert found == WRITES_ALLOWED
