@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import Invoke, write
 
 CLI = [sys.executable, "-m", "skillwiki"]
@@ -91,6 +93,7 @@ def _run_all(
     return results
 
 
+@pytest.mark.slow
 def test_thirty_two_writers(ws: Path, invoke: Invoke) -> None:
     record = [*CLI, "-w", str(ws), "record-lesson", "--json", "--summary"]
     distinct = _run_all(
@@ -134,6 +137,7 @@ def test_thirty_two_writers(ws: Path, invoke: Invoke) -> None:
     assert invoke("status", "-w", str(ws), "--check").exit_code == 0
 
 
+@pytest.mark.slow
 def test_ingest_and_query_at_once(ws: Path) -> None:
     for n in range(60):
         write(

@@ -8,9 +8,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.crash import run_trials
 
 
+@pytest.mark.slow
 def test_killed_writers_leave_no_torn_file(tmp_path: Path) -> None:
     trials = int(os.environ.get("SKILLWIKI_KILL_TRIALS", "12"))
     tally = run_trials(tmp_path / "repo", trials, files=200)
