@@ -7,7 +7,7 @@ Usage:
 
 Each corpus is copied (or generated) into a fresh temporary repository, ingested with
 --no-compile, compiled, then queried. Figures are medians of whole-process runs after one
-warm-up, each beside `rg -il WORD` over the same Markdown in the same session. The tldr
+warm-up, each beside `rg -il WORD` over the same Markdown in the same run. The tldr
 pages are read from ../shared/corpora next to this checkout (or --shared). Run by hand: CI
 does not run it.
 """
