@@ -57,7 +57,7 @@ MAX_DEPTH = 50  # lists and mappings within each other; real frontmatter nests t
 # an exception) near 100,000 levels. A bracket inside a string counts too, so the bound is far
 # above anything real.
 MAX_LOADER_DEPTH = 1000
-_NOT_NESTING = re.compile(r"[^\[\]{}\n]+")
+_NOT_NESTING = re.compile(r"[^\[\]{}]+")
 
 
 def _nesting(text: str) -> int:
@@ -90,11 +90,9 @@ def load(text: str, where: Path | str) -> dict[str, Any]:
         raise InputError(
             where, f"unparsable {kind} frontmatter: nested more than {MAX_DEPTH} levels deep"
         )
+    assert isinstance(handler, StrictYAMLHandler | TOMLHandler)  # HANDLERS are these
     try:
-        if isinstance(handler, TOMLHandler):
-            loaded = handler.load(metadata, where=where)
-        else:
-            loaded = load_yaml(metadata, where)
+        loaded = handler.load(metadata, where=where)
     except (RecursionError, ValueError, TypeError, OverflowError) as exc:
         detail = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
         if isinstance(exc, RecursionError):

@@ -167,7 +167,7 @@ def remove_file(path: Path) -> None:
 
 def make_dirs(folder: Path) -> None:
     """Create a folder and its parents, inside the workspace."""
-    confine(folder / ".")
+    confine(folder)
     folder.mkdir(parents=True, exist_ok=True)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +13,7 @@ from skillwiki.documents import MAX_SUMMARY, MAX_TAGS, MAX_TITLE, Document, deco
 from skillwiki.errors import InputError
 from skillwiki.fingerprint import expect, fingerprint
 from skillwiki.names import slugify
-from skillwiki.workspace import Workspace, within
+from skillwiki.workspace import Workspace
 
 TRIGGERS = (
     "replan",
@@ -245,7 +244,7 @@ def _path_fingerprint(ws: Workspace, config: Config, given: str) -> str:
     path = (Path.cwd() / given).resolve()  # `..` and symlinks resolved: where it really is
     if not path.is_file():
         raise InputError(given, "--path names no file; give a file the lesson is about")
-    if not within(str(path), os.path.realpath(ws.root)):
+    if not ws.holds(path):
         raise InputError(given, "--path must name a file inside the workspace")
     return f"{ws.rel(path)}={fingerprint(path.read_bytes(), config.fingerprint)}"
 

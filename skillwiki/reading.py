@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from collections.abc import Sequence
 from contextlib import closing, nullcontext
@@ -17,7 +16,7 @@ from skillwiki.documents import decode, split
 from skillwiki.errors import NotFound, OutsideWorkspace
 from skillwiki.fingerprint import fingerprint
 from skillwiki.search import Hit
-from skillwiki.workspace import Workspace, article_rel, within
+from skillwiki.workspace import Workspace, article_rel
 
 
 @dataclass(frozen=True)
@@ -88,14 +87,13 @@ def show(ws: Workspace, key: str, algorithm: str = "xxh3") -> Shown:
     if rel is None:
         raise NotFound(f"no article or lesson {key!r}; try: skillwiki query {json.dumps(key)}")
     path = ws.wiki / rel
-    real_root = os.path.realpath(ws.root)
-    if not within(os.path.realpath(path), real_root):
+    if not ws.holds(path):
         raise OutsideWorkspace(key, "is outside the workspace; show reads only its articles")
     text = decode(path.read_bytes(), ws.rel(path), 1 << 40)
     document = split(text, ws.rel(path))
     sources = document.meta.get("sources")
     source = ws.dot / str(sources[0]) if isinstance(sources, list) and sources else None
-    if source is not None and not within(os.path.realpath(source), real_root):
+    if source is not None and not ws.holds(source):
         source = None  # an article naming a source outside: nothing of it is read
     try:
         current = fingerprint(source.read_bytes(), algorithm) if source else None

@@ -13,7 +13,7 @@ from skillwiki import fsio
 from skillwiki.config import Config
 from skillwiki.errors import Conflict, OutsideWorkspace
 from skillwiki.evidence import Lesson, confidence, load_lessons, mute_reason
-from skillwiki.workspace import Workspace, outside_of, within
+from skillwiki.workspace import Workspace, outside_of
 
 HEADER = (
     "## Lessons learned (skillwiki)\n"
@@ -151,12 +151,11 @@ def write_target(ws: Workspace, path: Path) -> Path:
     """The file `recall --write PATH` changes: PATH inside the workspace, or, when PATH is a
     symlink (CLAUDE.md -> AGENTS.md), the file it leads to, which must be inside too; the
     link stays a link."""
-    real_root = os.path.realpath(ws.root)
     if os.path.islink(path):
-        outside_of(real_root, str(path), str(path))
+        outside_of(os.path.realpath(ws.root), str(path), str(path))
         return Path(os.path.realpath(path))
-    if not within(os.path.realpath(path), real_root):
-        raise OutsideWorkspace(path, f"is outside the workspace {real_root}; name a file in it")
+    if not ws.holds(path):
+        raise OutsideWorkspace(path, f"is outside the workspace {ws.root}; name a file in it")
     return path
 
 

@@ -56,6 +56,10 @@ class Workspace:
     def lock_file(self) -> Path:
         return self.dot / ".lock"
 
+    def holds(self, path: Path | str) -> bool:
+        """Tell whether `path`, with `..` and symlinks resolved, is inside the workspace."""
+        return within(os.path.realpath(path), os.path.realpath(self.root))
+
     def rel(self, path: Path) -> str:
         """Return `path` relative to the workspace root, with forward slashes."""
         return Path(os.path.relpath(path, self.root)).as_posix()
