@@ -155,3 +155,43 @@ def test_damaged_hits_count_as_none(settled: Path, invoke: Invoke, case: str) ->
     for lesson_id in ids:
         result = invoke("-w", str(settled), "feedback", lesson_id, "--outcome", "helped")
         assert result.exit_code == 0, result.output
+
+
+def _failure(make: Callable[[], object]) -> sqlite3.Error:
+    try:
+        make()
+    except sqlite3.Error as exc:
+        return exc
+    raise AssertionError("no SQLite failure")
+
+
+def test_sqlite_failures_are_sorted_by_error_code(tmp_path: Path) -> None:
+    """Busy, damaged, unwritable or other is read from the error code, not the message."""
+    from skillwiki.search.index import Trouble, trouble
+
+    noise = tmp_path / "noise.sqlite"
+    noise.write_bytes(b"not a database " * 500)
+    held = tmp_path / "held.sqlite"
+    writer = sqlite3.connect(held, isolation_level=None)
+    writer.execute("CREATE TABLE t(x)")
+    writer.execute("BEGIN IMMEDIATE")
+    other = sqlite3.connect(held, timeout=0, isolation_level=None)
+    memory = sqlite3.connect(":memory:")
+    cases = {
+        "notadb": (
+            lambda: sqlite3.connect(noise).execute("SELECT * FROM sqlite_master"),
+            Trouble.DAMAGED,
+        ),
+        "no table": (lambda: memory.execute("SELECT * FROM docs"), Trouble.DAMAGED),
+        "busy": (lambda: other.execute("BEGIN IMMEDIATE"), Trouble.BUSY),
+        "cantopen": (lambda: sqlite3.connect(tmp_path / "no" / "x.sqlite"), Trouble.UNWRITABLE),
+        "too big": (lambda: memory.execute("SELECT zeroblob(1 << 31)"), Trouble.OTHER),
+    }
+    try:
+        found = {name: trouble(_failure(make)) for name, (make, _) in cases.items()}
+    finally:
+        writer.close()
+        other.close()
+    assert found == {name: kind for name, (_, kind) in cases.items()}
+    # The message does not decide: "locked" in the text of a failure without a code is no wait.
+    assert trouble(sqlite3.OperationalError("database is locked")) is Trouble.OTHER

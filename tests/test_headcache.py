@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from skillwiki import headcache, search
+from skillwiki.search import index
 from skillwiki.workspace import Workspace
 from tests.conftest import Invoke, write
 
@@ -42,10 +43,10 @@ def test_headings_told_for_another_body_are_not_used(ws: Path, invoke: Invoke) -
     edited = article.read_text(encoding="utf-8").replace("## Retry budget 3", "## Backoff")
     body = edited.split("\n---\n", 1)[1]
     assert headcache.headings_of(told, body) is None  # a hand edit: parse instead
-    document = search._document((article, None, told))
+    document = index._document((article, None, told))
     assert document is not None and document.values[2] == "Retry budget 3 Sources"
     article.write_text(edited, encoding="utf-8")
-    document = search._document((article, None, told))
+    document = index._document((article, None, told))
     assert document is not None and document.values[2] == "Backoff Sources"
     for damaged in (None, ("xxh3:zz", ("A",)), ("xxh3:0000000000000000",), "text"):
         assert headcache.headings_of(damaged, body) is None  # type: ignore[arg-type]

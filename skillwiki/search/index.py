@@ -1,77 +1,38 @@
-"""The full-text index in .cache/ (SQLite FTS5), kept in step with wiki/, and ranked hits."""
+"""The search index in .cache/ (SQLite FTS5): kept in step with wiki/, read patiently.
+
+Every SQLite failure is sorted by its error code (`sqlite_errorname`) into one of four kinds,
+and one loop handles them all: a busy database is waited for, a damaged one (it is derived
+from the articles) is deleted and built again once, an unwritable one is replaced by an index
+in memory for the run, and anything else is one clear error.
+"""
 
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 import time
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Any, TypeVar
 
 from skillwiki import fsio, headcache, markdown, parallel, statcache
 from skillwiki.documents import body_of, decode, split
 from skillwiki.errors import InputError, SkillwikiError
+from skillwiki.search.text import normalize
 from skillwiki.statcache import Stat
 from skillwiki.workspace import Workspace
 
 SCHEMA = "7"
-# BM25 weights per column: title >> tags, headings > summary (and prevention rule) > body.
-WEIGHTS = (10.0, 5.0, 3.0, 2.0, 1.0)
-HIDDEN_STATUSES = ("archived", "superseded")
 OPTIMIZE_AFTER = 1000
 BUSY_SECONDS = 30
-CANDIDATES = 200  # BM25's best matches that the term-coverage ordering re-ranks
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
-_WORD = re.compile(r"\w+")
-# Neither part may hold its own opener: each `[` or `(` then ends the scan of the one before,
-# and a line of thousands of them costs its length, not its square.
-_LINK_TEXT = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
-STOP_WORDS = frozenset(
-    "a an and are as at be by for from how i in into is it of on or that the this to was what"
-    " when where which who why will with".split()
-)
-
-
-@dataclass(frozen=True)
-class Hit:
-    path: str  # relative to the workspace root
-    title: str
-    type: str
-    score: float
-    snippet: str
 
 
 def index_path(ws: Workspace) -> Path:
     return ws.cache / "search.sqlite"
-
-
-_MARKED_LETTERS = re.compile(r"(?<=\w)\[(\w{1,3})\]|\[(\w{1,3})\](?=\w)")
-
-
-def normalize(text: str) -> str:
-    """Prepare text for the index and for queries: one rule for both sides.
-
-    Letters marked inside a word (`E[x]tract`, `[c]reate`, `Lis[t]`) are unmarked so that the
-    word is found, and CJK runs become bigrams.
-    """
-    return cjk_bigrams(_MARKED_LETTERS.sub(lambda match: match.group(1) or match.group(2), text))
-
-
-def cjk_bigrams(text: str) -> str:
-    """Rewrite each CJK run as overlapping bigrams, so `重试策略` is found by `重试`."""
-
-    def pairs(match: re.Match[str]) -> str:
-        run = match.group(0)
-        if len(run) == 1:
-            return f" {run} "
-        return " " + " ".join(run[i : i + 2] for i in range(len(run) - 1)) + " "
-
-    return _CJK.sub(pairs, text)
 
 
 def _no_entry(rel: str) -> None:
@@ -92,23 +53,74 @@ class Since:
     covers: Callable[[str], bool] = lambda _: True
 
 
-def _sync(ws: Workspace, path: Path, step: _Step) -> None:
-    """Bring the index at `path` in step with the articles, rebuilding it if it is unusable."""
-    try:
-        _sync_patiently(ws, path, step)
-    except sqlite3.DatabaseError as exc:  # not a database, or a damaged one: derived, rebuild
-        if not damaged(exc):
-            raise
-        _remove_index(path)
-        _sync_patiently(ws, path, step)
+class Trouble(Enum):
+    """What a SQLite failure means for the index."""
+
+    BUSY = "busy"  # another connection holds it: wait
+    DAMAGED = "damaged"  # not the index this code made: delete it and build it again
+    UNWRITABLE = "unwritable"  # cannot be created or changed where it lives
+    OTHER = "other"  # say so and stop
 
 
-def damaged(exc: sqlite3.DatabaseError) -> bool:
-    """Tell damage to the index file (rebuild it) from a busy or unwritable database."""
-    if not isinstance(exc, sqlite3.OperationalError):
-        return True  # malformed, not a database, a virtual table that cannot be built
-    text = str(exc)
-    return text.startswith(("no such table", "no such column", "database disk image"))
+# By primary result code. SQLITE_ERROR is what our own fixed statements get from a schema
+# that is not ours (a table or column missing); SQLITE_CONSTRAINT from rows that disagree.
+_TROUBLES = {
+    "SQLITE_BUSY": Trouble.BUSY,
+    "SQLITE_LOCKED": Trouble.BUSY,
+    "SQLITE_CORRUPT": Trouble.DAMAGED,
+    "SQLITE_NOTADB": Trouble.DAMAGED,
+    "SQLITE_ERROR": Trouble.DAMAGED,
+    "SQLITE_CONSTRAINT": Trouble.DAMAGED,
+    "SQLITE_READONLY": Trouble.UNWRITABLE,
+    "SQLITE_CANTOPEN": Trouble.UNWRITABLE,
+    "SQLITE_PERM": Trouble.UNWRITABLE,
+}
+
+
+def trouble(exc: sqlite3.Error) -> Trouble:
+    """Sort a SQLite failure by its error code (extended codes count as their primary)."""
+    name = getattr(exc, "sqlite_errorname", None) or ""
+    return _TROUBLES.get("_".join(name.split("_")[:2]), Trouble.OTHER)
+
+
+class _Unwritable(Exception):
+    """The index cannot be created or updated where it lives (a read-only checkout)."""
+
+
+Answer = TypeVar("Answer")
+
+
+def _patiently(path: Path, attempt: Callable[[], Answer], repair: Callable[[], None]) -> Answer:
+    """Run `attempt` on the index at `path`: the one loop for every SQLite failure.
+
+    Busy: try again until BUSY_SECONDS have passed (SQLite can answer "locked" at once, without
+    waiting, when two connections set the database up at the same time, or while a writer
+    checkpoints). Damaged: `repair`, then try again, once. Unwritable: raise _Unwritable.
+    """
+    deadline = time.monotonic() + BUSY_SECONDS
+    repaired = False
+    while True:
+        try:
+            return attempt()
+        except sqlite3.Error as exc:
+            kind = trouble(exc)
+            if kind is Trouble.BUSY and time.monotonic() <= deadline:
+                time.sleep(0.05)
+                continue
+            if kind is Trouble.DAMAGED and not repaired:
+                repair()
+                repaired = True
+                continue
+            if kind is Trouble.UNWRITABLE:
+                raise _Unwritable from None
+            if kind is Trouble.BUSY:
+                raise SkillwikiError(
+                    f"the search index {path} stayed locked for {BUSY_SECONDS}s; try again"
+                ) from None
+            raise SkillwikiError(
+                f"the search index {path} cannot be used ({exc}); try again, "
+                "or delete .wiki/.cache/ to have it rebuilt"
+            ) from None
 
 
 def _remove_index(path: Path) -> None:
@@ -122,44 +134,6 @@ class _Step:
     entry_of: Callable[[str], str | None]
     token: str | None
     since: Since | None
-
-
-def _sync_patiently(ws: Workspace, path: Path, step: _Step) -> None:
-    """Sync, trying again while another process holds the database (SQLite can answer
-    "locked" at once, without waiting, when two connections set it up at the same time)."""
-    deadline = time.monotonic() + BUSY_SECONDS
-    while True:
-        try:
-            with _busy_is_an_error(path):
-                _sync_once(ws, path, step)
-            return
-        except _Busy:
-            if time.monotonic() > deadline:
-                raise SkillwikiError(
-                    f"the search index {path} stayed locked for {BUSY_SECONDS}s; try again"
-                ) from None
-            time.sleep(0.05)
-
-
-class _Busy(Exception):
-    """Another connection holds the database; trying again will do."""
-
-
-@contextmanager
-def _busy_is_an_error(path: Path) -> Iterator[None]:
-    try:
-        yield
-    except sqlite3.OperationalError as exc:
-        if "readonly" in str(exc) or "unable to open" in str(exc):
-            raise _Unwritable from None
-        if "locked" in str(exc) or "busy" in str(exc):
-            raise _Busy from None
-        if damaged(exc):
-            raise
-        raise SkillwikiError(
-            f"the search index {path} cannot be used ({exc}); try again, "
-            "or delete .wiki/.cache/ to have it rebuilt"
-        ) from None
 
 
 def _sync_once(ws: Workspace, path: Path, step: _Step) -> None:
@@ -199,10 +173,6 @@ def _sync_db(db: sqlite3.Connection, ws: Workspace, step: _Step) -> bool:
     return bulk
 
 
-class _Unwritable(Exception):
-    """The index cannot be created or updated where it lives (a read-only checkout)."""
-
-
 def open_index(
     ws: Workspace,
     articles: Articles,
@@ -219,9 +189,10 @@ def open_index(
     that may have changed since the index's state are compared.
     """
     step = _Step(articles, entry_of or _no_entry, token, since)
+    path = index_path(ws)
     try:
-        _sync(ws, index_path(ws), step)
-        return sqlite3.connect(index_path(ws), timeout=30)
+        _patiently(path, lambda: _sync_once(ws, path, step), lambda: _remove_index(path))
+        return sqlite3.connect(path, timeout=BUSY_SECONDS)
     except _Unwritable:
         db = sqlite3.connect(":memory:", isolation_level=None)
         _create(db)
@@ -414,87 +385,7 @@ def _fields(path: Path, entry: str | None = None) -> tuple[dict[str, Any], str, 
     return document.meta, title, document.body
 
 
-def query_terms(text: str) -> tuple[list[str], list[str]]:
-    """Turn free text into FTS5 terms, and phrases that reward the words standing together.
-
-    Terms are the quoted words (stop words dropped); the last also matches as a prefix, for
-    queries typed as they are thought. Boosts are each pair of neighbouring words as a phrase
-    and all the words within ten tokens of each other: they only add to the score.
-    """
-    words = _WORD.findall(normalize(text).lower())
-    kept = list(dict.fromkeys(word for word in words if word not in STOP_WORDS)) or words
-    terms = [f'"{word}"' for word in kept]
-    if terms and not _CJK.search(kept[-1]) and len(kept[-1]) >= 3:
-        terms[-1] = f"({terms[-1]} OR {terms[-1]}*)"
-    boosts = [f'"{left} {right}"' for left, right in zip(kept, kept[1:], strict=False)]
-    if len(kept) > 2:
-        boosts.append("NEAR(" + " ".join(f'"{word}"' for word in kept) + ", 10)")
-    return terms, boosts
-
-
-def search(
-    ws: Workspace,
-    text: str,
-    *,
-    limit: int = 10,
-    kind: str | None = None,
-    tags: Sequence[str] = (),
-    include_hidden: bool = False,
-    db: sqlite3.Connection | None = None,
-) -> list[Hit]:
-    """Return the best `limit` articles for `text`, best first.
-
-    SQLite ranks the matches by weighted BM25; of its best CANDIDATES, those that contain more
-    of the query's terms rank first, BM25 deciding among equals. The score is the number of
-    terms matched plus BM25 squashed into [0, 1), so 3.62 reads "all three terms, fairly
-    relevant". (Small wikis need the first part: there BM25 gives words that most articles
-    share no weight at all.)
-    """
-    terms, boosts = query_terms(text)
-    if not terms:
-        return []
-    where = ["fts MATCH ?"]
-    params: list[Any] = [" OR ".join(terms + boosts)]
-    if kind is not None:
-        where.append("docs.type = ?")
-        params.append(kind)
-    for tag in tags:
-        where.append("instr(char(31) || docs.tags || char(31), char(31) || ? || char(31)) > 0")
-        params.append(tag.lower())
-    if not include_hidden:
-        where.append("docs.status NOT IN (?, ?)")
-        params.extend(HIDDEN_STATUSES)
-    weights = ", ".join(str(weight) for weight in WEIGHTS)
-    sql = (
-        f"SELECT docs.id, docs.path, docs.title, docs.type, -bm25(fts, {weights}) AS score "
-        f"FROM fts JOIN docs ON docs.id = fts.rowid WHERE {' AND '.join(where)} "
-        "ORDER BY score DESC, docs.path LIMIT ?"
-    )
-
-    def run(index: sqlite3.Connection) -> tuple[list[Any], dict[int, int]]:
-        rows = index.execute(sql, (*params, max(CANDIDATES, limit))).fetchall()
-        ids = [row[0] for row in rows]
-        return rows, (_coverage(index, terms, ids) if len(terms) > 1 else {})
-
-    rows, matched = _on_index(ws, db, run)
-    ranked = sorted(
-        (
-            ((matched.get(rowid) or 1) + max(bm25, 0.0) / (1.0 + max(bm25, 0.0)), rel, title, kind_)
-            for rowid, rel, title, kind_, bm25 in rows
-        ),
-        key=lambda row: (-row[0], row[1]),
-    )[:limit]
-    words = _WORD.findall(normalize(text).lower())
-    return [
-        Hit(f".wiki/wiki/{rel}", title, kind_, round(score, 4), snippet(ws.wiki / rel, words))
-        for score, rel, title, kind_ in ranked
-    ]
-
-
-Answer = TypeVar("Answer")
-
-
-def _on_index(
+def read(
     ws: Workspace, db: sqlite3.Connection | None, run: Callable[[sqlite3.Connection], Answer]
 ) -> Answer:
     """Run a read on the index (`db` if given, else one opened and closed here).
@@ -502,78 +393,22 @@ def _on_index(
     A writer checkpointing is waited for; an index damaged since it was synced (a table
     dropped, pages overwritten) is deleted and built anew from the articles, once.
     """
+    path = index_path(ws)
     ours = db is None  # a given connection stays the caller's to close
     index = db or open_index(ws, lambda: statcache.scan(ws.wiki))
-    deadline = time.monotonic() + BUSY_SECONDS
-    rebuilt = False
+
+    def rebuild() -> None:
+        nonlocal index, ours
+        if ours:
+            index.close()
+        _remove_index(path)
+        index = open_index(ws, lambda: statcache.scan(ws.wiki))
+        ours = True
+
     try:
-        while True:
-            try:
-                return run(index)
-            except sqlite3.DatabaseError as exc:
-                if damaged(exc) and not rebuilt:
-                    if ours:
-                        index.close()
-                    _remove_index(index_path(ws))
-                    index = open_index(ws, lambda: statcache.scan(ws.wiki))
-                    ours = rebuilt = True
-                    continue
-                if "locked" not in str(exc) or time.monotonic() > deadline:
-                    raise SkillwikiError(f"the search index cannot be read ({exc})") from None
-                time.sleep(0.05)  # a writer checkpointing: wait for it
+        return _patiently(path, lambda: run(index), rebuild)
+    except _Unwritable:
+        raise SkillwikiError(f"the search index {path} cannot be read") from None
     finally:
         if ours:
             index.close()
-
-
-def _coverage(db: sqlite3.Connection, terms: Sequence[str], ids: list[int]) -> dict[int, int]:
-    """Return, per candidate document, how many of the terms it contains."""
-    # Streaming each term's matches and filtering here beats asking FTS5 for `rowid IN (...)`,
-    # which seeks in the term's doclist once per candidate.
-    counts = dict.fromkeys(ids, 0)
-    for term in terms:
-        for (rowid,) in db.execute("SELECT rowid FROM fts WHERE fts MATCH ?", (term,)):
-            if rowid in counts:
-                counts[rowid] += 1
-    return counts
-
-
-def snippet(path: Path, terms: Sequence[str], width: int = 160) -> str:
-    """Return the line of the article that matches the most terms, with them in **bold**."""
-    try:
-        body = body_of(path.read_bytes().decode("utf-8", errors="replace"))
-    except OSError:
-        return ""
-    roots = sorted({_root(term) for term in terms if term not in STOP_WORDS}, key=len, reverse=True)
-    if not roots:
-        return ""
-    pattern = re.compile("|".join(_term_pattern(root) for root in roots), re.IGNORECASE)
-    best, best_count = "", 0
-    for raw_line in body.splitlines():
-        if raw_line == "## Sources":  # the back-link the compiler adds: not the article's text
-            break
-        line = _LINK_TEXT.sub(r"\1", raw_line).strip()
-        if not line or line.startswith("# "):
-            continue
-        count = len({match.group(0).lower() for match in pattern.finditer(line)})
-        if count > best_count:
-            best, best_count = line, count
-    if not best:
-        return ""
-    first = pattern.search(best)
-    start = max(0, (first.start() if first else 0) - width // 3)
-    cut = best[start : start + width]
-    cut = ("…" if start else "") + cut + ("…" if start + width < len(best) else "")
-    return pattern.sub(lambda match: f"**{match.group(0)}**", cut)
-
-
-def _root(term: str) -> str:
-    if _CJK.match(term) or len(term) <= 4:
-        return term
-    return term[: max(4, len(term) - 3)]
-
-
-def _term_pattern(root: str) -> str:
-    if _CJK.match(root):
-        return re.escape(root)
-    return rf"\b{re.escape(root)}\w*"

@@ -1,0 +1,168 @@
+"""Ranked hits: free text to FTS5 terms, BM25 re-ranked by term coverage, and snippets."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skillwiki.documents import body_of
+from skillwiki.search import index
+from skillwiki.search.text import CJK, STOP_WORDS, words
+from skillwiki.workspace import Workspace
+
+# BM25 weights per column: title >> tags, headings > summary (and prevention rule) > body.
+WEIGHTS = (10.0, 5.0, 3.0, 2.0, 1.0)
+HIDDEN_STATUSES = ("archived", "superseded")
+CANDIDATES = 200  # BM25's best matches that the term-coverage ordering re-ranks
+# Neither part may hold its own opener: each `[` or `(` then ends the scan of the one before,
+# and a line of thousands of them costs its length, not its square.
+_LINK_TEXT = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
+
+
+@dataclass(frozen=True)
+class Hit:
+    path: str  # relative to the workspace root
+    title: str
+    type: str
+    score: float
+    snippet: str
+
+
+def query_terms(text: str) -> tuple[list[str], list[str]]:
+    """Turn free text into FTS5 terms, and phrases that reward the words standing together.
+
+    Terms are the quoted words (stop words dropped); the last also matches as a prefix, for
+    queries typed as they are thought. Boosts are each pair of neighbouring words as a phrase
+    and all the words within ten tokens of each other: they only add to the score.
+    """
+    found = words(text)
+    kept = list(dict.fromkeys(word for word in found if word not in STOP_WORDS)) or found
+    terms = [f'"{word}"' for word in kept]
+    if terms and not CJK.search(kept[-1]) and len(kept[-1]) >= 3:
+        terms[-1] = f"({terms[-1]} OR {terms[-1]}*)"
+    boosts = [f'"{left} {right}"' for left, right in zip(kept, kept[1:], strict=False)]
+    if len(kept) > 2:
+        boosts.append("NEAR(" + " ".join(f'"{word}"' for word in kept) + ", 10)")
+    return terms, boosts
+
+
+def search(
+    ws: Workspace,
+    text: str,
+    *,
+    limit: int = 10,
+    kind: str | None = None,
+    tags: Sequence[str] = (),
+    include_hidden: bool = False,
+    db: sqlite3.Connection | None = None,
+) -> list[Hit]:
+    """Return the best `limit` articles for `text`, best first.
+
+    SQLite ranks the matches by weighted BM25; of its best CANDIDATES, those that contain more
+    of the query's terms rank first, BM25 deciding among equals. The score is the number of
+    terms matched plus BM25 squashed into [0, 1), so 3.62 reads "all three terms, fairly
+    relevant". (Small wikis need the first part: there BM25 gives words that most articles
+    share no weight at all.)
+    """
+    terms, boosts = query_terms(text)
+    if not terms:
+        return []
+    where = ["fts MATCH ?"]
+    params: list[Any] = [" OR ".join(terms + boosts)]
+    if kind is not None:
+        where.append("docs.type = ?")
+        params.append(kind)
+    for tag in tags:
+        where.append("instr(char(31) || docs.tags || char(31), char(31) || ? || char(31)) > 0")
+        params.append(tag.lower())
+    if not include_hidden:
+        where.append("docs.status NOT IN (?, ?)")
+        params.extend(HIDDEN_STATUSES)
+    weights = ", ".join(str(weight) for weight in WEIGHTS)
+    sql = (
+        f"SELECT docs.id, docs.path, docs.title, docs.type, -bm25(fts, {weights}) AS score "
+        f"FROM fts JOIN docs ON docs.id = fts.rowid WHERE {' AND '.join(where)} "
+        "ORDER BY score DESC, docs.path LIMIT ?"
+    )
+
+    def run(db: sqlite3.Connection) -> tuple[list[Any], dict[int, int]]:
+        rows = db.execute(sql, (*params, max(CANDIDATES, limit))).fetchall()
+        ids = [row[0] for row in rows]
+        return rows, (_coverage(db, terms, ids) if len(terms) > 1 else {})
+
+    rows, matched = index.read(ws, db, run)
+    ranked = sorted(
+        (
+            ((matched.get(rowid) or 1) + max(bm25, 0.0) / (1.0 + max(bm25, 0.0)), rel, title, kind_)
+            for rowid, rel, title, kind_, bm25 in rows
+        ),
+        key=lambda row: (-row[0], row[1]),
+    )[:limit]
+    query_words = words(text)
+    return [
+        Hit(f".wiki/wiki/{rel}", title, kind_, round(score, 4), snippet(ws.wiki / rel, query_words))
+        for score, rel, title, kind_ in ranked
+    ]
+
+
+def _coverage(db: sqlite3.Connection, terms: Sequence[str], ids: list[int]) -> dict[int, int]:
+    """Return, per candidate document, how many of the terms it contains."""
+    # Streaming each term's matches and filtering here beats asking FTS5 for `rowid IN (...)`,
+    # which seeks in the term's doclist once per candidate.
+    counts = dict.fromkeys(ids, 0)
+    for term in terms:
+        for (rowid,) in db.execute("SELECT rowid FROM fts WHERE fts MATCH ?", (term,)):
+            if rowid in counts:
+                counts[rowid] += 1
+    return counts
+
+
+def snippet(path: Path, terms: Sequence[str], width: int = 160) -> str:
+    """Return the line of the article that matches the most terms, with them in **bold**."""
+    try:
+        body = body_of(path.read_bytes().decode("utf-8", errors="replace"))
+    except OSError:
+        return ""
+    roots = sorted({_root(term) for term in terms if term not in STOP_WORDS}, key=len, reverse=True)
+    if not roots:
+        return ""
+    pattern = re.compile("|".join(_term_pattern(root) for root in roots), re.IGNORECASE)
+    best = _best_line(body, pattern)
+    if not best:
+        return ""
+    first = pattern.search(best)
+    start = max(0, (first.start() if first else 0) - width // 3)
+    cut = best[start : start + width]
+    cut = ("…" if start else "") + cut + ("…" if start + width < len(best) else "")
+    return pattern.sub(lambda match: f"**{match.group(0)}**", cut)
+
+
+def _best_line(body: str, pattern: re.Pattern[str]) -> str:
+    """The article's line (link markup removed) with the most distinct matches; the first wins."""
+    best, best_count = "", 0
+    for raw_line in body.splitlines():
+        if raw_line == "## Sources":  # the back-link the compiler adds: not the article's text
+            break
+        line = _LINK_TEXT.sub(r"\1", raw_line).strip()
+        if not line or line.startswith("# "):
+            continue
+        count = len({match.group(0).lower() for match in pattern.finditer(line)})
+        if count > best_count:
+            best, best_count = line, count
+    return best
+
+
+def _root(term: str) -> str:
+    if CJK.match(term) or len(term) <= 4:
+        return term
+    return term[: max(4, len(term) - 3)]
+
+
+def _term_pattern(root: str) -> str:
+    if CJK.match(root):
+        return re.escape(root)
+    return rf"\b{re.escape(root)}\w*"

@@ -1,0 +1,39 @@
+"""Text as the index and the queries see it: one normalisation for both sides."""
+
+from __future__ import annotations
+
+import re
+
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+_WORD = re.compile(r"\w+")
+_MARKED_LETTERS = re.compile(r"(?<=\w)\[(\w{1,3})\]|\[(\w{1,3})\](?=\w)")
+STOP_WORDS = frozenset(
+    "a an and are as at be by for from how i in into is it of on or that the this to was what"
+    " when where which who why will with".split()
+)
+
+
+def normalize(text: str) -> str:
+    """Prepare text for the index and for queries: one rule for both sides.
+
+    Letters marked inside a word (`E[x]tract`, `[c]reate`, `Lis[t]`) are unmarked so that the
+    word is found, and CJK runs become bigrams.
+    """
+    return cjk_bigrams(_MARKED_LETTERS.sub(lambda match: match.group(1) or match.group(2), text))
+
+
+def cjk_bigrams(text: str) -> str:
+    """Rewrite each CJK run as overlapping bigrams, so `重试策略` is found by `重试`."""
+
+    def pairs(match: re.Match[str]) -> str:
+        run = match.group(0)
+        if len(run) == 1:
+            return f" {run} "
+        return " " + " ".join(run[i : i + 2] for i in range(len(run) - 1)) + " "
+
+    return CJK.sub(pairs, text)
+
+
+def words(text: str) -> list[str]:
+    """The lower-cased words of `text`, normalised as the index holds them."""
+    return _WORD.findall(normalize(text).lower())
