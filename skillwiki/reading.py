@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from contextlib import closing, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,9 +20,19 @@ from skillwiki.workspace import Workspace, article_rel
 
 @dataclass(frozen=True)
 class Refresh:
+    """What a refresh did, and the search index it left in step, open until the `with` block
+    around it ends."""
+
     refreshed: int
     problems: list[Problem] = field(default_factory=list)
-    index: sqlite3.Connection | None = None  # the search index, in step; the caller closes it
+    index: sqlite3.Connection | None = None
+
+    def __enter__(self) -> Refresh:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.index is not None:
+            self.index.close()
 
 
 def refresh(ws: Workspace, config: Config, progress: Progress | None = None) -> Refresh:
@@ -32,12 +41,7 @@ def refresh(ws: Workspace, config: Config, progress: Progress | None = None) -> 
     In a checkout that cannot be written, the index is built in memory for this run.
     """
     result = compile_workspace(ws, config, progress=progress, trust_articles=True)
-    since = (
-        search.Since(result.since, result.looked, result.covers)
-        if result.since is not None
-        else None
-    )
-    index = search.open_index(ws, result.articles, result.entry_of, result.token, since)
+    index = search.open_index(ws, result.snapshot)
     return Refresh(result.refreshed, result.problems, index)
 
 
@@ -57,8 +61,10 @@ def query(
     if compile_first:
         done = refresh(ws, config, progress)
     else:
-        done = Refresh(0, index=search.open_index(ws, lambda: statcache.scan(ws.wiki)))
-    with closing(done.index) if done.index else nullcontext():
+        done = Refresh(
+            0, index=search.open_index(ws, search.Snapshot(lambda: statcache.scan(ws.wiki)))
+        )
+    with done:
         hits = search.search(
             ws,
             text,

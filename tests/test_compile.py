@@ -217,8 +217,9 @@ def test_a_no_change_run_settles_and_then_reads_nothing(
     import time
 
     from skillwiki import catalog, compiler, statcache
+    from skillwiki.compiler import plan
 
-    monkeypatch.setattr(statcache, "RACY_NS", 300_000_000)
+    monkeypatch.setattr(statcache.cache, "RACY_NS", 300_000_000)
     write(demo / ".wiki" / "raw" / "docs" / "new.md", "# New\n\nA new note: the index changes.\n")
     assert invoke("compile", "-w", str(demo)).exit_code == 0
     past = time.time_ns() - 3600 * 10**9
@@ -240,7 +241,7 @@ def test_a_no_change_run_settles_and_then_reads_nothing(
         return real_facts(path, target)
 
     monkeypatch.setattr(catalog, "render", render)
-    monkeypatch.setattr(compiler, "read_facts", read_facts)
+    monkeypatch.setattr(plan, "read_facts", read_facts)
     assert invoke("query", "-w", str(demo), "deploy").exit_code == 0
     assert invoke("status", "-w", str(demo)).exit_code == 0
     assert renders == [] and reads == []
@@ -249,19 +250,19 @@ def test_a_no_change_run_settles_and_then_reads_nothing(
 def test_a_hand_edit_made_while_compile_runs_is_kept(
     demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from skillwiki import compiler
+    from skillwiki.compiler import apply
 
     raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
     raw.write_text(raw.read_text() + "\nA new line in the raw file.\n")  # ci.md is now stale
     article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
-    real = compiler._compile_one
+    real = apply._compile_one
 
-    def edit_meanwhile(job: tuple[str, str, str, str, int]) -> compiler.Compiled:
+    def edit_meanwhile(job: tuple[str, str, str, str, int]) -> apply.Compiled:
         if job[1] == "docs/ci.md":  # after the plan looked, before the article is written
             article.write_text(article.read_text() + "\nTyped while compile ran.\n")
         return real(job)
 
-    monkeypatch.setattr(compiler, "_compile_one", edit_meanwhile)
+    monkeypatch.setattr(apply, "_compile_one", edit_meanwhile)
     result = invoke("compile", "-w", str(demo))
     assert "Typed while compile ran." in article.read_text()
     assert "Warning: .wiki/wiki/docs/ci.md was edited by hand" in result.stderr

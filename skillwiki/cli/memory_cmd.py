@@ -121,21 +121,18 @@ def recall(
     """
     from skillwiki import clock
     from skillwiki.evidence import count_hits, today
-    from skillwiki.reading import refresh
+    from skillwiki.reading import Refresh, refresh
     from skillwiki.recall import Request, write_block, write_target
     from skillwiki.recall import recall as run
 
     ws, config = open_workspace(ctx, workspace)
     target = None if write is None else write_target(ws, write)
-    index = None
+    done = Refresh(0)  # with --no-compile, the index is opened by the search itself
     if not no_compile:
         with render.progress("Compiling") as progress:
-            index = refresh(ws, config, progress).index
-    try:
-        scores = _task_scores(ws, task, index) if task else {}
-    finally:
-        if index is not None:
-            index.close()
+            done = refresh(ws, config, progress)
+    with done:
+        scores = _task_scores(ws, task, done.index) if task else {}
     request = Request(agent, tuple(tag or ()), tuple(path or ()), task, budget)
     result = run(ws, config, request, today(), scores)
     count_hits(ws, config, result.included, clock.stamp())

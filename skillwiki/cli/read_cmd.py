@@ -101,9 +101,8 @@ def show(
     ws, config = open_workspace(ctx, workspace)
     if not no_compile:
         with render.progress("Compiling") as progress:
-            done = refresh(ws, config, progress)
-        if done.index is not None:
-            done.index.close()
+            with refresh(ws, config, progress) as done:
+                pass  # compiled and the search index in step: nothing more to read from it
         _warn_problems(done)
     shown = run(ws, key, config.fingerprint)
     if as_json:

@@ -77,10 +77,7 @@ def _state_key(ws: Workspace, plan: Plan) -> tuple[str, int]:
         except OSError:
             others.append((path.name, None, b""))
     state = (FORMAT, sorted(plan.raw_stats.items()), sorted(plan.wiki_stats.items()), others)
-    newest = max(
-        (stat[1] for stats in (plan.raw_stats, plan.wiki_stats) for stat in stats.values()),
-        default=0,
-    )
+    newest = statcache.newest([*plan.raw_stats.values(), *plan.wiki_stats.values()])
     return fingerprint(marshal.dumps(state)), newest
 
 

@@ -23,6 +23,7 @@ from skillwiki import fsio, headcache, markdown, parallel, statcache
 from skillwiki.documents import body_of, decode, split
 from skillwiki.errors import InputError, SkillwikiError
 from skillwiki.search.text import normalize
+from skillwiki.snapshot import Since, Snapshot
 from skillwiki.statcache import Stat
 from skillwiki.workspace import Workspace
 
@@ -33,24 +34,6 @@ BUSY_SECONDS = 30
 
 def index_path(ws: Workspace) -> Path:
     return ws.cache / "search.sqlite"
-
-
-def _no_entry(rel: str) -> None:
-    return None
-
-
-Articles = Callable[[], Mapping[str, Stat]]  # every article's stat, asked for only if needed
-
-
-@dataclass(frozen=True)
-class Since:
-    """What changed since a known state: if the index was last synced to `token`, only the
-    articles of these folders (folder -> every article in it now, with its stat), and of
-    those only the ones `covers` accepts, may differ."""
-
-    token: str
-    folders: Mapping[str, Mapping[str, Stat]]
-    covers: Callable[[str], bool] = lambda _: True
 
 
 class Trouble(Enum):
@@ -128,32 +111,24 @@ def _remove_index(path: Path) -> None:
         fsio.remove_file(stale)
 
 
-@dataclass(frozen=True)
-class _Step:
-    articles: Articles
-    entry_of: Callable[[str], str | None]
-    token: str | None
-    since: Since | None
-
-
-def _sync_once(ws: Workspace, path: Path, step: _Step) -> None:
+def _sync_once(ws: Workspace, path: Path, wiki: Snapshot) -> None:
     with _connect(path) as db:
-        if _sync_db(db, ws, step):
+        if _sync_db(db, ws, wiki):
             db.execute("VACUUM")  # after a bulk load, give the space of old segments back
 
 
-def _sync_db(db: sqlite3.Connection, ws: Workspace, step: _Step) -> bool:
+def _sync_db(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot) -> bool:
     """Apply the differences between the index and the articles; True after a bulk load."""
     synced = db.execute("SELECT value FROM meta WHERE key = 'synced'").fetchone()
-    if step.token is not None and synced == (step.token,):
+    if wiki.token is not None and synced == (wiki.token,):
         return False
     db.execute("BEGIN IMMEDIATE")
     try:
         synced = db.execute("SELECT value FROM meta WHERE key = 'synced'").fetchone()
-        since = step.since if step.since is not None and synced == (step.since.token,) else None
-        wanted, changed, gone = _differences(db, step.articles, since)
+        since = wiki.since if wiki.since is not None and synced == (wiki.since.token,) else None
+        wanted, changed, gone = _differences(db, wiki.articles, since)
         told = headcache.load(ws) if len(changed) >= headcache.MIN_ARTICLES else {}
-        jobs = [(ws.wiki / rel, step.entry_of(rel), told.get(rel)) for rel in changed]
+        jobs = [(ws.wiki / rel, wiki.entry_of(rel), told.get(rel)) for rel in changed]
         documents = list(zip(changed, parallel.imap(_document, jobs), strict=True))
         packer = _Packer(db, [doc.values for _, doc in documents if doc is not None])
         for rel in gone:
@@ -165,7 +140,7 @@ def _sync_db(db: sqlite3.Connection, ws: Workspace, step: _Step) -> bool:
         bulk = len(changed) >= OPTIMIZE_AFTER
         if bulk:  # merge the index's segments after a bulk load
             db.execute("INSERT INTO fts(fts) VALUES ('optimize')")
-        db.execute("REPLACE INTO meta VALUES ('synced', ?)", (step.token or "",))
+        db.execute("REPLACE INTO meta VALUES ('synced', ?)", (wiki.token or "",))
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
@@ -173,31 +148,32 @@ def _sync_db(db: sqlite3.Connection, ws: Workspace, step: _Step) -> bool:
     return bulk
 
 
-def open_index(
-    ws: Workspace,
-    articles: Articles,
-    entry_of: Callable[[str], str | None] | None = None,
-    token: str | None = None,
-    since: Since | None = None,
-) -> sqlite3.Connection:
+def open_index(ws: Workspace, wiki: Snapshot) -> sqlite3.Connection:
     """Return an index in step with the articles: the one in .cache/, kept up to date, or
-    where the workspace cannot be written, one built in memory for this run.
-
-    `entry_of` (article -> its index.json entry as JSON) spares reading frontmatter again;
-    `token` names this state of wiki/: when the index was last synced to the same token, it
-    is known to be in step and the comparison is skipped; with `since`, only the folders
-    that may have changed since the index's state are compared.
+    where the workspace cannot be written, one built in memory for this run. The caller
+    closes it; `opened` does so at the end of a `with` block.
     """
-    step = _Step(articles, entry_of or _no_entry, token, since)
     path = index_path(ws)
     try:
-        _patiently(path, lambda: _sync_once(ws, path, step), lambda: _remove_index(path))
+        _patiently(path, lambda: _sync_once(ws, path, wiki), lambda: _remove_index(path))
         return sqlite3.connect(path, timeout=BUSY_SECONDS)
     except _Unwritable:
         db = sqlite3.connect(":memory:", isolation_level=None)
         _create(db)
-        _sync_db(db, ws, step)
+        _sync_db(db, ws, wiki)
         return db
+
+
+@contextmanager
+def opened(ws: Workspace, wiki: Snapshot) -> Iterator[sqlite3.Connection]:
+    """The index in step with `wiki`, open for the `with` block."""
+    with closing(open_index(ws, wiki)) as db:
+        yield db
+
+
+def _scanned(ws: Workspace) -> Snapshot:
+    """wiki/ as it is on disk, for a reader that compiled nothing."""
+    return Snapshot(lambda: statcache.scan(ws.wiki))
 
 
 @contextmanager
@@ -250,7 +226,7 @@ _SCHEMA_SQL = (
 
 
 def _differences(
-    db: sqlite3.Connection, articles: Articles, since: Since | None
+    db: sqlite3.Connection, articles: Callable[[], Mapping[str, Stat]], since: Since | None
 ) -> tuple[dict[str, str], list[str], list[str]]:
     """Return the stamp of each article compared, those whose stamp differs, and those gone.
 
@@ -280,7 +256,8 @@ def _differences(
 
 
 def _stamp(stat: Stat) -> str:
-    return f"{stat[0]}:{stat[1]}:{stat[2]}"
+    size, mtime_ns, inode = stat
+    return f"{size}:{mtime_ns}:{inode}"
 
 
 _FTS_COLUMNS = "title, tags, headings, summary, body"
@@ -395,14 +372,14 @@ def read(
     """
     path = index_path(ws)
     ours = db is None  # a given connection stays the caller's to close
-    index = db or open_index(ws, lambda: statcache.scan(ws.wiki))
+    index = db or open_index(ws, _scanned(ws))
 
     def rebuild() -> None:
         nonlocal index, ours
         if ours:
             index.close()
         _remove_index(path)
-        index = open_index(ws, lambda: statcache.scan(ws.wiki))
+        index = open_index(ws, _scanned(ws))
         ours = True
 
     try:

@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 import marshal
-import os
 import time
 import zlib
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from stat import S_ISREG
 from typing import Any, NamedTuple
 
 from skillwiki import fsio
+from skillwiki.statcache.scan import Folder, Stat, folder_of, older_than
 
 FORMAT = 9
 # A file modified this close to when the cache was saved may have changed again within the same
 # timestamp tick without its stat changing ("racily clean"): such entries are re-checked.
 RACY_NS = 2_000_000_000
 
-Stat = tuple[int, int, int]  # size, mtime_ns, inode
-Folder = dict[str, Any]  # file name -> its Stat (or None where only names were listed)
 # A record covers one folder, or in a folder of more than BUCKET_FILES files one bucket of it
 # (files spread by a hash of their name), so that a change costs a look at ~200 files.
 Key = tuple[str, int, int]  # folder, how many buckets it has, which one
@@ -45,6 +42,25 @@ class Record(NamedTuple):
     fresh: int  # how many articles are fresh
     tables: bytes  # marshal of the folder's raw and wiki entries, read only when needed
 
+    @property
+    def digests(self) -> tuple[bytes, bytes, bytes]:
+        """The (raw, names, articles) digests its listing is compared by."""
+        return (self.raw, self.names, self.articles)
+
+
+class Summary(NamedTuple):
+    """A big folder whose buckets were all quiet, named whole, so that an unchanged folder is
+    answered without spreading its files over buckets."""
+
+    buckets: int
+    raw: bytes
+    names: bytes
+    articles: bytes
+
+    @property
+    def digests(self) -> tuple[bytes, bytes, bytes]:
+        return (self.raw, self.names, self.articles)
+
 
 Tables = tuple[dict[str, tuple[Stat, str]], dict[str, tuple[Stat, tuple[Any, ...]]]]
 
@@ -61,9 +77,7 @@ class StatCache:
     indexes: tuple[Stat, ...] | None = None  # index.md and index.json, when they matched
     renewed: dict[Key, Record | None] = field(default_factory=dict)  # records to write
     buckets: dict[str, int] = field(default_factory=dict)  # folder -> its number of buckets
-    # A big folder whose buckets were all quiet: (buckets, raw, names, articles digests of the
-    # whole folder), so that an unchanged folder is answered without spreading its files.
-    folders: dict[str, tuple[int, bytes, bytes, bytes]] = field(default_factory=dict)
+    folders: dict[str, Summary] = field(default_factory=dict)  # of big folders, all quiet
     dirty: bool = False
     wiki_changed: bool = False  # an article's facts were (re)learned or dropped this run
     # Each article's catalog row lives in a second file, read only when an index is rendered
@@ -106,14 +120,14 @@ class StatCache:
     def raw_fingerprint(self, rel: str, stat: Stat) -> str | None:
         key = self.key_of(rel)
         entry = self.open_folder(key)[0].get(rel)
-        if entry is not None and entry[0] == stat and stat[1] < self.limit(key):
+        if entry is not None and entry[0] == stat and older_than(stat, self.limit(key)):
             return entry[1]
         return None
 
     def article_facts(self, rel: str, stat: Stat) -> tuple[Any, ...] | None:
         key = self.key_of(rel)
         entry = self.open_folder(key)[1].get(rel)
-        if entry is not None and entry[0] == stat and stat[1] < self.limit(key):
+        if entry is not None and entry[0] == stat and older_than(stat, self.limit(key)):
             return entry[1]
         return None
 
@@ -153,7 +167,7 @@ class StatCache:
         old = self.records.get(key)
         if record is None and old is None:
             return
-        if old is not None and record is not None and old[1:] == record[1:]:
+        if old is not None and record is not None and _same_but_time(old, record):
             return
         self.renewed[key] = record
         self.dirty = True
@@ -180,10 +194,10 @@ class StatCache:
     ) -> None:
         """Renew a big folder's summary once its records are renewed: kept while every one of
         them is quiet (`wiki` given), dropped otherwise (None)."""
-        summary = None
+        summary: Summary | None = None
         if wiki is not None:
             count = self.buckets.get(folder, 1)
-            summary = (count, digest(raw), names_digest(wiki, wiki_stat), digest(wiki))
+            summary = Summary(count, digest(raw), names_digest(wiki, wiki_stat), digest(wiki))
         if self.folders.get(folder) != summary:
             if summary is None:
                 del self.folders[folder]
@@ -197,21 +211,20 @@ class StatCache:
         return (
             not self.wiki_changed
             and self.indexes == stats
-            and all(stat[1] < limit for stat in stats)
+            and all(older_than(stat, limit) for stat in stats)
         )
 
     def remember_indexes(self, stats: tuple[Stat, ...]) -> None:
         """Record that the indexes matched at these stats (saved even if unchanged while too
         recent to trust: a later save settles them)."""
         limit = self.saved_ns - RACY_NS
-        if self.indexes != stats or any(stat[1] >= limit for stat in stats):
+        if self.indexes != stats or not all(older_than(stat, limit) for stat in stats):
             self.indexes = stats
             self.dirty = True
 
 
-def folder_of(rel: str) -> str:
-    """The folder part of a relative path, with its slash: `a/b/c.md` -> `a/b/`."""
-    return rel[: rel.rfind("/") + 1]
+def _same_but_time(old: Record, new: Record) -> bool:
+    return old._replace(saved_ns=0) == new._replace(saved_ns=0)
 
 
 def buckets_for(files: int) -> int:
@@ -280,14 +293,13 @@ def record_of(
     against the record.
     """
     stats = [*raw.values(), *wiki.values()] + ([] if own_folder_stat else [wiki_stat])
-    newest = max((stat[1] for stat in stats if stat is not None), default=0)
     tables = cache.open_folder(key)
     return Record(
         now,
         digest(raw),
         names_digest(wiki, wiki_stat),
         digest(wiki),
-        not pending and newest < now - RACY_NS,
+        not pending and all(older_than(stat, now - RACY_NS) for stat in stats if stat),
         others,
         problems,
         len(wiki) - len(others),
@@ -315,7 +327,7 @@ def load(path: Path, algorithm: str) -> StatCache:
             data["saved_ns"],
             records,
             indexes=data["indexes"],
-            folders=data["folders"],
+            folders={folder: Summary._make(item) for folder, item in data["folders"].items()},
             rows_file=rows,
         )
     except (OSError, EOFError, ValueError, TypeError, KeyError):
@@ -341,124 +353,13 @@ def save(path: Path, cache: StatCache, algorithm: str, now: int) -> None:
         "saved_ns": now,
         "records": {key: tuple(record) for key, record in sorted(cache.records.items())},
         "indexes": cache.indexes,
-        "folders": dict(sorted(cache.folders.items())),
+        "folders": {folder: tuple(item) for folder, item in sorted(cache.folders.items())},
     }
     try:
         fsio.atomic_write(path, marshal.dumps(data), durable=False)
     except OSError:
         return  # the cache is an optimisation: a read-only checkout still works without it
     cache.dirty = False
-
-
-def scan(root: Path, temps: list[str] | None = None) -> dict[str, Stat]:
-    """Stat every regular file below `root` (hidden names skipped), by relative path."""
-    return {
-        folder + name: stat
-        for folder, files in scan_folders(root, temps).items()
-        for name, stat in files.items()
-    }
-
-
-def scan_folders(
-    root: Path,
-    temps: list[str] | None = None,
-    *,
-    stats: bool = True,
-    folder_stats: dict[str, Stat] | None = None,
-) -> dict[str, Folder]:
-    """List every regular file below `root` (hidden names skipped), folder by folder.
-
-    With `stats` off only names are listed (each maps to None): no stat per file. Temp files
-    that a killed writer left behind are listed into `temps`, and the stat of each folder
-    holding files into `folder_stats`, when they are given.
-    """
-    found: dict[str, Folder] = {}
-    left = [] if temps is None else temps
-    try:
-        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    except (FileNotFoundError, NotADirectoryError):
-        return found
-    try:
-        _walk(fd, "", found, left, stats, folder_stats)
-    finally:
-        os.close(fd)
-    return found
-
-
-def stat_of(path: Path) -> Stat:
-    """Return the (size, mtime_ns, inode) of `path`."""
-    stat = os.stat(path, follow_symlinks=False)
-    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
-
-
-def stat_files(root: Path, folder: str, names: Collection[str]) -> Folder:
-    """Stat the named files of one folder below `root`; vanished and non-regular ones drop out."""
-    found: Folder = {}
-    try:
-        fd = os.open(root / folder if folder else root, os.O_RDONLY | os.O_DIRECTORY)
-    except (FileNotFoundError, NotADirectoryError):
-        return found
-    try:
-        for name in names:
-            try:
-                stat = os.stat(name, dir_fd=fd, follow_symlinks=False)
-            except (FileNotFoundError, NotADirectoryError):
-                continue
-            if S_ISREG(stat.st_mode):
-                found[name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
-    finally:
-        os.close(fd)
-    return found
-
-
-def _walk(
-    directory: int,
-    prefix: str,
-    found: dict[str, Folder],
-    temps: list[str],
-    stats: bool,
-    folder_stats: dict[str, Stat] | None,
-) -> None:
-    files, folders = _list(directory, prefix, temps, stats)
-    if files:
-        found[prefix] = files
-        if folder_stats is not None:
-            own = os.fstat(directory)
-            folder_stats[prefix] = (own.st_size, own.st_mtime_ns, own.st_ino)
-    for name in folders:
-        try:
-            inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=directory)
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        try:
-            _walk(inner, prefix + name + "/", found, temps, stats, folder_stats)
-        finally:
-            os.close(inner)
-
-
-def _list(directory: int, prefix: str, temps: list[str], stats: bool) -> tuple[Folder, list[str]]:
-    """One folder's regular files (with stats, or names only) and subfolders."""
-    files: Folder = {}
-    folders = []
-    with os.scandir(directory) as entries:
-        for entry in entries:
-            name = entry.name
-            if name[0] == ".":
-                if name.endswith(fsio.TEMP_SUFFIX):
-                    temps.append(prefix + name)
-            elif entry.is_dir(follow_symlinks=False):
-                folders.append(name)
-            elif not stats:
-                if entry.is_file(follow_symlinks=False):
-                    files[name] = None
-            else:
-                try:
-                    stat = entry.stat(follow_symlinks=False)
-                except FileNotFoundError:  # removed while we looked
-                    continue
-                if S_ISREG(stat.st_mode):
-                    files[name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
-    return files, folders
 
 
 @dataclass
@@ -471,7 +372,7 @@ class FileCache:
 
     def get(self, rel: str, stat: Stat) -> Any | None:
         entry = self.files.get(rel)
-        if entry is not None and entry[0] == stat and stat[1] < self.saved_ns - RACY_NS:
+        if entry is not None and entry[0] == stat and older_than(stat, self.saved_ns - RACY_NS):
             return entry[1]
         return None
 
@@ -503,7 +404,7 @@ def load_files(path: Path, version: int) -> FileCache:
 def save_files(path: Path, cache: FileCache, version: int) -> None:
     """Save a FileCache if it changed or holds entries too recent to trust yet."""
     limit = cache.saved_ns - RACY_NS
-    if not (cache.dirty or any(entry[0][1] >= limit for entry in cache.files.values())):
+    if not cache.dirty and all(older_than(stat, limit) for stat, _ in cache.files.values()):
         return
     cache.saved_ns = time.time_ns()
     data = {"format": (FORMAT, version), "saved_ns": cache.saved_ns, "files": cache.files}

@@ -1,0 +1,300 @@
+"""Applying a plan under the workspace lock: compile what is new or stale (across cores when
+many), drop orphans, keep hand edits, write index.md/index.json and the log."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from skillwiki import COMPILER, clock, fsio, headcache, parallel, statcache
+from skillwiki.compiler.plan import (
+    Entry,
+    Facts,
+    Plan,
+    Problem,
+    State,
+    cache_path,
+    make_plan,
+    read_bytes,
+    row_key,
+)
+from skillwiki.config import Config
+from skillwiki.documents import body_of, decode, split
+from skillwiki.errors import InputError
+from skillwiki.fingerprint import fingerprint
+from skillwiki.snapshot import Since, Snapshot
+from skillwiki.statcache import Stat
+from skillwiki.workspace import Workspace
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class CompileResult:
+    counts: dict[State, int]
+    written: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    kept_edited: list[str] = field(default_factory=list)
+    changed_meanwhile: list[str] = field(default_factory=list)  # edited while compile ran
+    backups: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    indexes_written: bool = False
+    new_rows: dict[str, tuple[str, ...]] = field(default_factory=dict)  # of articles written
+    headings: dict[str, headcache.Known] = field(default_factory=dict)  # of articles written
+    rows_changed: bool = False  # a written article's catalog row differs from before
+    # wiki/ as this compile left it, for the search index
+    snapshot: Snapshot = field(default_factory=lambda: Snapshot(dict))
+
+    @property
+    def refreshed(self) -> int:
+        return len(self.written) + len(self.removed)
+
+
+def compile_workspace(
+    ws: Workspace,
+    config: Config,
+    *,
+    force: bool = False,
+    progress: Progress | None = None,
+    trust_articles: bool = False,
+) -> CompileResult:
+    """Compile what is new or stale, drop orphans, refresh index.md/index.json and the log.
+
+    `trust_articles` (for the read commands) lists wiki/ by name only: see make_plan.
+    """
+    trust_articles = trust_articles and not force
+    generation = _generation(ws)
+    plan = make_plan(ws, config, trust_articles=trust_articles)
+    if not plan.pending(force) and not plan.temps and _indexes_current(ws, plan):
+        result = CompileResult(plan.count(), kept_edited=plan.edited(), problems=plan.problems)
+        entry_of: Callable[[str], str | None] = partial(plan.entry_json, ws)
+    else:
+        with fsio.workspace_lock(ws, config.lock_timeout):
+            if _generation(ws) != generation:  # another writer finished meanwhile: look again
+                plan = make_plan(ws, config, trust_articles=trust_articles)
+            result = _apply(ws, config, plan, force, progress)
+        entry_of = partial(_entry_of, ws, plan, result.new_rows)
+    loaded_at = plan.cache.saved_ns
+    now = time.time_ns()
+    plan.renew_records(force, now)
+    statcache.save(cache_path(ws), plan.cache, config.fingerprint, now)
+    listing = plan.listing
+    result.snapshot = Snapshot(
+        lambda: listing.wiki_stats,
+        entry_of,
+        token=None if plan.cache.dirty else str(plan.cache.saved_ns),
+        since=Since(str(loaded_at), listing.looked_articles(), listing.covers)
+        if loaded_at
+        else None,
+    )
+    return result
+
+
+def _entry_of(
+    ws: Workspace, plan: Plan, made: dict[str, tuple[str, ...]], target: str
+) -> str | None:
+    """An article's index.json entry: from the row just made for it, else from the catalog."""
+    return made[target][2] if target in made else plan.entry_json(ws, target)
+
+
+def _generation(ws: Workspace) -> tuple[int, int, int] | None:
+    """Return the stat of log.md, which every write through skillwiki appends to."""
+    try:
+        return statcache.stat_of(ws.log_md)
+    except OSError:
+        return None
+
+
+def _indexes_current(ws: Workspace, plan: Plan) -> bool:
+    """Tell whether index.md and index.json match the articles, rendering them only if unsure."""
+    try:
+        stats = (statcache.stat_of(ws.index_md), statcache.stat_of(ws.index_json))
+    except OSError:
+        return False
+    if plan.cache.indexes_known(stats):
+        return True
+    from skillwiki import catalog
+
+    expected_md, expected_json = catalog.render(plan.rows(ws))
+    current = _same_bytes(ws.index_md, expected_md) and _same_bytes(ws.index_json, expected_json)
+    if current:
+        plan.cache.remember_indexes(stats)
+    return current
+
+
+def _same_bytes(path: Path, data: bytes) -> bool:
+    try:
+        return path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
+
+
+BATCH = 500  # articles rendered, then written to disk together
+
+
+def _apply(
+    ws: Workspace, config: Config, plan: Plan, force: bool, progress: Progress | None
+) -> CompileResult:
+    result = CompileResult(plan.count(), problems=list(plan.problems))
+    try:  # checked before anything is written: no article learned or lost since the last check
+        stats = (statcache.stat_of(ws.index_md), statcache.stat_of(ws.index_json))
+        indexes_known = plan.cache.indexes_known(stats)
+    except OSError:
+        indexes_known = False
+    for temp in plan.temps:  # under the lock no writer is at work: these are leftovers
+        fsio.remove_file(ws.dot / temp)
+    pending = plan.pending(force)
+    stamp = clock.stamp().replace(":", "")
+    for entry in pending:
+        if entry.state is State.EDITED:
+            result.backups.append(_backup(ws, entry.article, stamp))
+        if entry.raw is None:
+            fsio.remove(ws.wiki / entry.article, ws.wiki)
+            plan.listing.set_article(entry.article, None)
+            plan.cache.forget_article(entry.article)
+            plan.facts.pop(entry.article, None)
+            result.removed.append(entry.article)
+    _compile_all(ws, config, plan, [entry for entry in pending if entry.raw], result, progress)
+    result.kept_edited = ([] if force else plan.edited()) + result.changed_meanwhile
+    if result.removed or result.rows_changed or not indexes_known:
+        _write_indexes(ws, plan, result)
+    # else: only bodies changed, every catalog row is the same: index.md/index.json stand.
+    if result.refreshed or result.indexes_written:
+        fsio.append_log(ws, "compile", _log_details(result))
+    return result
+
+
+def _compile_all(
+    ws: Workspace,
+    config: Config,
+    plan: Plan,
+    todo: list[Entry],
+    result: CompileResult,
+    progress: Progress | None,
+) -> None:
+    """Compile each entry (across cores when many), writing the articles batch by batch."""
+    jobs = [
+        (raw, entry.article, str(ws.raw / raw), config.fingerprint, config.max_file_bytes)
+        for entry in todo
+        if (raw := entry.raw) is not None
+    ]
+    compiled = parallel.imap(_compile_one, jobs)
+    for start in range(0, len(todo), BATCH):
+        batch = todo[start : start + BATCH]
+        _write_batch(ws, plan, list(zip(batch, islice(compiled, len(batch)), strict=True)), result)
+        if progress is not None:
+            progress(min(start + BATCH, len(todo)), len(todo))
+    if len(result.headings) >= headcache.MIN_ARTICLES:
+        wiki_folders = plan.listing.wiki_folders
+        names = {folder + name for folder, files in wiki_folders.items() for name in files}
+        headcache.save(ws, result.headings, names)
+
+
+def _write_indexes(ws: Workspace, plan: Plan, result: CompileResult) -> None:
+    from skillwiki import catalog
+
+    for target, row in result.new_rows.items():
+        stat = plan.listing.article_stat(target)
+        assert stat is not None
+        plan.cache.rows.put(target, stat, row)
+    index_md, index_json = catalog.render(plan.rows(ws, result.new_rows))
+    written = fsio.write_many([(ws.index_md, index_md), (ws.index_json, index_json)])
+    result.indexes_written = any(written)
+    plan.cache.remember_indexes((statcache.stat_of(ws.index_md), statcache.stat_of(ws.index_json)))
+
+
+# raw fingerprint, article, catalog row, (body fingerprint, headings) for the search index
+Compiled = tuple[str, bytes, Any, tuple[str, tuple[str, ...]]] | Problem
+
+
+def _compile_one(job: tuple[str, str, str, str, int]) -> Compiled:
+    """Compile one raw file into its article's bytes and catalog row (in a worker, if many)."""
+    from skillwiki import catalog
+    from skillwiki.article import render
+
+    raw_rel, target, path, algorithm, max_bytes = job
+    where = f".wiki/raw/{raw_rel}"
+    try:
+        data = read_bytes(Path(path))
+        raw_fp = fingerprint(data, algorithm)
+        rendered = render(raw_rel, split(decode(data, where, max_bytes), where), raw_fp, algorithm)
+    except InputError as exc:
+        return Problem(exc.path or where, exc.detail)
+    headings = rendered.headings
+    if headings is None:  # compile cannot tell them from the raw file: parse the article
+        from skillwiki import markdown
+
+        outline = markdown.analyze(body_of(rendered.text))
+        headings = tuple(heading.text for heading in outline.headings if heading.level > 1)
+    told = (str(rendered.meta["compiled_fingerprint"]), headings)
+    return raw_fp, rendered.text.encode(), tuple(catalog.row(target, rendered.meta)), told
+
+
+def _changed_since_planned(ws: Workspace, plan: Plan, article: str) -> bool:
+    """Tell whether an article was created, changed or removed since the plan looked at it
+    (a hand edit made while compile ran): its stat then differs from the planned one."""
+    try:
+        now: Stat | None = statcache.stat_of(ws.wiki / article)
+    except OSError:
+        now = None
+    return now != plan.listing.article_stat(article)
+
+
+def _write_batch(
+    ws: Workspace, plan: Plan, batch: list[tuple[Entry, Compiled]], result: CompileResult
+) -> None:
+    """Write a batch of compiled articles together and record what they are."""
+    done: list[tuple[Entry, bytes, str, Facts, tuple[str, ...]]] = []
+    for entry, compiled in batch:
+        if isinstance(compiled, Problem):
+            result.problems.append(compiled)
+            continue
+        raw_fp, text, row, told = compiled
+        if _changed_since_planned(ws, plan, entry.article):
+            result.changed_meanwhile.append(entry.article)  # someone's edit: left alone
+            continue
+        result.headings[entry.article] = told
+        facts = Facts(raw_fp, COMPILER, False, row_key(row))
+        old = plan.facts.get(entry.article)
+        result.rows_changed = result.rows_changed or old is None or old.row_key != facts.row_key
+        done.append((entry, text, raw_fp, facts, row))
+    written = fsio.write_many([(ws.wiki / entry.article, text) for entry, text, *_ in done])
+    for (entry, _, raw_fp, facts, row), was_written in zip(done, written, strict=True):
+        assert entry.raw is not None
+        if was_written:
+            result.written.append(entry.article)
+        stat = statcache.stat_of(ws.wiki / entry.article)
+        plan.listing.set_article(entry.article, stat)
+        plan.facts[entry.article] = facts
+        plan.cache.remember_article(entry.article, stat, tuple(facts))
+        result.new_rows[entry.article] = row
+        plan.cache.remember_raw(entry.raw, statcache.stat_of(ws.raw / entry.raw), raw_fp)
+
+
+def _backup(ws: Workspace, article: str, stamp: str) -> str:
+    """Keep a copy of a hand-edited article before it is replaced; never over another copy
+    (two compiles within a second would otherwise share a stamp and lose the first edit)."""
+    source = ws.wiki / article
+    backup = ws.cache / "backups" / stamp / article
+    number = 1
+    while backup.exists():
+        number += 1
+        backup = ws.cache / "backups" / f"{stamp}-{number}" / article
+    fsio.atomic_write(backup, source.read_bytes())
+    return ws.rel(backup)
+
+
+def _log_details(result: CompileResult) -> str:
+    counts = result.counts
+    parts = [
+        f"{len(result.written)} written",
+        f"{len(result.removed)} removed",
+        f"({counts[State.NEW]} new, {counts[State.STALE]} stale, {counts[State.ORPHAN]} orphan,"
+        f" {counts[State.EDITED]} edited)",
+    ]
+    return " ".join(parts)

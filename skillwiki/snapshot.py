@@ -1,0 +1,45 @@
+"""wiki/ as a compile left it: what the search index needs to come in step, in one value."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from skillwiki.statcache.scan import Stat
+
+
+def _no_entry(rel: str) -> str | None:
+    return None
+
+
+def _covers_all(rel: str) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Since:
+    """What changed since a known state: if the index was last synced to `token`, only the
+    articles of these folders (folder -> every article in it now, with its stat), and of
+    those only the ones `covers` accepts, may differ."""
+
+    token: str
+    folders: Mapping[str, Mapping[str, Stat]]
+    covers: Callable[[str], bool] = _covers_all
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """wiki/ at one moment, each part computed only when the index asks for it.
+
+    `articles`: every article's stat, by path (a sync that knows `since` rarely needs them).
+    `entry_of`: an article's index.json entry as JSON, so that its frontmatter is not read
+    again; None for an article without one. `token` names this exact state as recorded in
+    the saved stat cache (None when unsaved): an index synced to the same token is in step
+    without a comparison. `since`: the folders that may differ from the state the index may
+    have been synced to.
+    """
+
+    articles: Callable[[], Mapping[str, Stat]]
+    entry_of: Callable[[str], str | None] = _no_entry
+    token: str | None = None
+    since: Since | None = None

@@ -1,0 +1,223 @@
+"""One run's listing of raw/ and wiki/, and the bookkeeping that keeps the cache's records in
+step with it: which folders were answered by their records, which were looked into file by
+file, which this run wrote into, and each article's stat as the run's writes left it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skillwiki.statcache.cache import (
+    Key,
+    Record,
+    StatCache,
+    bucket_of,
+    names_digest,
+    record_of,
+    split,
+)
+from skillwiki.statcache.scan import Folder, Stat, folder_of, stat_of
+
+# What a key's record says beside its files: (article, raw, state) of the articles not fresh,
+# and (path, message) of the raw files that could not be compiled.
+Others = tuple[tuple[str, str | None, str], ...]
+Problems = tuple[tuple[str, str], ...]
+
+
+@dataclass
+class Listing:
+    raw_folders: dict[str, Folder]  # folder -> file name -> stat
+    wiki_folders: dict[str, Folder]  # the same; a stat is None where only names were listed
+    cache: StatCache
+    wiki_root: Path  # where articles listed by name only can be stat'ed
+    folder_stats: dict[str, Stat]  # of wiki/'s folders, as scanned (or after this run's writes)
+    looked: set[Key] = field(default_factory=set)  # folders (or buckets) planned file by file
+    answered: dict[Key, Record] = field(default_factory=dict)  # those their records answered
+    written: set[str] = field(default_factory=set)  # wiki/ folders this run wrote into
+    # (folder, buckets) -> its raw files and articles spread over its keys, where computed
+    splits: dict[tuple[str, int], tuple[dict[Key, Folder], dict[Key, Folder]]] = field(
+        default_factory=dict
+    )
+    _raw_stats: dict[str, Stat] | None = None
+    _wiki_stats: dict[str, Stat] | None = None
+    _looked_articles: set[str] = field(default_factory=set)
+
+    @property
+    def raw_stats(self) -> dict[str, Stat]:
+        """Every raw file's stat, by path."""
+        if self._raw_stats is None:
+            self._raw_stats = _flat(self.raw_folders)
+        return self._raw_stats
+
+    @property
+    def wiki_stats(self) -> dict[str, Stat]:
+        """Every article's stat, by path: as recorded where only names were listed."""
+        if self._wiki_stats is None:
+            found = {}
+            for folder, files in self.wiki_folders.items():
+                for name in files:
+                    stat = self.article_stat(folder + name)
+                    if stat is not None:
+                        found[folder + name] = stat
+            self._wiki_stats = found
+        return self._wiki_stats
+
+    def article_stat(self, rel: str) -> Stat | None:
+        """An article's stat; None when it does not exist."""
+        folder = folder_of(rel)
+        files = self.wiki_folders.get(folder)
+        name = rel[len(folder) :]
+        if files is None or name not in files:
+            return None
+        stat: Stat | None = files[name]
+        if stat is None:  # listed by name only: its recorded stat, or a look at it now
+            stat = self.cache.article_stat(rel)
+            if stat is None:
+                try:
+                    stat = stat_of(self.wiki_root / rel)
+                except OSError:
+                    return None
+            files[name] = stat
+        return stat
+
+    def raw_stat(self, rel: str) -> Stat:
+        folder = folder_of(rel)
+        stat: Stat = self.raw_folders[folder][rel[len(folder) :]]
+        return stat
+
+    def set_article(self, rel: str, stat: Stat | None) -> None:
+        """Record that an article was written (its new stat) or removed (None)."""
+        folder = folder_of(rel)
+        name = rel[len(folder) :]
+        self.written.add(folder)
+        places = [self.wiki_folders.setdefault(folder, {})]
+        spread = self.splits.get((folder, self.cache.buckets.get(folder, 1)))
+        if spread is not None:  # keep the spread in step too
+            places.append(spread[1].setdefault(self.cache.key_of(rel), {}))
+        for files in places:
+            if stat is None:
+                files.pop(name, None)
+            else:
+                files[name] = stat
+        if self._wiki_stats is not None:
+            if stat is None:
+                self._wiki_stats.pop(rel, None)
+            else:
+                self._wiki_stats[rel] = stat
+
+    def spread(self, folder: str, count: int) -> tuple[dict[Key, Folder], dict[Key, Folder]]:
+        """A folder's raw files and articles spread over its `count` keys (computed once)."""
+        found = self.splits.get((folder, count))
+        if found is None:
+            found = self.splits[folder, count] = (
+                split(folder, self.raw_folders.get(folder, {}), count),
+                split(folder, self.wiki_folders.get(folder, {}), count),
+            )
+        return found
+
+    def files_of(self, key: Key) -> tuple[Folder, Folder]:
+        """The raw files and articles a key covers now (none if its folder is split otherwise)."""
+        folder, count, _ = key
+        if self.cache.buckets.get(folder, 1) != count:
+            return {}, {}
+        raws, wikis = self.spread(folder, count)
+        return raws.get(key, {}), wikis.get(key, {})
+
+    def renew(
+        self,
+        now: int,
+        others: Mapping[Key, Others],
+        problems: Mapping[Key, Problems],
+        pending: Callable[[Key], bool],
+    ) -> None:
+        """Give each key looked at a record of how its files are now (after any compile), with
+        what the plan found in it; `pending` tells the keys that have work left.
+
+        In a folder this run wrote into (under the lock), every key's record takes the
+        folder's stat as the writes left it, so that the run's own writes are not taken
+        next time for someone else's.
+        """
+        for folder in self.written:
+            try:
+                self.folder_stats[folder] = stat_of(self.wiki_root / folder)
+            except OSError:
+                self.folder_stats.pop(folder, None)
+        keys = self.looked | {key for key in self.answered if key[0] in self.written}
+        for key in sorted(keys):
+            self.cache.renew(key, self._record(key, now, others, problems, pending(key)))
+        self._summarize({key[0] for key in keys} | {folder for folder, _ in self.splits})
+
+    def _record(
+        self,
+        key: Key,
+        now: int,
+        others: Mapping[Key, Others],
+        problems: Mapping[Key, Problems],
+        pending: bool,
+    ) -> Record | None:
+        folder = key[0]
+        raw, wiki = self.files_of(key)
+        if not raw and not wiki:
+            return None
+        answered = self.answered.get(key)
+        if answered is not None:  # only the folder's stat changed, by this run's writes
+            return answered._replace(names=names_digest(wiki, self.folder_stats.get(folder)))
+        return record_of(
+            self.cache,
+            key,
+            raw,
+            wiki,
+            self.folder_stats.get(folder),
+            others.get(key, ()),
+            problems.get(key, ()),
+            pending=pending,
+            now=now,
+            own_folder_stat=folder in self.written,
+        )
+
+    def _summarize(self, folders: set[str]) -> None:
+        """Renew the summaries of the big folders among these."""
+        for folder in folders:
+            if self.cache.buckets.get(folder, 1) == 1:
+                continue
+            raw = self.raw_folders.get(folder, {})
+            stat = self.folder_stats.get(folder)
+            if not self.cache.all_quiet(folder):
+                self.cache.summarize(folder, raw, None, stat)
+                continue
+            wiki = self.wiki_folders.get(folder, {})
+            for name in [name for name, known in wiki.items() if known is None]:
+                self.article_stat(folder + name)  # listed by name: its recorded stat
+            known = {name: known for name, known in wiki.items() if known is not None}
+            self.cache.summarize(folder, raw, known, stat)
+
+    def looked_articles(self) -> dict[str, dict[str, Stat]]:
+        """Every article of the keys looked into, by folder, with its stat."""
+        found: dict[str, dict[str, Stat]] = {}
+        for key in self.looked:
+            files = found.setdefault(key[0], {})
+            for name, stat in self.files_of(key)[1].items():
+                files[key[0] + name] = stat
+                self._looked_articles.add(key[0] + name)
+        return found
+
+    def covers(self, rel: str) -> bool:
+        """Tell whether an article's folder or bucket was looked into (whatever its buckets
+        were); asked after looked_articles."""
+        folder = folder_of(rel)
+        count = self.cache.buckets.get(folder)
+        if count is None:  # the folder is gone
+            return any(key[0] == folder for key in self.looked)
+        if count == 1:
+            return (folder, 1, 0) in self.looked
+        name = rel[len(folder) :]
+        if name in self.wiki_folders.get(folder, {}):  # there now: in a looked bucket, or not
+            return rel in self._looked_articles
+        return (folder, count, bucket_of(name, count)) in self.looked
+
+
+def _flat(folders: dict[str, Folder]) -> dict[str, Stat]:
+    return {
+        folder + name: stat for folder, files in folders.items() for name, stat in files.items()
+    }

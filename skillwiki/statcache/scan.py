@@ -1,0 +1,143 @@
+"""Listing raw/ and wiki/: every regular file's stat, folder by folder, without following links."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Iterable
+from pathlib import Path
+from stat import S_ISREG
+from typing import Any
+
+from skillwiki import fsio
+
+# A file's (size, mtime_ns, inode). A plain tuple, not a NamedTuple: stats are made per file
+# on every run and stored with marshal, which takes only plain tuples. Its time is read by
+# older_than and newest, nowhere else.
+Stat = tuple[int, int, int]
+Folder = dict[str, Any]  # file name -> its Stat (or None where only names were listed)
+
+
+def older_than(stat: Stat, limit_ns: int) -> bool:
+    """Tell whether a file was last modified before `limit_ns`."""
+    return stat[1] < limit_ns
+
+
+def newest(stats: Iterable[Stat]) -> int:
+    """The latest modification time (ns) among these stats; 0 for none."""
+    return max((stat[1] for stat in stats), default=0)
+
+
+def folder_of(rel: str) -> str:
+    """The folder part of a relative path, with its slash: `a/b/c.md` -> `a/b/`."""
+    return rel[: rel.rfind("/") + 1]
+
+
+def scan(root: Path, temps: list[str] | None = None) -> dict[str, Stat]:
+    """Stat every regular file below `root` (hidden names skipped), by relative path."""
+    return {
+        folder + name: stat
+        for folder, files in scan_folders(root, temps).items()
+        for name, stat in files.items()
+    }
+
+
+def scan_folders(
+    root: Path,
+    temps: list[str] | None = None,
+    *,
+    stats: bool = True,
+    folder_stats: dict[str, Stat] | None = None,
+) -> dict[str, Folder]:
+    """List every regular file below `root` (hidden names skipped), folder by folder.
+
+    With `stats` off only names are listed (each maps to None): no stat per file. Temp files
+    that a killed writer left behind are listed into `temps`, and the stat of each folder
+    holding files into `folder_stats`, when they are given.
+    """
+    found: dict[str, Folder] = {}
+    left = [] if temps is None else temps
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    except (FileNotFoundError, NotADirectoryError):
+        return found
+    try:
+        _walk(fd, "", found, left, stats, folder_stats)
+    finally:
+        os.close(fd)
+    return found
+
+
+def stat_of(path: Path) -> Stat:
+    """Return the (size, mtime_ns, inode) of `path`."""
+    stat = os.stat(path, follow_symlinks=False)
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+
+
+def stat_files(root: Path, folder: str, names: Collection[str]) -> Folder:
+    """Stat the named files of one folder below `root`; vanished and non-regular ones drop out."""
+    found: Folder = {}
+    try:
+        fd = os.open(root / folder if folder else root, os.O_RDONLY | os.O_DIRECTORY)
+    except (FileNotFoundError, NotADirectoryError):
+        return found
+    try:
+        for name in names:
+            try:
+                stat = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            if S_ISREG(stat.st_mode):
+                found[name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    finally:
+        os.close(fd)
+    return found
+
+
+def _walk(
+    directory: int,
+    prefix: str,
+    found: dict[str, Folder],
+    temps: list[str],
+    stats: bool,
+    folder_stats: dict[str, Stat] | None,
+) -> None:
+    files, folders = _list(directory, prefix, temps, stats)
+    if files:
+        found[prefix] = files
+        if folder_stats is not None:
+            own = os.fstat(directory)
+            folder_stats[prefix] = (own.st_size, own.st_mtime_ns, own.st_ino)
+    for name in folders:
+        try:
+            inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=directory)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        try:
+            _walk(inner, prefix + name + "/", found, temps, stats, folder_stats)
+        finally:
+            os.close(inner)
+
+
+def _list(directory: int, prefix: str, temps: list[str], stats: bool) -> tuple[Folder, list[str]]:
+    """One folder's regular files (with stats, or names only) and subfolders."""
+    files: Folder = {}
+    folders = []
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            name = entry.name
+            if name[0] == ".":
+                if name.endswith(fsio.TEMP_SUFFIX):
+                    temps.append(prefix + name)
+            elif entry.is_dir(follow_symlinks=False):
+                folders.append(name)
+            elif not stats:
+                if entry.is_file(follow_symlinks=False):
+                    files[name] = None
+            else:
+                try:
+                    stat = entry.stat(follow_symlinks=False)
+                except FileNotFoundError:  # removed while we looked
+                    continue
+                if S_ISREG(stat.st_mode):
+                    files[name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    return files, folders
