@@ -19,8 +19,8 @@ from collections.abc import Callable
 from skillwiki import markdown, search, secrets
 from skillwiki.article import render
 from skillwiki.documents import split
-from skillwiki.lessons import sections
 from skillwiki.lint.facts import analyze as facts
+from skillwiki.memory.lessons import sections
 
 SIZE = 100_000
 

@@ -8,8 +8,9 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from skillwiki.article import LESSON_KEYS, file_link, readable_name
+from skillwiki.memory.kinds import Severity, values
 
-SEVERITIES = ("CRITICAL", "HIGH", "MEDIUM", "LOW")
+SEVERITIES = tuple(reversed(values(Severity)))  # most severe first
 _ENTRY_KEYS = ("title", "type", "summary", "tags", "sources")
 
 

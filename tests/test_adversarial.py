@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from skillwiki import markdown, search, secrets
-from skillwiki.lessons import sections
+from skillwiki.memory.lessons import sections
 
 SIZE = 8_000  # characters; each case is also run at four times this
 

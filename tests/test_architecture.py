@@ -261,3 +261,26 @@ def test_only_fsio_writes_files() -> None:
             if count:
                 found[rel] = count
     assert found == WRITES_ALLOWED
+
+
+def test_one_vocabulary_for_lessons() -> None:
+    """Severity, scope, status, trigger and outcome are spelled once, in memory/kinds.py:
+    everywhere else names a member. (JSON keys of an agent's feedback that happen to share a
+    trigger's name, `retries` and `rejected`, are keys, not values.)"""
+    from skillwiki.memory import kinds
+
+    vocabulary = {
+        member.value
+        for kind in (kinds.Severity, kinds.Scope, kinds.Status, kinds.Trigger, kinds.Outcome)
+        for member in kind
+    }
+    feedback_keys = {("memory/suggest.py", "retries"), ("memory/suggest.py", "rejected")}
+    spelled = sorted(
+        (str(path.relative_to(PACKAGE)), node.lineno, node.value)
+        for path in PACKAGE.rglob("*.py")
+        if path.name != "kinds.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and node.value in vocabulary
+        if (str(path.relative_to(PACKAGE)), node.value) not in feedback_keys
+    )
+    assert spelled == []

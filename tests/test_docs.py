@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from skillwiki.recall import HEADER, START_MARKER
+from skillwiki.memory.block import START_MARKER
+from skillwiki.memory.recall import HEADER
 from tests.conftest import REPO
 
 DOC = REPO / "docs" / "agents.md"

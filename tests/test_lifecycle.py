@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from skillwiki.config import load_config
-from skillwiki.evidence import Evidence, add_evidence, confidence, load_lessons, parse_evidence
-from skillwiki.maintain import Action, plan
+from skillwiki.memory.evidence import add_evidence, confidence
+from skillwiki.memory.maintain import Action, plan
+from skillwiki.memory.store import Evidence, load_lessons, parse_evidence
 from skillwiki.workspace import Workspace
 from tests.conftest import Invoke, write
 from tests.test_recall import lesson

@@ -15,7 +15,7 @@ from skillwiki.article import rewrite_target
 from skillwiki.compiler import compile_workspace, make_plan
 from skillwiki.config import Config, load_config
 from skillwiki.layout import init_workspace
-from skillwiki.recall import HEADER, Request, recall
+from skillwiki.memory.recall import HEADER, Request, recall
 from skillwiki.workspace import article_rel
 
 SLOW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -11,15 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skillwiki.config import load_config
-from skillwiki.recall import (
-    END_MARKER,
-    HEADER,
-    START_MARKER,
-    Request,
-    neutralise_markers,
-    recall,
-    write_block,
-)
+from skillwiki.memory.block import END_MARKER, START_MARKER, neutralise_markers, write_block
+from skillwiki.memory.recall import HEADER, Request, recall
 from skillwiki.workspace import Workspace
 from tests.conftest import Invoke, write
 

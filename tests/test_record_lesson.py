@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from skillwiki.lessons import TEMPLATE_TEXT
+from skillwiki.memory.lessons import TEMPLATE_TEXT
 from tests.conftest import TODAY, Invoke, snapshot, write
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from skillwiki.config import SuggestConfig
-from skillwiki.suggest import suggest
+from skillwiki.memory.suggest import answer, read_run, suggest
 from tests.conftest import Invoke, snapshot
 
 
@@ -62,7 +62,7 @@ OK = {"tool": "fetch", "success": True}
     ],
 )
 def test_triggers(feedback: dict, trigger: str | None) -> None:
-    result = suggest(feedback, SuggestConfig())
+    result = answer(suggest(read_run(feedback, "feedback"), SuggestConfig()))
     assert result.get("trigger") == trigger
     assert result["suggest"] is (trigger is not None)
 

@@ -10,6 +10,7 @@ import typer
 
 from skillwiki.cli import render
 from skillwiki.cli.common import ExpectOption, JsonOption, WorkspaceOption, open_workspace
+from skillwiki.memory.kinds import Severity, Trigger
 
 
 def register(app: typer.Typer) -> None:
@@ -25,8 +26,10 @@ def record_lesson(
     ] = None,
     trigger: Annotated[
         str, typer.Option(help="What made it a lesson (manual, retries, ...).")
-    ] = "manual",
-    severity: Annotated[str, typer.Option(help="LOW, MEDIUM, HIGH or CRITICAL.")] = "MEDIUM",
+    ] = Trigger.MANUAL.value,
+    severity: Annotated[
+        str, typer.Option(help="LOW, MEDIUM, HIGH or CRITICAL.")
+    ] = Severity.MEDIUM.value,
     scope: Annotated[
         str | None, typer.Option(help="global or targeted (default: targeted when --agent given).")
     ] = None,
@@ -62,7 +65,7 @@ def record_lesson(
       git log -1 --format=%B | skillwiki record-lesson --title "..." --summary "..." --body -
     """
     from skillwiki.compiler import compile_workspace
-    from skillwiki.lessons import LessonInput, record
+    from skillwiki.memory.lessons import LessonInput, record
 
     ws, config = open_workspace(ctx, workspace)
     text = sys.stdin.read() if body == "-" else body

@@ -11,11 +11,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from skillwiki.cli import render
+from skillwiki.memory.kinds import Outcome
 
 if TYPE_CHECKING:
-    import sqlite3
-
-    from skillwiki.workspace import Workspace
+    pass
 
 from skillwiki.cli.common import (
     ExpectOption,
@@ -30,12 +29,6 @@ from skillwiki.cli.common import (
 class BlockFormat(StrEnum):
     markdown = "markdown"
     json = "json"
-
-
-class Outcome(StrEnum):
-    helped = "helped"
-    not_helped = "not-helped"
-    failed_again = "failed-again"
 
 
 def register(app: typer.Typer) -> None:
@@ -65,8 +58,8 @@ def suggest(
     """
     from skillwiki.config import SuggestConfig
     from skillwiki.errors import InputError, WorkspaceNotFound
-    from skillwiki.suggest import parse
-    from skillwiki.suggest import suggest as run
+    from skillwiki.memory.suggest import answer, parse
+    from skillwiki.memory.suggest import suggest as run
 
     try:
         config = open_workspace(ctx, workspace)[1].suggest
@@ -81,7 +74,7 @@ def suggest(
             text, where = Path(source).read_text(encoding="utf-8"), source
         except (OSError, UnicodeDecodeError) as exc:
             raise InputError(source, f"cannot be read ({exc})") from None
-    render.print_json(run(parse(text, where), config))
+    render.print_json(answer(run(parse(text, where), config)))
 
 
 def recall(
@@ -120,10 +113,11 @@ def recall(
       skillwiki recall --agent coder --write AGENTS.md
     """
     from skillwiki import clock
-    from skillwiki.evidence import count_hits, today
+    from skillwiki.memory.block import write_block, write_target
+    from skillwiki.memory.evidence import count_hits, today
+    from skillwiki.memory.recall import Request, task_scores
+    from skillwiki.memory.recall import recall as run
     from skillwiki.reading import Refresh, refresh
-    from skillwiki.recall import Request, write_block, write_target
-    from skillwiki.recall import recall as run
 
     ws, config = open_workspace(ctx, workspace)
     target = None if write is None else write_target(ws, write)
@@ -132,7 +126,7 @@ def recall(
         with render.progress("Compiling") as progress:
             done = refresh(ws, config, progress)
     with done:
-        scores = _task_scores(ws, task, done.index) if task else {}
+        scores = task_scores(ws, task, done.index) if task else {}
     request = Request(agent, tuple(tag or ()), tuple(path or ()), task, budget)
     result = run(ws, config, request, today(), scores)
     count_hits(ws, config, result.included, clock.stamp())
@@ -150,15 +144,6 @@ def recall(
         for item in result.lessons:
             parts = " ".join(f"{key}={value:g}" for key, value in item.parts.items())
             render.text(f"{item.score:7.4f} {item.id}: {item.reason} [{parts}]", err=True)
-
-
-def _task_scores(ws: Workspace, task: str, index: sqlite3.Connection | None) -> dict[str, float]:
-    """Relevance (0..1) of each lesson to the task, from the search index."""
-    from skillwiki.search import query_terms, search
-
-    terms = len(query_terms(task)[0])
-    hits = search(ws, task, limit=200, kind="lesson", db=index)
-    return {Path(hit.path).stem: min(1.0, hit.score / (terms + 1)) for hit in hits if terms}
 
 
 def feedback(
@@ -180,8 +165,8 @@ def feedback(
       skillwiki feedback 2026-11-30-telegram-send-missing --outcome failed-again --note "new tool"
     """
     from skillwiki.compiler import compile_workspace
-    from skillwiki.evidence import feedback as run
-    from skillwiki.evidence import today
+    from skillwiki.memory.evidence import feedback as run
+    from skillwiki.memory.evidence import today
 
     ws, config = open_workspace(ctx, workspace)
     result = run(ws, config, lesson_id, outcome.value, note, today(), expect_fingerprint)
@@ -222,7 +207,7 @@ def review(
     """
     from skillwiki.compiler import compile_workspace
     from skillwiki.errors import InputError
-    from skillwiki.evidence import decide, pending_review, today
+    from skillwiki.memory.evidence import decide, pending_review, today
 
     ws, config = open_workspace(ctx, workspace)
     if lesson_id is None:
@@ -269,9 +254,9 @@ def maintain(
       skillwiki maintain --apply
     """
     from skillwiki.compiler import compile_workspace
-    from skillwiki.evidence import today
-    from skillwiki.maintain import apply as carry_out
-    from skillwiki.maintain import plan
+    from skillwiki.memory.evidence import today
+    from skillwiki.memory.maintain import apply as carry_out
+    from skillwiki.memory.maintain import plan
 
     ws, config = open_workspace(ctx, workspace)
     actions = plan(ws, config, today())

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from skillwiki import fsio, headcache, markdown, parallel, statcache
 from skillwiki.documents import body_of, decode, split
 from skillwiki.errors import InputError, SkillwikiError
+from skillwiki.memory.kinds import Status
 from skillwiki.search.text import normalize
 from skillwiki.snapshot import Since, Snapshot
 from skillwiki.statcache import Stat
@@ -342,7 +343,7 @@ def _document(job: tuple[Path, str | None, headcache.Known | None]) -> _Document
     return _Document(
         title=title,
         type=str(meta.get("type") or "document"),
-        status=str(meta.get("status") or "active"),
+        status=str(meta.get("status") or Status.ACTIVE),
         tags="\x1f".join(tag.lower() for tag in tags),
         values=tuple(normalize(str(column)) for column in columns),
     )

@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from skillwiki.documents import body_of
+from skillwiki.memory.kinds import RETIRED
 from skillwiki.search import index
 from skillwiki.search.text import CJK, STOP_WORDS, words
 from skillwiki.workspace import Workspace
 
 # BM25 weights per column: title >> tags, headings > summary (and prevention rule) > body.
 WEIGHTS = (10.0, 5.0, 3.0, 2.0, 1.0)
-HIDDEN_STATUSES = ("archived", "superseded")
 CANDIDATES = 200  # BM25's best matches that the term-coverage ordering re-ranks
 # Neither part may hold its own opener: each `[` or `(` then ends the scan of the one before,
 # and a line of thousands of them costs its length, not its square.
@@ -81,7 +81,7 @@ def search(
         params.append(tag.lower())
     if not include_hidden:
         where.append("docs.status NOT IN (?, ?)")
-        params.extend(HIDDEN_STATUSES)
+        params.extend(RETIRED)
     weights = ", ".join(str(weight) for weight in WEIGHTS)
     sql = (
         f"SELECT docs.id, docs.path, docs.title, docs.type, -bm25(fts, {weights}) AS score "

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from skillwiki.lessons import SCOPES, SECTIONS, SEVERITIES, STATUSES, TEMPLATE_TEXT, TRIGGERS
 from skillwiki.lint.model import File, Finding, LintContext, Severity
+from skillwiki.memory import kinds
+from skillwiki.memory.lessons import SECTIONS, TEMPLATE_TEXT
 
 _ENUMS = (
-    ("severity", SEVERITIES),
-    ("scope", SCOPES),
-    ("status", STATUSES),
-    ("trigger", TRIGGERS),
+    ("severity", kinds.values(kinds.Severity)),
+    ("scope", kinds.values(kinds.Scope)),
+    ("status", kinds.values(kinds.Status)),
+    ("trigger", kinds.values(kinds.Trigger)),
 )
 
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from skillwiki.lessons import jaccard
 from skillwiki.lint.model import File, Finding, LintContext, Severity
-
-_RETIRED = ("archived", "superseded")
+from skillwiki.memory.kinds import RETIRED
+from skillwiki.memory.lessons import jaccard
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
@@ -16,7 +15,7 @@ def check(ctx: LintContext) -> Iterator[Finding]:
     for file in ctx.lessons():
         category = file.meta.get("category")
         tags = file.meta.get("tags")
-        if not category or not isinstance(tags, list) or file.meta.get("status") in _RETIRED:
+        if not category or not isinstance(tags, list) or file.meta.get("status") in RETIRED:
             continue
         for other in seen:
             if other.meta.get("category") != category:

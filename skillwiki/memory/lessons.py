@@ -9,25 +9,14 @@ from typing import Any
 
 from skillwiki import clock, fsio, secrets
 from skillwiki.config import Config
-from skillwiki.documents import MAX_SUMMARY, MAX_TAGS, MAX_TITLE, Document, decode, join, split
+from skillwiki.documents import MAX_SUMMARY, MAX_TAGS, MAX_TITLE, join
 from skillwiki.errors import InputError
 from skillwiki.fingerprint import expect, fingerprint
+from skillwiki.memory.kinds import Scope, Severity, Status, Trigger, values
+from skillwiki.memory.store import LESSONS_DIR, load_lessons
 from skillwiki.names import slugify
 from skillwiki.workspace import Workspace
 
-TRIGGERS = (
-    "replan",
-    "consecutive_tool_failures",
-    "repeated_tool_failures",
-    "retries",
-    "cost_overrun",
-    "low_confidence",
-    "rejected",
-    "manual",
-)
-SEVERITIES = ("LOW", "MEDIUM", "HIGH", "CRITICAL")
-SCOPES = ("global", "targeted")
-STATUSES = ("candidate", "active", "archived", "superseded")
 SECTIONS = ("What Happened", "Root Cause", "Optimization", "Next Time")
 # Guidance text that record-lesson puts into sections it was not given; lint reads it as
 # "not yet filled in".
@@ -36,7 +25,6 @@ TEMPLATE_TEXT = {
     "Optimization": "_Not yet filled in: what was changed so that it cannot happen again?_",
     "Next Time": "- _Not yet filled in: the check to make before this happens again._",
 }
-LESSONS_DIR = "lessons"
 
 
 @dataclass(frozen=True)
@@ -44,8 +32,8 @@ class LessonInput:
     title: str
     summary: str
     body: str | None = None
-    trigger: str = "manual"
-    severity: str = "MEDIUM"
+    trigger: str = Trigger.MANUAL
+    severity: str = Severity.MEDIUM
     scope: str | None = None
     agents: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
@@ -118,9 +106,9 @@ def build_body(lesson: LessonInput) -> str:
 def validate(lesson: LessonInput) -> None:
     """Refuse unknown enum values and empty required text, naming the option."""
     choices = (
-        ("--trigger", lesson.trigger, TRIGGERS),
-        ("--severity", lesson.severity, SEVERITIES),
-        ("--scope", lesson.scope, SCOPES),
+        ("--trigger", lesson.trigger, values(Trigger)),
+        ("--severity", lesson.severity, values(Severity)),
+        ("--scope", lesson.scope, values(Scope)),
     )
     for option, value, allowed in choices:
         if value is not None and value not in allowed:
@@ -135,7 +123,7 @@ def validate(lesson: LessonInput) -> None:
             raise InputError(None, f"{option} is {len(text)} characters; at most {limit}")
     if len(lesson.tags) > MAX_TAGS:
         raise InputError(None, f"{len(lesson.tags)} --tag options; at most {MAX_TAGS}")
-    if lesson.scope == "targeted" and not lesson.agents:
+    if lesson.scope == Scope.TARGETED and not lesson.agents:
         raise InputError(None, "--scope targeted needs at least one --agent")
 
 
@@ -162,23 +150,20 @@ def record(
     created = today or clock.today().isoformat()
     with fsio.workspace_lock(ws, config.lock_timeout):
         expect(ws.index_json, expected, ws.rel(ws.index_json))
-        existing = load_all(ws, config)
-        for lesson_id, document in existing.items():
-            same_title = document.meta.get("title") == " ".join(lesson.title.split())
-            if same_title and document.body.strip() == body.strip():
-                status = str(document.meta.get("status", "active"))
-                rel = ws.rel(ws.raw / LESSONS_DIR / f"{lesson_id}.md")
-                return Recorded(lesson_id, rel, status, False, [], redacted)
+        existing = load_lessons(ws, config)
+        for lesson_id, known in existing.items():
+            same_title = known.meta.get("title") == " ".join(lesson.title.split())
+            if same_title and known.body.strip() == body.strip():
+                rel = ws.rel(known.path)
+                return Recorded(lesson_id, rel, known.status, False, [], redacted)
         taken = {path.stem for path in (ws.raw / LESSONS_DIR).glob("*.md")}  # parsed or not
         lesson_id = _free_id(existing.keys() | taken, f"{created}-{slugify(lesson.title)}")
-        status = "candidate" if config.lessons.require_review else "active"
+        status = (Status.CANDIDATE if config.lessons.require_review else Status.ACTIVE).value
         meta = _meta(lesson, lesson_id, status, created, paths)
-        similar = [other for other, doc in existing.items() if _similar(meta, doc.meta)]
+        similar = [other for other, known in existing.items() if _similar(meta, known.meta)]
         if dedupe and similar:
             first = existing[similar[0]]
-            rel = ws.rel(ws.raw / LESSONS_DIR / f"{similar[0]}.md")
-            status = str(first.meta.get("status", "active"))
-            return Recorded(similar[0], rel, status, False, similar, redacted)
+            return Recorded(first.id, ws.rel(first.path), first.status, False, similar, redacted)
         target = ws.raw / LESSONS_DIR / f"{lesson_id}.md"
         line = f"{lesson_id} -> raw/{LESSONS_DIR}/{lesson_id}.md"
         fsio.write_many(  # logged before it is in place: no lesson without its log line
@@ -225,7 +210,7 @@ def _meta(
         "summary": " ".join(lesson.summary.split()),
         "trigger": lesson.trigger,
         "severity": lesson.severity,
-        "scope": lesson.scope or ("targeted" if lesson.agents else "global"),
+        "scope": lesson.scope or (Scope.TARGETED if lesson.agents else Scope.GLOBAL).value,
         "agents": list(dict.fromkeys(lesson.agents)),
         "tags": list(dict.fromkeys(lesson.tags)),
     }
@@ -273,18 +258,3 @@ def jaccard(left: Sequence[Any], right: Sequence[Any]) -> float:
     a = {str(item).lower() for item in left}
     b = {str(item).lower() for item in right}
     return len(a & b) / len(a | b) if a | b else 0.0
-
-
-def load_all(ws: Workspace, config: Config) -> dict[str, Document]:
-    """Return every readable lesson in raw/lessons/, keyed by the file's stem (its id)."""
-    found: dict[str, Document] = {}
-    folder = ws.raw / LESSONS_DIR
-    if not folder.is_dir():
-        return found
-    for path in sorted(folder.glob("*.md")):
-        try:
-            document = split(decode(path.read_bytes(), path, config.max_file_bytes), path)
-        except InputError:
-            continue
-        found[path.stem] = document
-    return found

@@ -3,25 +3,31 @@
 from __future__ import annotations
 
 import fnmatch
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from skillwiki import fsio
 from skillwiki.config import Config
-from skillwiki.errors import Conflict, OutsideWorkspace
-from skillwiki.evidence import Lesson, confidence, load_lessons, mute_reason
-from skillwiki.workspace import Workspace, outside_of
+from skillwiki.memory.evidence import confidence, mute_reason
+from skillwiki.memory.kinds import Scope, Severity, Status
+from skillwiki.memory.store import Lesson, load_lessons
+from skillwiki.workspace import Workspace
+
+if TYPE_CHECKING:
+    import sqlite3
 
 HEADER = (
     "## Lessons learned (skillwiki)\n"
     "Past failures in this project that concern this task. Do not repeat them.\n"
 )
-START_MARKER = "<!-- skillwiki:recall -->"
-END_MARKER = "<!-- /skillwiki:recall -->"
-SEVERITY_BONUS = {"CRITICAL": 0.2, "HIGH": 0.15, "MEDIUM": 0.05, "LOW": 0.0}
+SEVERITY_BONUS: dict[str, float] = {
+    Severity.CRITICAL: 0.2,
+    Severity.HIGH: 0.15,
+    Severity.MEDIUM: 0.05,
+    Severity.LOW: 0.0,
+}
 TASK_WEIGHT = 0.5
 
 
@@ -106,10 +112,10 @@ def _one_line(text: str) -> str:
 
 
 def _excluded(lesson: Lesson, request: Request, config: Config, on: date) -> str | None:
-    if lesson.status != "active":
+    if lesson.status != Status.ACTIVE:
         return f"status {lesson.status}: only active lessons are recalled"
     agents = lesson.strings("agents")
-    if lesson.text("scope") == "targeted" and request.agent and request.agent not in agents:
+    if lesson.text("scope") == Scope.TARGETED and request.agent and request.agent not in agents:
         return f"targeted at other agents ({', '.join(agents) or 'none'})"
     return mute_reason(lesson, config, on)
 
@@ -118,7 +124,7 @@ def _parts(
     lesson: Lesson, request: Request, config: Config, on: date, task_scores: dict[str, float]
 ) -> dict[str, float]:
     parts = {
-        "scope": 0.3 if lesson.text("scope", "global") == "global" else 0.0,
+        "scope": 0.3 if lesson.text("scope", Scope.GLOBAL) == Scope.GLOBAL else 0.0,
         "agent": 0.5 if request.agent and request.agent in lesson.strings("agents") else 0.0,
         "tags": round(0.3 * _tag_overlap(request.tags, lesson.strings("tags")), 4),
         "paths": 0.4 if _paths_match(request.paths, lesson.strings("paths")) else 0.0,
@@ -147,55 +153,11 @@ def _paths_match(given: Sequence[str], entries: Sequence[str]) -> bool:
     return False
 
 
-def write_target(ws: Workspace, path: Path) -> Path:
-    """The file `recall --write PATH` changes: PATH inside the workspace, or, when PATH is a
-    symlink (CLAUDE.md -> AGENTS.md), the file it leads to, which must be inside too; the
-    link stays a link."""
-    if os.path.islink(path):
-        outside_of(os.path.realpath(ws.root), str(path), str(path))
-        return Path(os.path.realpath(path))
-    if not ws.holds(path):
-        raise OutsideWorkspace(path, f"is outside the workspace {ws.root}; name a file in it")
-    return path
+def task_scores(ws: Workspace, task: str, index: sqlite3.Connection | None) -> dict[str, float]:
+    """Relevance (0 to 1) of each lesson to the task, from the search index: the hit's score
+    over the most it can reach (every term matched, BM25 near its top)."""
+    from skillwiki.search import query_terms, search
 
-
-def write_block(path: Path, block: str, attempts: int = 20) -> bool:
-    """Put the block between the recall markers of an instruction file; return if it changed.
-
-    Every byte outside the markers stays as it was; without markers they are added at the end.
-    The markers are the first end marker with a start marker before it (after any earlier end
-    marker): a start or end marker that the file's own text mentions is left alone, and the
-    block never holds one (a lesson quoting a marker is neutralised), so no write can take in
-    a user's lines or leave part of an old block behind. The file is replaced only if it still
-    holds what was read: a line someone appends meanwhile makes the write start again.
-    """
-    block = neutralise_markers(block)
-    for _ in range(attempts):
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            data = b""
-        new = _with_block(data, block.encode())
-        if new == data:
-            return False
-        if fsio.replace_if_unchanged(path, data, new):
-            return True
-    raise Conflict(f"{path} kept changing while the block was written; try again")
-
-
-def neutralise_markers(text: str) -> str:
-    """`text` with any recall marker in it made inert (so it cannot end or start a block)."""
-    return text.replace("skillwiki:recall", "skillwiki recall")
-
-
-def _with_block(data: bytes, inner_block: bytes) -> bytes:
-    start, end = START_MARKER.encode(), END_MARKER.encode()
-    inner = b"\n" + inner_block
-    searched = 0
-    while (finish := data.find(end, searched)) >= 0:
-        begin = data.rfind(start, searched, finish)
-        if begin >= 0:
-            return data[: begin + len(start)] + inner + data[finish:]
-        searched = finish + len(end)  # an end marker the text mentions: not ours
-    gap = b"" if not data else (b"\n" if data.endswith(b"\n") else b"\n\n")
-    return data + gap + start + inner + end + b"\n"
+    terms = len(query_terms(task)[0])
+    hits = search(ws, task, limit=200, kind="lesson", db=index)
+    return {Path(hit.path).stem: min(1.0, hit.score / (terms + 1)) for hit in hits if terms}

@@ -7,10 +7,16 @@ from datetime import date
 from typing import Any
 
 from skillwiki import fsio
-from skillwiki.config import Config
-from skillwiki.evidence import Lesson, load_hits, load_lessons, rewrite
-from skillwiki.lessons import jaccard
+from skillwiki.config import Config, MaintainConfig
+from skillwiki.memory.evidence import load_hits
+from skillwiki.memory.kinds import Severity, Status
+from skillwiki.memory.lessons import jaccard
+from skillwiki.memory.store import Lesson, load_lessons, rewrite
 from skillwiki.workspace import Workspace
+
+ACTIVE = Status.ACTIVE
+MINOR = (Severity.LOW, Severity.MEDIUM)  # archived when unused
+SEVERE = (Severity.HIGH, Severity.CRITICAL)  # promoted when proven
 
 
 @dataclass(frozen=True)
@@ -26,52 +32,70 @@ class Action:
 def plan(ws: Workspace, config: Config, on: date) -> list[Action]:
     """Work out what maintain would do; changes nothing."""
     settings = config.maintain
-    lessons = {k: v for k, v in load_lessons(ws, config).items() if v.status == "active"}
+    lessons = [lesson for lesson in load_lessons(ws, config).values() if lesson.status == ACTIVE]
     hits = load_hits(ws)
-    actions: list[Action] = []
-    for lesson in lessons.values():
-        last = _last_hit(lesson, hits)
-        idle = (on - last).days if last else None
-        if (
-            lesson.severity in ("LOW", "MEDIUM")
-            and idle is not None
-            and idle >= settings.archive_after_days
-        ):
-            actions.append(
-                Action("archive", lesson.id, f"{lesson.severity}, no recall for {idle} days")
-            )
-    archived = {action.id for action in actions}
+    archive = _archives(lessons, hits, on, settings.archive_after_days)
+    archived = {action.id for action in archive}
     ordered = sorted(
-        (lesson for lesson in lessons.values() if lesson.id not in archived),
+        (lesson for lesson in lessons if lesson.id not in archived),
         key=lambda lesson: (lesson.created or date.min, lesson.id),
     )
+    return [
+        *archive,
+        *_supersessions(ordered, settings.dedupe_jaccard),
+        *_promotions(ordered, hits, on, settings),
+    ]
+
+
+def _archives(
+    lessons: list[Lesson], hits: dict[str, Any], on: date, after_days: int
+) -> list[Action]:
+    """Lessons of low or medium severity that recall has not printed for `after_days`."""
+    actions = []
+    for lesson in lessons:
+        last = _last_hit(lesson, hits)
+        idle = (on - last).days if last else None
+        if lesson.severity in MINOR and idle is not None and idle >= after_days:
+            reason = f"{lesson.severity}, no recall for {idle} days"
+            actions.append(Action("archive", lesson.id, reason))
+    return actions
+
+
+def _supersessions(ordered: list[Lesson], threshold: float) -> list[Action]:
+    """Each lesson superseded by the first newer one of its category with tags this alike."""
+    actions = []
     superseded: set[str] = set()
     for index, older in enumerate(ordered):
         category = older.text("category")
+        if not category:
+            continue
         for newer in ordered[index + 1 :]:
-            if not category or newer.text("category") != category or newer.id in superseded:
+            if newer.text("category") != category or newer.id in superseded:
                 continue
             similarity = jaccard(older.strings("tags"), newer.strings("tags"))
-            if similarity > settings.dedupe_jaccard:
+            if similarity > threshold:
                 reason = f"category {category!r}, tag similarity {similarity:.2f}"
                 actions.append(Action("supersede", older.id, reason, into=newer.id))
                 superseded.add(older.id)
                 break
+    return actions
+
+
+def _promotions(
+    ordered: list[Lesson], hits: dict[str, Any], on: date, settings: MaintainConfig
+) -> list[Action]:
+    """Severe lessons recalled often over a long time: candidates for a documented practice."""
+    actions = []
     for lesson in ordered:
         count = hits.get(lesson.id, {}).get("count", 0)
         age = (on - lesson.created).days if lesson.created else 0
         if (
             count > settings.promote_hits
-            and lesson.severity in ("HIGH", "CRITICAL")
+            and lesson.severity in SEVERE
             and age > settings.promote_min_age_days
         ):
-            actions.append(
-                Action(
-                    "promote",
-                    lesson.id,
-                    f"recalled {count} times over {age} days: make this a documented practice",
-                )
-            )
+            reason = f"recalled {count} times over {age} days: make this a documented practice"
+            actions.append(Action("promote", lesson.id, reason))
     return actions
 
 
@@ -92,17 +116,17 @@ def apply(ws: Workspace, config: Config, actions: list[Action]) -> list[Action]:
         lessons = load_lessons(ws, config)
         for action in actions:
             lesson = lessons.get(action.id)
-            if lesson is None or lesson.status != "active":
+            if lesson is None or lesson.status != ACTIVE:
                 continue
             meta = dict(lesson.meta)
             if action.kind == "archive":
-                meta["status"] = "archived"
+                meta["status"] = Status.ARCHIVED.value
                 meta["archived_reason"] = action.reason
                 rewrite(ws, lesson, meta, lesson.body, "maintain archive")
             elif action.kind == "supersede" and action.into in lessons:
                 _merge_into(ws, lessons[action.into], lesson)
                 lessons = load_lessons(ws, config)
-                meta["status"] = "superseded"
+                meta["status"] = Status.SUPERSEDED.value
                 meta["superseded_by"] = action.into
                 rewrite(ws, lesson, meta, lesson.body, "maintain supersede")
             else:

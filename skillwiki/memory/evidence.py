@@ -1,124 +1,34 @@
-"""Lessons as the memory loop sees them: evidence, confidence, hits, review and status changes."""
+"""What the memory loop learns of a lesson after it is recorded: evidence and confidence,
+recall hits, and review (status changes made by a person)."""
 
 from __future__ import annotations
 
 import contextlib
 import json
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 from skillwiki import clock, fsio
 from skillwiki.config import Config
-from skillwiki.documents import decode, join, split
-from skillwiki.errors import InputError, NotFound, ReadOnlyWorkspace
+from skillwiki.errors import InputError, ReadOnlyWorkspace
 from skillwiki.fingerprint import expect, fingerprint
-from skillwiki.lessons import LESSONS_DIR
+from skillwiki.memory.kinds import Outcome, Status, values
+from skillwiki.memory.store import (
+    EVIDENCE_HEADING,
+    Evidence,
+    Lesson,
+    find,
+    load_lessons,
+    parse_evidence,
+    rewrite,
+)
 from skillwiki.workspace import Workspace
-
-OUTCOMES = ("helped", "not-helped", "failed-again")
-EVIDENCE_HEADING = "## Evidence"
-_EVIDENCE = re.compile(r"^- (\d{4}-\d{2}-\d{2}) (helped|not-helped|failed-again)\b:?\s*(.*)$")
-
-
-@dataclass(frozen=True)
-class Evidence:
-    day: date
-    outcome: str
-    note: str
-
-
-@dataclass(frozen=True)
-class Lesson:
-    """One raw lesson with the fields the memory loop reads."""
-
-    id: str
-    path: Path
-    meta: dict[str, Any]
-    body: str
-    evidence: tuple[Evidence, ...] = field(default=())
-
-    def text(self, key: str, default: str = "") -> str:
-        value = self.meta.get(key)
-        return value if isinstance(value, str) else default
-
-    def strings(self, key: str) -> list[str]:
-        value = self.meta.get(key)
-        if isinstance(value, str):
-            return [value]
-        return [str(item) for item in value] if isinstance(value, list) else []
-
-    @property
-    def title(self) -> str:
-        return self.text("title", self.id)
-
-    @property
-    def severity(self) -> str:
-        return self.text("severity", "MEDIUM")
-
-    @property
-    def status(self) -> str:
-        return self.text("status", "active")
-
-    @property
-    def rule(self) -> str:
-        """The line recall shows: the prevention rule, else the summary."""
-        return " ".join((self.text("prevention_rule") or self.text("summary")).split())
-
-    @property
-    def created(self) -> date | None:
-        try:
-            return date.fromisoformat(str(self.meta.get("created", ""))[:10])
-        except ValueError:
-            return None
 
 
 def today() -> date:
     return clock.today()
-
-
-def load_lessons(ws: Workspace, config: Config) -> dict[str, Lesson]:
-    """Return every readable lesson in raw/lessons/, by id (the file name)."""
-    found: dict[str, Lesson] = {}
-    folder = ws.raw / LESSONS_DIR
-    for path in sorted(folder.glob("*.md")) if folder.is_dir() else ():
-        try:
-            document = split(decode(path.read_bytes(), path, config.max_file_bytes), path)
-        except InputError:
-            continue
-        if document.meta.get("type") not in (None, "lesson"):
-            continue
-        found[path.stem] = Lesson(
-            path.stem, path, document.meta, document.body, parse_evidence(document.body)
-        )
-    return found
-
-
-def find(ws: Workspace, config: Config, lesson_id: str) -> Lesson:
-    lessons = load_lessons(ws, config)
-    if lesson_id not in lessons:
-        raise NotFound(f"no lesson with id {lesson_id!r}; list them with: skillwiki review")
-    return lessons[lesson_id]
-
-
-def parse_evidence(body: str) -> tuple[Evidence, ...]:
-    """Read the `- YYYY-MM-DD outcome: note` lines of the `## Evidence` section."""
-    found = []
-    inside = False
-    for line in body.splitlines():
-        if line.startswith("## "):
-            inside = line.strip() == EVIDENCE_HEADING
-            continue
-        match = _EVIDENCE.match(line.strip()) if inside else None
-        if match:
-            try:
-                day = date.fromisoformat(match.group(1))
-            except ValueError:  # 2024-02-30: not a day; the line is not evidence (lint says so)
-                continue
-            found.append(Evidence(day, match.group(2), match.group(3).strip()))
-    return tuple(found)
 
 
 def confidence(evidence: tuple[Evidence, ...], on: date, half_life_days: float) -> float:
@@ -127,7 +37,7 @@ def confidence(evidence: tuple[Evidence, ...], on: date, half_life_days: float) 
     for piece in evidence:
         weight = 0.5 ** (max((on - piece.day).days, 0) / half_life_days)
         total += weight
-        helped += weight if piece.outcome == "helped" else 0.0
+        helped += weight if piece.outcome == Outcome.HELPED else 0.0
     return (helped + 1.0) / (total + 2.0)
 
 
@@ -190,19 +100,6 @@ def count_hits(ws: Workspace, config: Config, ids: list[str], when: str) -> None
         fsio.atomic_write(hits_path(ws), data.encode())
 
 
-# Changes to a lesson's raw file.
-
-
-def rewrite(ws: Workspace, lesson: Lesson, meta: dict[str, Any], body: str, log: str) -> None:
-    """Write a lesson's raw file with new frontmatter and body (the caller holds the lock)."""
-    line = f"{lesson.id} -> raw/{LESSONS_DIR}/{lesson.path.name}"
-    fsio.write_many(  # logged before it is in place: no change without its log line
-        [(lesson.path, join(meta, body).encode())],
-        only_changed=False,
-        before_rename=lambda _: fsio.append_log(ws, log, line),
-    )
-
-
 @dataclass(frozen=True)
 class FeedbackResult:
     id: str
@@ -223,8 +120,8 @@ def feedback(
     expected: str | None = None,
 ) -> FeedbackResult:
     """Append a dated evidence line to the lesson; failed-again after a recall flags it."""
-    if outcome not in OUTCOMES:
-        raise InputError(None, f"--outcome {outcome!r} is not one of {', '.join(OUTCOMES)}")
+    if outcome not in values(Outcome):
+        raise InputError(None, f"--outcome {outcome!r} is not one of {', '.join(Outcome)}")
     from skillwiki.secrets import redact
 
     clean = " ".join(redact(note)[0].split()) if note else ""
@@ -235,7 +132,7 @@ def feedback(
         body = add_evidence(lesson.body, line)
         meta = dict(lesson.meta)
         recalled = load_hits(ws).get(lesson_id, {}).get("count", 0) > 0
-        flagged = outcome == "failed-again" and recalled
+        flagged = outcome == Outcome.FAILED_AGAIN and recalled
         if flagged:
             meta["review"] = f"failed again after being recalled ({on.isoformat()})"
         rewrite(ws, lesson, meta, body, f"feedback {outcome}")
@@ -275,7 +172,7 @@ def pending_review(ws: Workspace, config: Config, on: date) -> list[Pending]:
     found = []
     for lesson in load_lessons(ws, config).values():
         flag = lesson.text("review")
-        if lesson.status != "candidate" and not flag:
+        if lesson.status != Status.CANDIDATE and not flag:
             continue
         age = (on - lesson.created).days if lesson.created else None
         reason = flag or "new lesson, waiting for review"
@@ -299,7 +196,7 @@ def decide(ws: Workspace, config: Config, lesson_id: str, accept: bool, reason: 
         lesson = find(ws, config, lesson_id)
         meta = dict(lesson.meta)
         meta.pop("review", None)
-        meta["status"] = "active" if accept else "archived"
+        meta["status"] = (Status.ACTIVE if accept else Status.ARCHIVED).value
         if not accept:
             from skillwiki.secrets import redact
 

@@ -1,0 +1,124 @@
+"""Lesson files in raw/lessons/: the one loader, and the one way to rewrite a lesson."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from skillwiki import fsio
+from skillwiki.config import Config
+from skillwiki.documents import decode, join, split
+from skillwiki.errors import InputError, NotFound
+from skillwiki.memory.kinds import Outcome, Severity, Status
+from skillwiki.workspace import Workspace
+
+LESSONS_DIR = "lessons"
+EVIDENCE_HEADING = "## Evidence"
+_EVIDENCE = re.compile(rf"^- (\d{{4}}-\d{{2}}-\d{{2}}) ({'|'.join(Outcome)})\b:?\s*(.*)$")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    day: date
+    outcome: str
+    note: str
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """One raw lesson with the fields the memory loop reads."""
+
+    id: str
+    path: Path
+    meta: dict[str, Any]
+    body: str
+    evidence: tuple[Evidence, ...] = field(default=())
+
+    def text(self, key: str, default: str = "") -> str:
+        value = self.meta.get(key)
+        return value if isinstance(value, str) else default
+
+    def strings(self, key: str) -> list[str]:
+        value = self.meta.get(key)
+        if isinstance(value, str):
+            return [value]
+        return [str(item) for item in value] if isinstance(value, list) else []
+
+    @property
+    def title(self) -> str:
+        return self.text("title", self.id)
+
+    @property
+    def severity(self) -> str:
+        return self.text("severity", Severity.MEDIUM)
+
+    @property
+    def status(self) -> str:
+        return self.text("status", Status.ACTIVE)
+
+    @property
+    def rule(self) -> str:
+        """The line recall shows: the prevention rule, else the summary."""
+        return " ".join((self.text("prevention_rule") or self.text("summary")).split())
+
+    @property
+    def created(self) -> date | None:
+        try:
+            return date.fromisoformat(str(self.meta.get("created", ""))[:10])
+        except ValueError:
+            return None
+
+
+def load_lessons(ws: Workspace, config: Config) -> dict[str, Lesson]:
+    """Return every readable lesson in raw/lessons/, by id (the file name)."""
+    found: dict[str, Lesson] = {}
+    folder = ws.raw / LESSONS_DIR
+    for path in sorted(folder.glob("*.md")) if folder.is_dir() else ():
+        try:
+            document = split(decode(path.read_bytes(), path, config.max_file_bytes), path)
+        except InputError:
+            continue
+        if document.meta.get("type") not in (None, "lesson"):
+            continue
+        found[path.stem] = Lesson(
+            path.stem, path, document.meta, document.body, parse_evidence(document.body)
+        )
+    return found
+
+
+def find(ws: Workspace, config: Config, lesson_id: str) -> Lesson:
+    lessons = load_lessons(ws, config)
+    if lesson_id not in lessons:
+        raise NotFound(f"no lesson with id {lesson_id!r}; list them with: skillwiki review")
+    return lessons[lesson_id]
+
+
+def parse_evidence(body: str) -> tuple[Evidence, ...]:
+    """Read the `- YYYY-MM-DD outcome: note` lines of the `## Evidence` section."""
+    found = []
+    inside = False
+    for line in body.splitlines():
+        if line.startswith("## "):
+            inside = line.strip() == EVIDENCE_HEADING
+            continue
+        match = _EVIDENCE.match(line.strip()) if inside else None
+        if match:
+            try:
+                day = date.fromisoformat(match.group(1))
+            except ValueError:  # 2024-02-30: not a day; the line is not evidence (lint says so)
+                continue
+            found.append(Evidence(day, match.group(2), match.group(3).strip()))
+    return tuple(found)
+
+
+def rewrite(ws: Workspace, lesson: Lesson, meta: dict[str, Any], body: str, log: str) -> None:
+    """Write a lesson's raw file with new frontmatter and body (the caller holds the lock)."""
+    line = f"{lesson.id} -> raw/{LESSONS_DIR}/{lesson.path.name}"
+    fsio.write_many(  # logged before it is in place: no change without its log line
+        [(lesson.path, join(meta, body).encode())],
+        only_changed=False,
+        before_rename=lambda _: fsio.append_log(ws, log, line),
+    )
