@@ -13,7 +13,6 @@ from typing import Any
 from skillwiki.errors import ConfigError
 
 FINGERPRINT_ALGORITHMS = ("xxh3", "fnv1a64")
-RULE_IDS = tuple(f"SW{n:03d}" for n in range(1, 14))
 RULE_SETTINGS = ("off", "error", "warning")
 
 
@@ -196,12 +195,25 @@ def _check_patterns(patterns: list[str], path: Path, key: str) -> None:
             ) from None
 
 
+def rule_modules() -> list[str]:
+    """The lint rules' module names (sw001_links, ...), in id order, read from the folder
+    they live in without importing them: the ids a config may name cost no import."""
+    folder = Path(__file__).parent / "lint" / "rules"
+    return sorted(path.stem for path in folder.glob("sw[0-9][0-9][0-9]_*.py"))
+
+
+def rule_ids() -> list[str]:
+    """SW001, SW002, ...: the id of every lint rule."""
+    return [name[:5].upper() for name in rule_modules()]
+
+
 def _check_rules(rules: dict[str, str], path: Path) -> None:
+    known = rule_ids() if rules else []
     for rule, setting in rules.items():
-        if rule not in RULE_IDS:
+        if rule not in known:
             raise ConfigError(
                 path,
-                f"unknown rule id; rules are SW001 to SW{len(RULE_IDS):03d}",
+                f"unknown rule id; rules are {known[0]} to {known[-1]}",
                 f"lint.rules.{rule}",
             )
         if setting not in RULE_SETTINGS:

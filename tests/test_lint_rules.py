@@ -143,3 +143,22 @@ def test_sw001_images_references_and_code(ws: Path, invoke: Invoke) -> None:
         "broken link to ../../img/gone.png: ../../img/gone.png does not exist; fix the link in the raw file",
         "broken link to missing.md: missing.md does not exist; fix the link in the raw file",
     ]
+
+
+def test_each_rule_declares_itself_once() -> None:
+    """A rule is its module: the module's RULE names its id (the module name's start), and
+    the list of rules, the SARIF rule table and the ids a config may name all come from it."""
+    import importlib
+
+    from skillwiki.config import rule_ids, rule_modules
+    from skillwiki.lint.model import Rule
+    from skillwiki.lint.rules import RULES
+
+    modules = rule_modules()
+    assert [rule.id for rule in RULES] == rule_ids() == [f"SW{n:03d}" for n in range(1, 14)]
+    for name, rule in zip(modules, RULES, strict=True):
+        declared = importlib.import_module(f"skillwiki.lint.rules.{name}").RULE
+        assert declared is rule and isinstance(rule, Rule)
+        assert name.startswith(rule.id.lower() + "_")
+        assert rule.name and rule.description and rule.help
+    assert len({rule.name for rule in RULES}) == len(RULES)

@@ -83,7 +83,7 @@ def lint(
 
 def _print_report(output: Format, findings: list[Finding], hidden: int, prefix: str) -> None:
     from skillwiki.lint import report
-    from skillwiki.lint.rules import RULE_INFO
+    from skillwiki.lint.rules import RULES
 
     match output:
         case Format.json:
@@ -95,7 +95,7 @@ def _print_report(output: Format, findings: list[Finding], hidden: int, prefix: 
                 with open(summary, "a", encoding="utf-8") as handle:
                     handle.write(report.step_summary(findings, prefix))
         case Format.sarif:
-            typer.echo(report.to_sarif(findings, RULE_INFO, prefix))
+            typer.echo(report.to_sarif(findings, RULES, prefix))
         case Format.text:
             for line, style in report.to_text(findings):
                 render.echo(line, style=style)

@@ -11,7 +11,7 @@ from skillwiki import fsio, statcache
 from skillwiki.compiler import Plan, make_plan
 from skillwiki.config import Config
 from skillwiki.lint.facts import FORMAT
-from skillwiki.lint.model import Finding, Severity, load_context
+from skillwiki.lint.model import Finding, Read, Severity, load_context
 from skillwiki.workspace import Workspace
 
 __all__ = ["Finding", "LintReport", "Severity", "run_lint"]
@@ -45,14 +45,18 @@ def run_lint(ws: Workspace, config: Config) -> LintReport:
         return LintReport(known)
     ctx = load_context(ws, config, plan)
     found: list[Finding] = []
-    for rule_id, rule in RULES:
-        setting = config.lint.rules.get(rule_id)
+    outside: set[str] = set()
+    for rule in RULES:
+        setting = config.lint.rules.get(rule.id)
         if setting == "off":
             continue
-        for finding in rule(ctx):
-            found.append(replace(finding, severity=Severity(setting)) if setting else finding)
+        for item in rule.check(ctx):
+            if isinstance(item, Read):
+                outside.add(item.path)
+            else:
+                found.append(replace(item, severity=Severity(setting)) if setting else item)
     found.sort(key=lambda f: (f.path, f.line, f.column, f.rule, f.message))
-    _remember_findings(ws, key, ctx.outside, found)
+    _remember_findings(ws, key, outside, found)
     return LintReport(found)
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
+from typing import NamedTuple
 
 from skillwiki import parallel, statcache
 from skillwiki.compiler import Plan
@@ -31,6 +33,27 @@ class Finding:
     # written there; None where not known.
     source: tuple[str, int] | None = None
     target: str | None = None
+
+
+class Read(NamedTuple):
+    """A file outside .wiki/ that a rule looked at: its findings hold while it is unchanged."""
+
+    path: str
+
+
+Check = Callable[["LintContext"], Iterator[Finding | Read]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One lint rule, as its module declares it: what SARIF, the docs and the config know."""
+
+    id: str  # SW001...: also the start of its module's name, sw001_*.py
+    name: str  # a short slug: broken-link
+    description: str  # one line: Broken link, wikilink or anchor
+    help: str  # what to do about a finding
+    severity: Severity  # of its findings, unless one says otherwise
+    check: Check
 
 
 @dataclass(frozen=True)
@@ -59,7 +82,6 @@ class LintContext:
     raw: dict[str, File] = field(default_factory=dict)  # by raw-relative path
     articles: dict[str, File] = field(default_factory=dict)  # by wiki-relative path
     others: list[File] = field(default_factory=list)  # index.md, index.json, log.md
-    outside: set[str] = field(default_factory=set)  # files outside .wiki/ the rules looked at
 
     def lessons(self) -> list[File]:
         """Return the raw files that are lessons (by type, or by living in raw/lessons/)."""

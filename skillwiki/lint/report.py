@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from itertools import groupby
 
 from skillwiki import __version__
-from skillwiki.lint.model import Finding, Severity
+from skillwiki.lint.model import Finding, Rule, Severity
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://pypi.org/project/skillwiki/"
@@ -97,24 +97,22 @@ def step_summary(findings: Sequence[Finding], prefix: str = "") -> str:
     return "\n".join(lines) + "\n\n"
 
 
-def to_sarif(
-    findings: Sequence[Finding], rules: Sequence[tuple[str, str, str, str]], prefix: str = ""
-) -> str:
-    """Return a SARIF 2.1.0 log; `rules` holds (id, name, short description, help) of each."""
-    index = {rule_id: number for number, (rule_id, _, _, _) in enumerate(rules)}
+def to_sarif(findings: Sequence[Finding], rules: Sequence[Rule], prefix: str = "") -> str:
+    """Return a SARIF 2.1.0 log naming every rule, with the findings as its results."""
+    index = {rule.id: number for number, rule in enumerate(rules)}
     driver = {
         "name": "skillwiki",
         "version": __version__,
         "informationUri": INFO_URI,
         "rules": [
             {
-                "id": rule_id,
-                "name": name,
-                "shortDescription": {"text": short},
-                "fullDescription": {"text": short},
-                "help": {"text": help_text, "markdown": help_text},
+                "id": rule.id,
+                "name": rule.name,
+                "shortDescription": {"text": rule.description},
+                "fullDescription": {"text": rule.description},
+                "help": {"text": rule.help, "markdown": rule.help},
             }
-            for rule_id, name, short, help_text in rules
+            for rule in rules
         ],
     }
     results = [

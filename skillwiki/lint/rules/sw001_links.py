@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from urllib.parse import unquote
 
 from skillwiki import markdown
-from skillwiki.lint.model import File, Finding, LintContext, Severity
+from skillwiki.lint.model import File, Finding, LintContext, Read, Rule, Severity
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//")
 _TEMPLATE = ("{{", "{%", "}}", "%}")  # template syntax is never a link
@@ -17,7 +17,7 @@ _INDEX_PAGES = ("index.md", "_index.md", "README.md")
 LinkFacts = tuple[str, str, int, int]  # kind, target, line, column
 
 
-def check(ctx: LintContext) -> Iterator[Finding]:
+def check(ctx: LintContext) -> Iterator[Finding | Read]:
     titles: dict[str, str] = {}
     for rel, file in ctx.articles.items():
         title = file.meta.get("title")
@@ -25,6 +25,7 @@ def check(ctx: LintContext) -> Iterator[Finding]:
             titles.setdefault(" ".join(title.split()).lower(), rel)
     roots = (ctx.ws.root.as_posix(), ctx.ws.wiki.as_posix())
     ignore = [re.compile(pattern) for pattern in ctx.config.lint.links.ignore]
+    looked: set[str] = set()  # files outside .wiki/ that links were resolved against
     for rel, file in ctx.articles.items():
         sources = None
         for link in file.facts.links:
@@ -36,13 +37,14 @@ def check(ctx: LintContext) -> Iterator[Finding]:
             if kind == "wikilink":
                 problem = _wikilink(ctx, target, rel, titles)
             else:
-                problem = _relative(ctx, target, rel, roots)
+                problem = _relative(ctx, target, rel, roots, looked)
             if problem:
                 sources = _raw_links(ctx, file) if sources is None else sources
                 source, written = sources.get(link, (None, None))
                 yield Finding(
-                    file.path, line, column, "SW001", Severity.ERROR, problem, source, written
+                    file.path, line, column, RULE.id, Severity.ERROR, problem, source, written
                 )
+    yield from (Read(path) for path in sorted(looked))
 
 
 def _raw_links(ctx: LintContext, article: File) -> dict[LinkFacts, tuple[tuple[str, int], str]]:
@@ -98,7 +100,9 @@ def _wikilink(ctx: LintContext, target: str, rel: str, titles: dict[str, str]) -
     return None
 
 
-def _relative(ctx: LintContext, target: str, rel: str, roots: tuple[str, str]) -> str | None:
+def _relative(
+    ctx: LintContext, target: str, rel: str, roots: tuple[str, str], looked: set[str]
+) -> str | None:
     if not target or _SCHEME.match(target):
         return None
     path, _, fragment = target.partition("#")
@@ -114,7 +118,7 @@ def _relative(ctx: LintContext, target: str, rel: str, roots: tuple[str, str]) -
     else:
         wiki_rel = posixpath.normpath(posixpath.join(posixpath.dirname(rel), path))
         resolved = posixpath.normpath(f"{roots[1]}/{wiki_rel}")
-    found = _find(ctx, wiki_rel, resolved)
+    found = _find(ctx, wiki_rel, resolved, looked)
     if found is None:
         return f"broken link to {target}: {path} does not exist; fix the link in the raw file"
     if fragment and found in ctx.articles and fragment not in _anchors(ctx, found):
@@ -122,8 +126,9 @@ def _relative(ctx: LintContext, target: str, rel: str, roots: tuple[str, str]) -
     return None
 
 
-def _find(ctx: LintContext, wiki_rel: str, resolved: str) -> str | None:
-    """The article (wiki-relative) or the file on disk a link reaches, under the settings."""
+def _find(ctx: LintContext, wiki_rel: str, resolved: str, looked: set[str]) -> str | None:
+    """The article (wiki-relative) or the file on disk a link reaches, under the settings;
+    each file looked for on disk is added to `looked`."""
     settings = ctx.config.lint.links
     names = [(wiki_rel, resolved)]
     if settings.html and wiki_rel.endswith((".html", ".htm")):
@@ -136,7 +141,17 @@ def _find(ctx: LintContext, wiki_rel: str, resolved: str) -> str | None:
         if article in ctx.articles:
             return article
     for article, on_disk in names:
-        ctx.outside.add(on_disk)
+        looked.add(on_disk)
         if os.path.exists(on_disk):
             return article
     return None
+
+
+RULE = Rule(
+    "SW001",
+    "broken-link",
+    "Broken link, wikilink or anchor",
+    "Fix the link in the raw file (or ingest its target), then run `skillwiki compile`.",
+    Severity.ERROR,
+    check,
+)

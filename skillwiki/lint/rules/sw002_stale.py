@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from skillwiki.compiler import State
-from skillwiki.lint.model import Finding, LintContext, Severity
+from skillwiki.lint.model import Finding, LintContext, Rule, Severity
 from skillwiki.lint.rules._freshness import findings
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
     return findings(
         ctx,
-        "SW002",
+        RULE.id,
         State.STALE,
         Severity.ERROR,
         lambda entry: (
@@ -21,3 +21,13 @@ def check(ctx: LintContext) -> Iterator[Finding]:
             "run 'skillwiki compile'",
         ),
     )
+
+
+RULE = Rule(
+    "SW002",
+    "stale-article",
+    "Article older than its source",
+    "Run `skillwiki compile` (or any query) to recompile it.",
+    Severity.ERROR,
+    check,
+)

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from skillwiki.compiler import State
-from skillwiki.lint.model import Finding, LintContext, Severity
+from skillwiki.lint.model import Finding, LintContext, Rule, Severity
 from skillwiki.lint.rules._freshness import findings
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
     yield from findings(
         ctx,
-        "SW003",
+        RULE.id,
         State.NEW,
         Severity.ERROR,
         lambda entry: (
@@ -24,5 +24,15 @@ def check(ctx: LintContext) -> Iterator[Finding]:
     # an article that would be both file and folder): no compile will ever make its article.
     for problem in ctx.plan.problems:
         yield Finding(
-            problem.path, 1, 1, "SW003", Severity.ERROR, f"cannot be compiled: {problem.message}"
+            problem.path, 1, 1, RULE.id, Severity.ERROR, f"cannot be compiled: {problem.message}"
         )
+
+
+RULE = Rule(
+    "SW003",
+    "uncompiled-source",
+    "Raw file never compiled",
+    "Run `skillwiki compile`.",
+    Severity.ERROR,
+    check,
+)

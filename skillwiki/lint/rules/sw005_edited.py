@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from skillwiki.compiler import State
-from skillwiki.lint.model import Finding, LintContext, Severity
+from skillwiki.lint.model import Finding, LintContext, Rule, Severity
 from skillwiki.lint.rules._freshness import findings
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
     return findings(
         ctx,
-        "SW005",
+        RULE.id,
         State.EDITED,
         Severity.WARNING,
         lambda entry: (
@@ -22,3 +22,13 @@ def check(ctx: LintContext) -> Iterator[Finding]:
             + ", then run 'skillwiki compile --force'",
         ),
     )
+
+
+RULE = Rule(
+    "SW005",
+    "hand-edited-article",
+    "Compiled article edited by hand",
+    "Move the change into the raw file, then `skillwiki compile --force`.",
+    Severity.WARNING,
+    check,
+)

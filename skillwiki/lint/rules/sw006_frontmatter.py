@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from skillwiki.lint.model import File, Finding, LintContext, Severity
+from skillwiki.lint.model import File, Finding, LintContext, Rule, Severity
 
 _STR = (str,)
 _LIST = (list,)
@@ -52,7 +52,7 @@ def _check(
     article: bool = False,
 ) -> Iterator[Finding]:
     def finding(line: int, message: str) -> Finding:
-        return Finding(file.path, line, 1, "SW006", Severity.ERROR, message)
+        return Finding(file.path, line, 1, RULE.id, Severity.ERROR, message)
 
     if file.facts.error is not None:
         yield finding(1, file.facts.error)
@@ -72,3 +72,13 @@ def _check(
     # A page's own `type` (not document or lesson) is the author's; its article says document.
     if article and "type" in meta and meta["type"] not in ("document", "lesson"):
         yield finding(file.key_line("type"), "frontmatter key 'type' must be document or lesson")
+
+
+RULE = Rule(
+    "SW006",
+    "bad-frontmatter",
+    "Frontmatter missing, unparsable or incomplete",
+    "Fix the YAML block at the top of the file; keys and types are in the README.",
+    Severity.ERROR,
+    check,
+)

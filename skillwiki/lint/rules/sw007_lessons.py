@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from skillwiki.lint.model import File, Finding, LintContext, Severity
+from skillwiki.lint.model import File, Finding, LintContext, Rule, Severity
 from skillwiki.memory import kinds
 from skillwiki.memory.lessons import SECTIONS, TEMPLATE_TEXT
 
@@ -30,7 +30,7 @@ def _check(file: File) -> Iterator[Finding]:
                 file.path,
                 file.key_line(key),
                 1,
-                "SW007",
+                RULE.id,
                 Severity.ERROR,
                 f"unknown {key} {value!r}; use one of {', '.join(allowed)}",
             )
@@ -43,7 +43,7 @@ def _check(file: File) -> Iterator[Finding]:
                 file.path,
                 file.facts.body_offset + 1,
                 1,
-                "SW007",
+                RULE.id,
                 Severity.ERROR,
                 f"lesson section '## {name}' is missing; lessons have {', '.join(SECTIONS)}",
             )
@@ -52,7 +52,7 @@ def _check(file: File) -> Iterator[Finding]:
                 file.path,
                 found[name][0],
                 1,
-                "SW007",
+                RULE.id,
                 Severity.WARNING,
                 f"lesson section '## {name}' still holds the template text; fill it in",
             )
@@ -61,3 +61,13 @@ def _check(file: File) -> Iterator[Finding]:
 def is_template(text: str) -> bool:
     """Tell whether a section still holds record-lesson's guidance text."""
     return any(template.lstrip("- ") in text for template in TEMPLATE_TEXT.values())
+
+
+RULE = Rule(
+    "SW007",
+    "incomplete-lesson",
+    "Lesson section missing, unfilled, or unknown value",
+    "Give the lesson all four sections and known severity, scope, status and trigger.",
+    Severity.ERROR,
+    check,
+)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from skillwiki.lint.model import File, Finding, LintContext, Severity
+from skillwiki.lint.model import File, Finding, LintContext, Rule, Severity
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
@@ -24,9 +24,19 @@ def _duplicates(files: list[File], key: str, what: str) -> Iterator[Finding]:
                 file.path,
                 file.key_line(key),
                 1,
-                "SW008",
+                RULE.id,
                 Severity.ERROR,
                 f"duplicate {what} {value!r}, also used by {first[normal]}; make it unique",
             )
         else:
             first[normal] = file.path
+
+
+RULE = Rule(
+    "SW008",
+    "duplicate",
+    "Duplicate lesson id or article title",
+    "Rename one of the two.",
+    Severity.ERROR,
+    check,
+)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from skillwiki.lint.model import File, Finding, LintContext, Severity
+from skillwiki.lint.model import File, Finding, LintContext, Rule, Severity
 from skillwiki.memory.kinds import RETIRED
 from skillwiki.memory.lessons import jaccard
 
@@ -26,10 +26,20 @@ def check(ctx: LintContext) -> Iterator[Finding]:
                     file.path,
                     file.key_line("tags"),
                     1,
-                    "SW009",
+                    RULE.id,
                     Severity.WARNING,
                     f"near-duplicate of {other.path} (category {category!r}, tag similarity "
                     f"{similarity:.2f}); merge the two lessons",
                 )
                 break
         seen.append(file)
+
+
+RULE = Rule(
+    "SW009",
+    "near-duplicate-lessons",
+    "Two lessons in one category with mostly equal tags",
+    "Merge them into one lesson (`skillwiki maintain` plans it).",
+    Severity.WARNING,
+    check,
+)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from skillwiki import catalog
-from skillwiki.lint.model import Finding, LintContext, Severity
+from skillwiki.lint.model import Finding, LintContext, Rule, Severity
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
@@ -21,7 +21,17 @@ def check(ctx: LintContext) -> Iterator[Finding]:
                 ctx.ws.rel(path),
                 1,
                 1,
-                "SW010",
+                RULE.id,
                 Severity.ERROR,
                 f"{path.name} is {state}; run 'skillwiki compile'",
             )
+
+
+RULE = Rule(
+    "SW010",
+    "stale-index",
+    "index.md or index.json out of date",
+    "Run `skillwiki compile`.",
+    Severity.ERROR,
+    check,
+)

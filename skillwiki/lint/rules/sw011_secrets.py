@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from skillwiki.lint.model import Finding, LintContext, Severity
+from skillwiki.lint.model import Finding, LintContext, Rule, Severity
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
@@ -14,8 +14,18 @@ def check(ctx: LintContext) -> Iterator[Finding]:
                 file.path,
                 line,
                 column,
-                "SW011",
+                RULE.id,
                 Severity.ERROR,
                 f"possible secret ({kind}); remove it from the raw file, recompile, "
                 "and rotate the credential",
             )
+
+
+RULE = Rule(
+    "SW011",
+    "secret",
+    "Credential in a wiki file",
+    "Remove it from the raw file, recompile, and rotate the credential.",
+    Severity.ERROR,
+    check,
+)

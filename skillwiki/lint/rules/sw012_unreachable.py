@@ -6,7 +6,7 @@ import posixpath
 from collections.abc import Iterator
 from urllib.parse import unquote
 
-from skillwiki.lint.model import Finding, LintContext, Severity
+from skillwiki.lint.model import Finding, LintContext, Rule, Severity
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
@@ -28,7 +28,7 @@ def check(ctx: LintContext) -> Iterator[Finding]:
                 file.path,
                 1,
                 1,
-                "SW012",
+                RULE.id,
                 Severity.WARNING,
                 "no link reaches this article from index.md or another article; "
                 "run 'skillwiki compile' to refresh the index, or link to it",
@@ -54,3 +54,13 @@ def _targets(
         resolved = posixpath.normpath(posixpath.join(base, path))
         if resolved.startswith("wiki/"):
             yield resolved.removeprefix("wiki/")
+
+
+RULE = Rule(
+    "SW012",
+    "unreachable-article",
+    "Article no link reaches",
+    "Run `skillwiki compile` to refresh index.md, or link to the article.",
+    Severity.WARNING,
+    check,
+)
