@@ -77,24 +77,36 @@ def scalar(raw: str, resolve: Resolve | None = None) -> Any:
     return _scalar(raw)
 
 
-@lru_cache(maxsize=8192)  # frontmatter repeats itself: types, compiler, tags
-def _scalar(raw: str) -> Any:
+PLAIN = object()  # a plain scalar: what it is, its resolver says
+
+
+def quoted_or_plain(raw: str) -> Any:
+    """The value of a quoted scalar; PLAIN for a plain one (the caller resolves its type);
+    NO_VALUE where the flat subset cannot be sure of it."""
     if not raw or raw != raw.strip() or " #" in raw or ": " in raw or raw.endswith(":"):
         return NO_VALUE
-    first = raw[0]
-    if first == "'":
-        inner = raw[1:-1]
-        if len(raw) < 2 or raw[-1] != "'" or "'" in inner.replace("''", ""):
-            return NO_VALUE
-        return inner.replace("''", "'")
-    if first == '"':
-        inner = raw[1:-1]
-        if len(raw) < 2 or raw[-1] != '"' or '"' in inner or "\\" in inner:
-            return NO_VALUE
-        return inner
-    if first in INDICATORS or "\t" in raw or raw == "-" or raw.startswith("- "):
+    if raw[0] in "'\"":
+        return _quoted(raw)
+    if raw[0] in INDICATORS or "\t" in raw or raw == "-" or raw.startswith("- "):
         return NO_VALUE
-    return _WORDS.get(raw, raw)
+    return PLAIN
+
+
+def _quoted(raw: str) -> Any:
+    """A single- or double-quoted scalar's value; NO_VALUE for escapes (PyYAML's call) or a
+    quote that ends it early."""
+    quote, inner = raw[0], raw[1:-1]
+    if len(raw) < 2 or raw[-1] != quote:
+        return NO_VALUE
+    if quote == "'":  # '' is a quote; any other quote inside ends it
+        return NO_VALUE if "'" in inner.replace("''", "") else inner.replace("''", "'")
+    return NO_VALUE if '"' in inner or "\\" in inner else inner
+
+
+@lru_cache(maxsize=8192)  # frontmatter repeats itself: types, compiler, tags
+def _scalar(raw: str) -> Any:
+    value = quoted_or_plain(raw)
+    return _WORDS.get(raw, raw) if value is PLAIN else value
 
 
 def dump(meta: dict[str, Any]) -> str | None:
@@ -102,24 +114,28 @@ def dump(meta: dict[str, Any]) -> str | None:
     how it writes every value; None otherwise (`_yaml.dump` decides)."""
     lines = []
     for key, value in meta.items():
-        if not (isinstance(key, str) and _KEY.fullmatch(f"{key}:") and _written(key) == key):
+        line = _line(key, value)
+        if line is None:
             return None
-        if isinstance(value, str):
-            written = _written(value)
-            if written is None:
-                return None
-            lines.append(f"{key}: {written}\n")
-        elif isinstance(value, list) and all(isinstance(item, str) for item in value):
-            if not value:
-                lines.append(f"{key}: []\n")
-                continue
-            items = [_written(item) for item in value]
-            if any(item is None for item in items):
-                return None
-            lines.append(f"{key}:\n" + "".join(f"  - {item}\n" for item in items))
-        else:
-            return None
+        lines.append(line)
     return "".join(lines) or None
+
+
+def _line(key: object, value: object) -> str | None:
+    """One key and its value as `_yaml.dump` writes them, or None when unsure."""
+    if not (isinstance(key, str) and _KEY.fullmatch(f"{key}:") and _written(key) == key):
+        return None
+    if isinstance(value, str):
+        written = _written(value)
+        return None if written is None else f"{key}: {written}\n"
+    if not (isinstance(value, list) and all(isinstance(item, str) for item in value)):
+        return None
+    if not value:
+        return f"{key}: []\n"
+    items = [_written(item) for item in value]
+    if any(item is None for item in items):
+        return None
+    return f"{key}:\n" + "".join(f"  - {item}\n" for item in items)
 
 
 _PRINTABLE = re.compile(r"[\x20-\x7e]*")

@@ -138,23 +138,11 @@ def _flat(source: str) -> dict[str, Any] | None:
 
 @lru_cache(maxsize=8192)  # frontmatter repeats itself: types, compiler, tags, dates
 def _scalar(raw: str) -> Any:
-    if not raw or raw != raw.strip() or " #" in raw or ": " in raw or raw.endswith(":"):
-        return _flatyaml.NO_VALUE
-    first = raw[0]
-    if first == "'":
-        inner = raw[1:-1]
-        if len(raw) < 2 or raw[-1] != "'" or "'" in inner.replace("''", ""):
-            return _flatyaml.NO_VALUE
-        return inner.replace("''", "'")
-    if first == '"':
-        inner = raw[1:-1]
-        if len(raw) < 2 or raw[-1] != '"' or '"' in inner or "\\" in inner:
-            return _flatyaml.NO_VALUE
-        return inner
-    if first in _flatyaml.INDICATORS or "\t" in raw or raw == "-" or raw.startswith("- "):
-        return _flatyaml.NO_VALUE
+    value = _flatyaml.quoted_or_plain(raw)
+    if value is not _flatyaml.PLAIN:
+        return value
     tag = "tag:yaml.org,2002:str"
-    for candidate, pattern in StrictLoader.yaml_implicit_resolvers.get(first, []):
+    for candidate, pattern in StrictLoader.yaml_implicit_resolvers.get(raw[0], []):
         if pattern.match(raw):
             tag = candidate
             break

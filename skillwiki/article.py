@@ -115,13 +115,7 @@ def render(
     if shape is None and suffix in PARSED_SUFFIXES:
         shape = markdown.analyze(raw.body, mdx=suffix == ".mdx")
     title = _title(raw_rel, raw, shape, where)
-    if shape is not None:
-        body = _rewrite_links(raw_rel, raw.body, shape, optional_str(raw.meta, "origin", where))
-        body = _drop_leading_title(body, shape, title)
-        if shape.open_fence:  # close it, or it swallows the Sources section
-            body = body.rstrip("\n") + "\n" + shape.open_fence + "\n"
-    else:
-        body = _fence(raw.body, CODE_INFO.get(suffix, "text"))
+    body = _body(raw_rel, raw, shape, title, where)
     summary = _summary(raw, shape, where) or title
     article_body = _article_body(raw_rel, title, body)
     meta: dict[str, Any] = {
@@ -134,15 +128,34 @@ def render(
         "compiled_fingerprint": fingerprint(article_body.encode(), algorithm),
         "compiler": COMPILER,
     }
-    for key in LESSON_KEYS if kind == "lesson" else ():
-        if key in raw.meta:
-            meta[key] = raw.meta[key]
-    if "origin" in raw.meta:
-        meta["origin"] = raw.meta["origin"]
-    meta.update((key, value) for key, value in raw.meta.items() if key not in _OWN_KEYS)
-    if foreign is not None and FOREIGN_TYPE_KEY not in raw.meta:
-        meta[FOREIGN_TYPE_KEY] = foreign
+    meta.update(_carried(raw.meta, kind, foreign))
     return Rendered(join(meta, article_body), meta, _headings(raw.body, shape))
+
+
+def _body(
+    raw_rel: str, raw: Document, shape: markdown.Outline | None, title: str, where: str
+) -> str:
+    """The raw body as the article shows it: Markdown with its links rewritten and a leading
+    title dropped, anything else fenced as code."""
+    if shape is None:
+        return _fence(raw.body, CODE_INFO.get(PurePosixPath(raw_rel).suffix.lower(), "text"))
+    body = _rewrite_links(raw_rel, raw.body, shape, optional_str(raw.meta, "origin", where))
+    body = _drop_leading_title(body, shape, title)
+    if shape.open_fence:  # close it, or it swallows the Sources section
+        body = body.rstrip("\n") + "\n" + shape.open_fence + "\n"
+    return body
+
+
+def _carried(raw_meta: dict[str, Any], kind: str, foreign: str | None) -> dict[str, Any]:
+    """The raw frontmatter the article keeps, in order: a lesson's keys, origin, every key
+    compile does not set itself, and the type compile did not know."""
+    carried = {key: raw_meta[key] for key in LESSON_KEYS if kind == "lesson" and key in raw_meta}
+    if "origin" in raw_meta:
+        carried["origin"] = raw_meta["origin"]
+    carried.update((key, value) for key, value in raw_meta.items() if key not in _OWN_KEYS)
+    if foreign is not None and FOREIGN_TYPE_KEY not in raw_meta:
+        carried[FOREIGN_TYPE_KEY] = foreign
+    return carried
 
 
 def _headings(raw_body: str, shape: markdown.Outline | None) -> tuple[str, ...] | None:

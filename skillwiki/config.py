@@ -123,27 +123,32 @@ def _build(cls: Any, data: dict[str, Any], path: Path, prefix: str) -> Any:
 
 
 def _coerce(value: Any, default: Any, path: Path, key: str) -> Any:
-    if isinstance(default, bool):
-        ok = isinstance(value, bool)
-    elif isinstance(default, float):
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        value = float(value) if ok else value
-        if ok and not math.isfinite(value):  # TOML has nan and inf: no setting means them
-            raise ConfigError(path, f"must be a finite number, not {value!r}", key)
-    elif isinstance(default, int):
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif isinstance(default, list):
-        ok = isinstance(value, list) and all(isinstance(item, str) for item in value)
-    elif isinstance(default, dict):
-        ok = isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
-        value = dict(value) if ok else value
-    else:
-        ok = isinstance(value, type(default))
-    if not ok:
+    """The value a setting takes from the file, when it has the type of its default."""
+    if not _same_kind(value, default):
         kind = type(default).__name__
         kind = {"dict": "a table of strings", "list": "a list of strings"}.get(kind, kind)
         raise ConfigError(path, f"must be {_article(kind)}, not {value!r}", key)
+    if isinstance(default, dict):
+        return dict(value)
+    if isinstance(default, float):
+        if not math.isfinite(value):  # TOML has nan and inf: no setting means them
+            raise ConfigError(path, f"must be a finite number, not {float(value)!r}", key)
+        return float(value)
     return value
+
+
+def _same_kind(value: Any, default: Any) -> bool:
+    """Whether a value read from TOML can stand for a setting whose default is `default`
+    (an integer for a number, a list or table of strings; never a bool for a number)."""
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(value, bool) and isinstance(default, bool)
+    if isinstance(default, float):
+        return isinstance(value, int | float)
+    if isinstance(default, list):
+        return isinstance(value, list) and all(isinstance(item, str) for item in value)
+    if isinstance(default, dict):
+        return isinstance(value, dict) and all(isinstance(item, str) for item in value.values())
+    return isinstance(value, type(default))
 
 
 def _article(kind: str) -> str:

@@ -207,11 +207,8 @@ class Secret:
 def find(text: str) -> list[Secret]:
     """Return the secrets in `text`, earliest first, never overlapping."""
     found: list[Secret] = []
-    taken: list[tuple[int, int]] = []
-    lowered = text.lower()
-    present = {kind for part, kind in _PARTS if part in lowered}
-    if _PASSWORD_HINT.search(lowered):
-        present.add("password")
+    taken: list[tuple[int, int]] = []  # disjoint spans, sorted
+    present = _kinds_present(text.lower())
     last_footer = text.rfind("-----END ") if "private_key" in present else -1
     for kind, pattern, group in _PATTERNS:
         if kind not in present:
@@ -219,22 +216,39 @@ def find(text: str) -> list[Secret]:
         for match in pattern.finditer(text):
             which = match.lastindex or 0 if group < 0 else group
             start, end = match.span(which)
-            value = match.group(which)
             if kind == "private_key" and group == 0 and last_footer > end:  # up to its footer
                 footer = _KEY_FOOTER.search(text, end)
                 end = footer.end() if footer is not None else end
-            if "EXAMPLE" in value or value in _PUBLIC_SAMPLES:  # vendors' documentation
-                continue
-            if kind in _TYPED and (len(value) < 6 or _looks_made_up(value)):
-                continue
-            if kind in _RANDOM and not _random_enough(value):
-                continue
-            at = bisect.bisect(taken, (start, end))  # taken: disjoint spans, sorted
-            if (at and taken[at - 1][1] > start) or (at < len(taken) and taken[at][0] < end):
-                continue
-            taken.insert(at, (start, end))
-            found.append(Secret(kind, start, end))
+            if _plausible(kind, match.group(which)) and _take(taken, start, end):
+                found.append(Secret(kind, start, end))
     return sorted(found, key=lambda secret: secret.start)
+
+
+def _kinds_present(lowered: str) -> set[str]:
+    """The kinds whose telltale parts occur in the text: only their patterns are run."""
+    present = {kind for part, kind in _PARTS if part in lowered}
+    if _PASSWORD_HINT.search(lowered):
+        present.add("password")
+    return present
+
+
+def _plausible(kind: str, value: str) -> bool:
+    """Tell a value that may be a real secret from a vendor's documented sample, a made-up
+    placeholder, or text that is not random enough to be a key."""
+    if "EXAMPLE" in value or value in _PUBLIC_SAMPLES:  # vendors' documentation
+        return False
+    if kind in _TYPED and (len(value) < 6 or _looks_made_up(value)):
+        return False
+    return kind not in _RANDOM or _random_enough(value)
+
+
+def _take(taken: list[tuple[int, int]], start: int, end: int) -> bool:
+    """Claim the span unless it overlaps one already taken (an earlier pattern won it)."""
+    at = bisect.bisect(taken, (start, end))
+    if (at and taken[at - 1][1] > start) or (at < len(taken) and taken[at][0] < end):
+        return False
+    taken.insert(at, (start, end))
+    return True
 
 
 def redact(text: str) -> tuple[str, list[str]]:

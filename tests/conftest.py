@@ -1,26 +1,17 @@
-"""Shared fixtures: real workspaces under tmp_path, a CliRunner, and a snapshot of the disk."""
+"""Shared fixtures: real workspaces under tmp_path, a CliRunner, a clock set to tests.support.NOW.
+
+Helpers and constants live in tests/support.py."""
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner, Result
 
 from skillwiki.cli.app import app
-
-REPO = Path(__file__).resolve().parent.parent
-DATA = Path(__file__).resolve().parent / "data"
-DEMO = REPO / "fixtures" / "demo"
-
-Invoke = Callable[..., Result]
-
-# Every test runs at this moment, whatever the wall clock says: lesson ids, `created:` dates,
-# evidence ages and archive decisions do not drift as days pass (subprocesses inherit it).
-NOW = "2026-11-30T12:00:00Z"
-TODAY = NOW[:10]
+from tests.support import DEMO, NOW, Invoke
 
 
 @pytest.fixture(autouse=True)
@@ -59,41 +50,3 @@ def demo(tmp_path: Path) -> Path:
     target = tmp_path / "demo"
     shutil.copytree(DEMO, target, ignore=shutil.ignore_patterns(".cache", ".lock"))
     return target
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    """Every file below root (but the disposable cache and lock) with its bytes."""
-    found = {}
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root).as_posix()
-        if ".wiki/.cache" in rel or rel.endswith(".wiki/.lock") or not path.is_file():
-            continue
-        found[rel] = path.read_bytes()
-    return found
-
-
-def mtimes(root: Path) -> dict[str, int]:
-    return {
-        path.relative_to(root).as_posix(): path.stat().st_mtime_ns
-        for path in root.rglob("*")
-        if path.is_file() and ".cache" not in path.parts and path.name != ".lock"
-    }
-
-
-def write(path: Path, text: str | bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
-
-
-def put_in_every_state(demo: Path) -> None:
-    """Make the demo hold one new, one stale, one orphan and one edited article."""
-    wiki = demo / ".wiki"
-    write(wiki / "raw" / "docs" / "new.md", "# New\n")
-    (wiki / "raw" / "docs" / "ci.md").write_text("# CI\n\nChanged.\n")
-    (wiki / "raw" / "docs" / "deployment.md").unlink()
-    edited = wiki / "wiki" / "docs" / "agents.md"
-    edited.write_text(edited.read_text() + "\nmine\n")

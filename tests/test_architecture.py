@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from skillwiki.cli.app import app
-from tests.conftest import REPO, Invoke
+from tests.support import REPO, Invoke
 
 PACKAGE = REPO / "skillwiki"
 FORBIDDEN_IN_CORE = {"typer", "rich", "click"}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from skillwiki import clock
-from tests.conftest import Invoke
+from tests.support import Invoke
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import DATA, Invoke, mtimes, snapshot, write
+from tests.support import DATA, Invoke, mtimes, snapshot, write
 
 GOLDEN = DATA / "compile"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Invoke, write
+from tests.support import Invoke, write
 
 CLI = [sys.executable, "-m", "skillwiki"]
 

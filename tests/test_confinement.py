@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Invoke, snapshot, write
+from tests.support import Invoke, snapshot, write
 
 LESSON = ["record-lesson", "--title", "Pin the base image", "--summary", "Builds drifted."]
 

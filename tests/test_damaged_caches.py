@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import DEMO, Invoke
+from tests.support import DEMO, Invoke
 
 Damage = Callable[[Path], object]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from skillwiki.memory.block import START_MARKER
 from skillwiki.memory.recall import HEADER
-from tests.conftest import REPO
+from tests.support import REPO
 
 DOC = REPO / "docs" / "agents.md"
 BLOCK = re.compile(r"^```(\w+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
@@ -72,3 +72,59 @@ def test_agent_docs_examples_run(demo: Path) -> None:
         ["bash", "-c", command], cwd=demo, capture_output=True, text=True, env=_env()
     )
     assert started.returncode == 0 and started.stdout.startswith(HEADER)
+
+
+def _fenced(doc: Path) -> list[tuple[str, str]]:
+    return BLOCK.findall(doc.read_text(encoding="utf-8"))
+
+
+def test_readme_starts_with_the_two_commands_ci_runs(tmp_path: Path, demo: Path) -> None:
+    """The README's first block is the install-and-query command and the install-and-test
+    command; the query runs as written on the bundled demo (installed already: this very
+    interpreter), and .ci/run runs the README's test command."""
+    lang, body = _fenced(REPO / "README.md")[0]
+    first, second = body.splitlines()
+    assert lang == "sh"
+    assert first.startswith("python3 -m venv .venv && .venv/bin/pip install -q . && ")
+    assert second.startswith('python3 -m venv .venv && .venv/bin/pip install -q ".[test]" && ')
+    query = first.rpartition(" && ")[2].replace(".venv/bin/skillwiki", "skillwiki")
+    (tmp_path / "fixtures").mkdir()
+    demo.rename(tmp_path / "fixtures" / "demo")
+    shell = subprocess.run(
+        ["bash", "-c", query], cwd=tmp_path, capture_output=True, text=True, env=_env()
+    )
+    assert shell.returncode == 0, shell.stdout + shell.stderr
+    assert ".wiki/wiki/" in shell.stdout  # at least one hit, shown by its path
+    program, _, arguments = second.rpartition(" && ")[2].removeprefix(".venv/bin/").partition(" ")
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert f'"$venv/bin/{program}" {arguments}\n' in ci
+
+
+def _ci_commands() -> list[str]:
+    """Every skillwiki command docs/ci.md shows: the lines of its sh blocks, and the `run:` and
+    `script:` steps of its YAML."""
+    commands = []
+    for lang, body in _fenced(REPO / "docs" / "ci.md"):
+        for line in body.splitlines():
+            text = line.split("  #", 1)[0].strip()
+            if lang == "yaml":
+                text = text.removeprefix("- ").removeprefix("run: ")
+            if text.startswith("skillwiki "):
+                commands.append(text)
+    return commands
+
+
+def test_ci_doc_commands_run(demo: Path) -> None:
+    """Each command of docs/ci.md runs in the demo workspace as a CI job would: exit 0 or 1
+    (findings), never 2, with output in the format it asks for."""
+    commands = _ci_commands()
+    assert len(commands) >= 6  # sarif, github, json, status --check, two baseline commands
+    for command in commands:
+        shell = subprocess.run(
+            ["bash", "-c", command], cwd=demo, capture_output=True, text=True, env=_env()
+        )
+        assert shell.returncode in (0, 1), f"{command}\n{shell.stdout}{shell.stderr}"
+    sarif = json.loads((demo / "skillwiki.sarif").read_text(encoding="utf-8"))
+    assert sarif["version"] == "2.1.0" and sarif["runs"][0]["tool"]["driver"]["rules"]
+    assert "findings" in json.loads((demo / "skillwiki-lint.json").read_text(encoding="utf-8"))
+    assert json.loads((demo / ".wiki-baseline.json").read_text(encoding="utf-8"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import Invoke, snapshot, write
+from tests.support import Invoke, snapshot, write
 
 LESSON_ID = "2026-11-30-channel-op-allowedtools-must-include-telegram-send"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from skillwiki import headcache, search
 from skillwiki.search import index
 from skillwiki.workspace import Workspace
-from tests.conftest import Invoke, write
+from tests.support import Invoke, write
 
 
 def _bulk(ws: Path, invoke: Invoke) -> None:

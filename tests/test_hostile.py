@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Invoke, snapshot, write
+from tests.support import Invoke, snapshot, write
 
 DEEP = 3000
 FRONTMATTER: dict[str, tuple[str, str]] = {  # case -> (frontmatter text, what the error says)

@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import Invoke, mtimes, snapshot, write
+from tests.support import Invoke, mtimes, snapshot, write
 
 
 def test_ingest_folder_mirrors_paths_and_records_origin(ws: Path, invoke: Invoke) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import Invoke, snapshot
+from tests.support import Invoke, snapshot
 
 
 def test_init_creates_the_layout(tmp_path: Path, invoke: Invoke) -> None:

@@ -13,7 +13,7 @@ from skillwiki.memory.evidence import add_evidence, confidence
 from skillwiki.memory.maintain import Action, plan
 from skillwiki.memory.store import Evidence, load_lessons, parse_evidence
 from skillwiki.workspace import Workspace
-from tests.conftest import Invoke, write
+from tests.support import Invoke, write
 from tests.test_recall import lesson
 
 DAY = date(2026, 11, 30)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Invoke, put_in_every_state, write
+from tests.support import Invoke, put_in_every_state, write
 
 
 def _touch_index(demo: Path) -> None:

@@ -14,7 +14,7 @@ import yaml
 
 from skillwiki.lint.model import Finding, Severity
 from skillwiki.lint.report import to_github
-from tests.conftest import REPO, Invoke, write
+from tests.support import REPO, Invoke, write
 
 
 def _break(demo: Path) -> None:

@@ -18,7 +18,7 @@ from markdown_it.token import Token
 
 from skillwiki import markdown
 from skillwiki.documents import split
-from tests.conftest import DATA, DEMO, REPO
+from tests.support import DATA, DEMO, REPO
 
 CORPORA = REPO.parent / "shared" / "corpora"
 SPEC = json.loads((DATA / "commonmark_spec.json").read_text(encoding="utf-8"))

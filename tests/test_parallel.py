@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from skillwiki import parallel
-from tests.conftest import DATA, DEMO, Invoke, snapshot, write
+from tests.support import DATA, DEMO, Invoke, snapshot, write
 
 
 def _workspace(root: Path, invoke: Invoke) -> Path:

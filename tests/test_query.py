@@ -5,7 +5,7 @@ import os
 import time
 from pathlib import Path
 
-from tests.conftest import Invoke, write
+from tests.support import Invoke, write
 
 
 def _query(invoke: Invoke, root: Path, *args: str) -> dict:

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import Invoke
+from tests.support import Invoke
 
 
 def _ingest(ws: Path, invoke: Invoke, files: dict[str, str]) -> None:

@@ -14,7 +14,7 @@ from skillwiki.config import load_config
 from skillwiki.memory.block import END_MARKER, START_MARKER, neutralise_markers, write_block
 from skillwiki.memory.recall import HEADER, Request, recall
 from skillwiki.workspace import Workspace
-from tests.conftest import Invoke, write
+from tests.support import Invoke, write
 
 DAY = date(2026, 11, 30)
 LESSON = """---

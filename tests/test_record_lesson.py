@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from skillwiki.memory.lessons import TEMPLATE_TEXT
-from tests.conftest import TODAY, Invoke, snapshot, write
+from tests.support import TODAY, Invoke, snapshot, write
 
 
 def _record(invoke: Invoke, root: Path, *args: str, input: str | None = None) -> dict:

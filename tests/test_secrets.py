@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import Invoke, write
 from tests.secret_corpus import lookalikes, secrets
+from tests.support import Invoke, write
 
 SECRETS = secrets()
 LOOKALIKES = lookalikes()

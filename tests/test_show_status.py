@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Invoke, put_in_every_state, snapshot
+from tests.support import Invoke, put_in_every_state, snapshot
 
 LESSON = "2026-11-30-channel-op-allowedtools-must-include-telegram-send"
 

@@ -9,7 +9,7 @@ import pytest
 
 from skillwiki.config import SuggestConfig
 from skillwiki.memory.suggest import answer, read_run, suggest
-from tests.conftest import Invoke, snapshot
+from tests.support import Invoke, snapshot
 
 
 def _fail(tool: str = "telegram_send", error: str = "permission denied") -> dict:

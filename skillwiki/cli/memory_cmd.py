@@ -14,7 +14,7 @@ from skillwiki.cli import render
 from skillwiki.memory.kinds import Outcome
 
 if TYPE_CHECKING:
-    pass
+    from skillwiki.memory.recall import Recalled
 
 from skillwiki.cli.common import (
     ExpectOption,
@@ -134,11 +134,16 @@ def recall(
         changed = write_block(target, result.block)
         state = "updated" if changed else "unchanged"
         render.warn_free(f"{state} {write} ({len(result.included)} lessons)")
-    if as_json or output is BlockFormat.json:
+    _show_recalled(result, as_json or output is BlockFormat.json, write is None, trace)
+
+
+def _show_recalled(result: Recalled, as_json: bool, block: bool, trace: bool) -> None:
+    """Print the block (or the JSON answer), and with --trace each lesson's score on stderr."""
+    if as_json:
         render.print_json(
             {"block": result.block, "lessons": [asdict(item) for item in result.lessons]}
         )
-    elif write is None:
+    elif block:
         render.text(result.block, nl=False)
     if trace:
         for item in result.lessons:

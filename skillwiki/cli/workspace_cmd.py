@@ -23,6 +23,7 @@ from skillwiki.errors import InputError
 if TYPE_CHECKING:
     from skillwiki.compiler import CompileResult, Plan
     from skillwiki.config import Config
+    from skillwiki.ingest import IngestResult
     from skillwiki.workspace import Workspace
 
 
@@ -96,18 +97,22 @@ def ingest(
             }
         )
     else:
-        for item in result.files:
-            verb = "ingested" if item.changed else "unchanged"
-            render.echo(f"{verb} {item.origin} -> .wiki/raw/{item.raw}")
-        if result.skipped:
-            render.echo(f"skipped {result.skipped} file(s) that are not Markdown or text")
-        if compiled is not None:
-            _print_compile(compiled)
+        _print_ingested(result, compiled)
     for refused in result.refused:
         render.warn_free(f"refused {refused.path}: {refused.reason}")
     _raise_problems(compiled)
     if result.refused:
         raise typer.Exit(1)
+
+
+def _print_ingested(result: IngestResult, compiled: CompileResult | None) -> None:
+    for item in result.files:
+        verb = "ingested" if item.changed else "unchanged"
+        render.echo(f"{verb} {item.origin} -> .wiki/raw/{item.raw}")
+    if result.skipped:
+        render.echo(f"skipped {result.skipped} file(s) that are not Markdown or text")
+    if compiled is not None:
+        _print_compile(compiled)
 
 
 def compile_(
