@@ -152,7 +152,7 @@ def _sync_db(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot) -> bool:
 def open_index(ws: Workspace, wiki: Snapshot) -> sqlite3.Connection:
     """Return an index in step with the articles: the one in .cache/, kept up to date, or
     where the workspace cannot be written, one built in memory for this run. The caller
-    closes it; `opened` does so at the end of a `with` block.
+    closes it (reading.Refresh does, at the end of a `with` block).
     """
     path = index_path(ws)
     try:
@@ -163,13 +163,6 @@ def open_index(ws: Workspace, wiki: Snapshot) -> sqlite3.Connection:
         _create(db)
         _sync_db(db, ws, wiki)
         return db
-
-
-@contextmanager
-def opened(ws: Workspace, wiki: Snapshot) -> Iterator[sqlite3.Connection]:
-    """The index in step with `wiki`, open for the `with` block."""
-    with closing(open_index(ws, wiki)) as db:
-        yield db
 
 
 def _scanned(ws: Workspace) -> Snapshot:

@@ -42,11 +42,6 @@ class Record(NamedTuple):
     fresh: int  # how many articles are fresh
     tables: bytes  # marshal of the folder's raw and wiki entries, read only when needed
 
-    @property
-    def digests(self) -> tuple[bytes, bytes, bytes]:
-        """The (raw, names, articles) digests its listing is compared by."""
-        return (self.raw, self.names, self.articles)
-
 
 class Summary(NamedTuple):
     """A big folder whose buckets were all quiet, named whole, so that an unchanged folder is
@@ -56,10 +51,6 @@ class Summary(NamedTuple):
     raw: bytes
     names: bytes
     articles: bytes
-
-    @property
-    def digests(self) -> tuple[bytes, bytes, bytes]:
-        return (self.raw, self.names, self.articles)
 
 
 Tables = tuple[dict[str, tuple[Stat, str]], dict[str, tuple[Stat, tuple[Any, ...]]]]
