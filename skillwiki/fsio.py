@@ -165,6 +165,13 @@ def remove_file(path: Path) -> None:
     path.unlink(missing_ok=True)
 
 
+def move(source: Path, target: Path) -> None:
+    """Rename a file to a new name inside the workspace (atomic; replaces the target)."""
+    confine(source)
+    confine(target)
+    os.replace(source, target)
+
+
 def make_dirs(folder: Path) -> None:
     """Create a folder and its parents, inside the workspace."""
     confine(folder)
@@ -190,16 +197,22 @@ def append_log(ws: Workspace, operation: str, *details: str) -> None:
 
     now = clock.stamp()
     lines = "".join(f"- {now} {operation} {' '.join(text.split())}\n" for text in details)
-    confine(ws.log_md)
-    fd = os.open(ws.log_md, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    append(ws.log_md, lines.encode())
+
+
+def append(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Append `data` to `path` in one O_APPEND write (created if missing): appenders never
+    interleave, and no lock is needed. A write cut short (a full disk) is taken back."""
+    confine(path)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     try:
-        data = lines.encode()
         written = os.write(fd, data)
         if written != len(data):  # a full disk took part of it: take the torn line back
             size = os.fstat(fd).st_size
             os.ftruncate(fd, size - written)
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(ws.log_md))
-        os.fsync(fd)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from skillwiki import catalog, fsio
 from skillwiki.errors import InputError
+from skillwiki.memory.usage import GITATTRIBUTES
 from skillwiki.workspace import Workspace, confined
 
 GITIGNORE = ".cache/\n.lock\n"
@@ -45,6 +46,7 @@ def init_workspace(root: Path) -> tuple[Workspace, list[str]]:
         index_md, index_json = catalog.render({})
         files = {
             ws.dot / ".gitignore": GITIGNORE.encode(),
+            ws.dot / ".gitattributes": GITATTRIBUTES.encode(),
             ws.config_file: CONFIG.encode(),
             ws.index_md: index_md,
             ws.index_json: index_json,

@@ -12,7 +12,7 @@ from skillwiki import search, statcache
 from skillwiki.compiler import Problem, Progress, compile_workspace
 from skillwiki.config import Config
 from skillwiki.documents import decode, split
-from skillwiki.errors import NotFound, OutsideWorkspace
+from skillwiki.errors import LockTimeout, NotFound, OutsideWorkspace, ReadOnlyWorkspace
 from skillwiki.fingerprint import fingerprint
 from skillwiki.search import Hit
 from skillwiki.workspace import Workspace, article_rel
@@ -21,11 +21,12 @@ from skillwiki.workspace import Workspace, article_rel
 @dataclass(frozen=True)
 class Refresh:
     """What a refresh did, and the search index it left in step, open until the `with` block
-    around it ends."""
+    around it ends. `skipped` says why nothing was compiled, when a writer was at work."""
 
     refreshed: int
     problems: list[Problem] = field(default_factory=list)
     index: sqlite3.Connection | None = None
+    skipped: str | None = None
 
     def __enter__(self) -> Refresh:
         return self
@@ -38,9 +39,20 @@ class Refresh:
 def refresh(ws: Workspace, config: Config, progress: Progress | None = None) -> Refresh:
     """Compile what changed and bring the search index in step with the articles.
 
-    In a checkout that cannot be written, the index is built in memory for this run.
+    A reader never waits for a writer: when another process holds the workspace lock (or the
+    checkout cannot be written), nothing is compiled and the answer comes from the articles
+    as they are. In a checkout that cannot be written, the index is built in memory.
     """
-    result = compile_workspace(ws, config, progress=progress, trust_articles=True)
+    try:
+        result = compile_workspace(ws, config, progress=progress, trust_articles=True, wait=False)
+    except (LockTimeout, ReadOnlyWorkspace) as exc:
+        reason = (
+            "another skillwiki process is writing"
+            if isinstance(exc, LockTimeout)
+            else "the workspace cannot be written"
+        )
+        index = search.open_index(ws, search.Snapshot(lambda: statcache.scan(ws.wiki)))
+        return Refresh(0, index=index, skipped=f"{reason}: answered from the articles as they are")
     index = search.open_index(ws, result.snapshot)
     return Refresh(result.refreshed, result.problems, index)
 

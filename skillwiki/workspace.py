@@ -53,6 +53,11 @@ class Workspace:
         return self.dot / "log.md"
 
     @property
+    def usage_log(self) -> Path:
+        """How often recall showed each lesson, rolled up from every clone (tracked in git)."""
+        return self.dot / "usage.log"
+
+    @property
     def lock_file(self) -> Path:
         return self.dot / ".lock"
 
@@ -113,6 +118,10 @@ SKELETON = (
     "index.json",
     "config.toml",
     ".gitignore",
+    ".gitattributes",
+    "usage.log",
+    ".cache/hits.log",
+    ".cache/hits.log.rolling",
 )
 
 

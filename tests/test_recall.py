@@ -201,8 +201,8 @@ def test_cli_json_trace_and_hits(demo: Path, invoke: Invoke) -> None:
         first["included"] is True and first["parts"]["agent"] == 0.5 and first["parts"]["task"] > 0
     )
     assert "Prevention: When creating or changing an agent" in out["block"]
-    hits = json.loads((demo / ".wiki" / ".cache" / "hits.json").read_text())
-    assert hits[first["id"]]["count"] == 1
+    hits = (demo / ".wiki" / ".cache" / "hits.log").read_text().splitlines()
+    assert [line.split(" ", 1)[1] for line in hits].count(first["id"]) == 1
     traced = invoke("recall", "-w", str(demo), "--agent", "channel-op", "--trace")
     assert traced.stdout.startswith(HEADER)
     assert "scope=" in traced.stderr and "confidence=0.5" in traced.stderr

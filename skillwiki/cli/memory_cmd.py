@@ -113,8 +113,9 @@ def recall(
       skillwiki recall --agent coder --write AGENTS.md
     """
     from skillwiki import clock
+    from skillwiki.memory import usage
     from skillwiki.memory.block import write_block, write_target
-    from skillwiki.memory.evidence import count_hits, today
+    from skillwiki.memory.evidence import today
     from skillwiki.memory.recall import Request, task_scores
     from skillwiki.memory.recall import recall as run
     from skillwiki.reading import Refresh, refresh
@@ -125,11 +126,13 @@ def recall(
     if not no_compile:
         with render.progress("Compiling") as progress:
             done = refresh(ws, config, progress)
+        if done.skipped:
+            render.warn(f"not compiled: {done.skipped}")
     with done:
         scores = task_scores(ws, task, done.index) if task else {}
     request = Request(agent, tuple(tag or ()), tuple(path or ()), task, budget)
     result = run(ws, config, request, today(), scores)
-    count_hits(ws, config, result.included, clock.stamp())
+    usage.count(ws, result.included, clock.stamp())
     if write is not None and target is not None:
         changed = write_block(target, result.block)
         state = "updated" if changed else "unchanged"
@@ -260,12 +263,13 @@ def maintain(
     """
     from skillwiki.compiler import compile_workspace
     from skillwiki.memory.evidence import today
+    from skillwiki.memory.maintain import Applied, plan
     from skillwiki.memory.maintain import apply as carry_out
-    from skillwiki.memory.maintain import plan
 
     ws, config = open_workspace(ctx, workspace)
     actions = plan(ws, config, today())
-    done = carry_out(ws, config, actions) if apply else []
+    applied = carry_out(ws, config, actions) if apply else Applied([], 0)
+    done = applied.done
     if apply:
         compile_workspace(ws, config)
     if as_json:
@@ -274,12 +278,15 @@ def maintain(
                 "applied": apply,
                 "actions": [asdict(action) for action in actions],
                 "done": [asdict(action) for action in done],
+                "usage_rolled_up": applied.rolled_up,
             }
         )
         return
     for action in actions:
         target = f" by {action.into}" if action.into else ""
         render.echo(f"{action.kind} {action.id}{target}: {action.reason}")
+    if applied.rolled_up:
+        render.echo(f"usage of {applied.rolled_up} lesson(s) rolled up into .wiki/usage.log")
     if not actions:
         render.echo("nothing to do")
     elif apply:

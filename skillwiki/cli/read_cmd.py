@@ -120,5 +120,7 @@ def show(
 
 
 def _warn_problems(done: Refresh) -> None:
+    if done.skipped:
+        render.warn(f"not compiled: {done.skipped}")
     for problem in done.problems:
         render.warn(f"{problem.path}: {problem.message} (not compiled)")

@@ -62,10 +62,12 @@ def compile_workspace(
     force: bool = False,
     progress: Progress | None = None,
     trust_articles: bool = False,
+    wait: bool = True,
 ) -> CompileResult:
     """Compile what is new or stale, drop orphans, refresh index.md/index.json and the log.
 
-    `trust_articles` (for the read commands) lists wiki/ by name only: see make_plan.
+    `trust_articles` (for the read commands) lists wiki/ by name only: see make_plan. Without
+    `wait`, a workspace lock held by another writer raises LockTimeout at once.
     """
     trust_articles = trust_articles and not force
     generation = _generation(ws)
@@ -74,7 +76,7 @@ def compile_workspace(
         result = CompileResult(plan.count(), kept_edited=plan.edited(), problems=plan.problems)
         entry_of: Callable[[str], str | None] = partial(plan.entry_json, ws)
     else:
-        with fsio.workspace_lock(ws, config.lock_timeout):
+        with fsio.workspace_lock(ws, config.lock_timeout if wait else 0):
             if _generation(ws) != generation:  # another writer finished meanwhile: look again
                 plan = make_plan(ws, config, trust_articles=trust_articles)
             result = _apply(ws, config, plan, force, progress)

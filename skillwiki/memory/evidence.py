@@ -1,19 +1,16 @@
 """What the memory loop learns of a lesson after it is recorded: evidence and confidence,
-recall hits, and review (status changes made by a person)."""
+and review (status changes made by a person)."""
 
 from __future__ import annotations
 
-import contextlib
-import json
 from dataclasses import dataclass
 from datetime import date
-from pathlib import Path
-from typing import Any
 
 from skillwiki import clock, fsio
 from skillwiki.config import Config
-from skillwiki.errors import InputError, ReadOnlyWorkspace
+from skillwiki.errors import InputError
 from skillwiki.fingerprint import expect, fingerprint
+from skillwiki.memory import usage
 from skillwiki.memory.kinds import Outcome, Status, values
 from skillwiki.memory.store import (
     EVIDENCE_HEADING,
@@ -55,51 +52,6 @@ def mute_reason(lesson: Lesson, config: Config, on: date) -> str | None:
     return None
 
 
-# Hits: how often and when recall last printed each lesson (derived data, in .cache/).
-
-
-def hits_path(ws: Workspace) -> Path:
-    return ws.cache / "hits.json"
-
-
-MAX_HITS = 10**9  # a count beyond this is damage, not use
-
-
-def load_hits(ws: Workspace) -> dict[str, dict[str, Any]]:
-    """Each lesson's recall count and last time; a damaged file or entry counts as none.
-
-    It is a cache: a hand-edited or broken `hits.json` (text for a count, a count of 1e400,
-    a list) must never stop a command, so every entry comes back as an int count and a str.
-    """
-    try:
-        data = json.loads(hits_path(ws).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    hits = {}
-    for lesson_id, entry in data.items():
-        if not isinstance(entry, dict):
-            continue
-        count, last = entry.get("count"), entry.get("last")
-        if isinstance(count, int) and not isinstance(count, bool) and 0 <= count <= MAX_HITS:
-            hits[str(lesson_id)] = {"count": count, "last": last if isinstance(last, str) else ""}
-    return hits
-
-
-def count_hits(ws: Workspace, config: Config, ids: list[str], when: str) -> None:
-    """Record that recall printed these lessons (under the lock, so no count is lost)."""
-    if not ids:
-        return
-    with contextlib.suppress(ReadOnlyWorkspace), fsio.workspace_lock(ws, config.lock_timeout):
-        hits = load_hits(ws)
-        for lesson_id in ids:
-            count = hits.get(lesson_id, {}).get("count", 0)
-            hits[lesson_id] = {"count": min(count + 1, MAX_HITS), "last": when}
-        data = json.dumps(hits, indent=2, sort_keys=True) + "\n"
-        fsio.atomic_write(hits_path(ws), data.encode())
-
-
 @dataclass(frozen=True)
 class FeedbackResult:
     id: str
@@ -131,7 +83,7 @@ def feedback(
         line = f"- {on.isoformat()} {outcome}" + (f": {clean}" if clean else "")
         body = add_evidence(lesson.body, line)
         meta = dict(lesson.meta)
-        recalled = load_hits(ws).get(lesson_id, {}).get("count", 0) > 0
+        recalled = usage.load(ws).get(lesson_id, usage.NONE).count > 0
         flagged = outcome == Outcome.FAILED_AGAIN and recalled
         if flagged:
             meta["review"] = f"failed again after being recalled ({on.isoformat()})"

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
 
 from skillwiki import fsio
 from skillwiki.config import Config, MaintainConfig
-from skillwiki.memory.evidence import load_hits
+from skillwiki.memory import usage
 from skillwiki.memory.kinds import Severity, Status
 from skillwiki.memory.lessons import jaccard
 from skillwiki.memory.store import Lesson, load_lessons, rewrite
@@ -33,7 +32,7 @@ def plan(ws: Workspace, config: Config, on: date) -> list[Action]:
     """Work out what maintain would do; changes nothing."""
     settings = config.maintain
     lessons = [lesson for lesson in load_lessons(ws, config).values() if lesson.status == ACTIVE]
-    hits = load_hits(ws)
+    hits = usage.load(ws)
     archive = _archives(lessons, hits, on, settings.archive_after_days)
     archived = {action.id for action in archive}
     ordered = sorted(
@@ -48,7 +47,7 @@ def plan(ws: Workspace, config: Config, on: date) -> list[Action]:
 
 
 def _archives(
-    lessons: list[Lesson], hits: dict[str, Any], on: date, after_days: int
+    lessons: list[Lesson], hits: dict[str, usage.Usage], on: date, after_days: int
 ) -> list[Action]:
     """Lessons of low or medium severity that recall has not printed for `after_days`."""
     actions = []
@@ -82,12 +81,12 @@ def _supersessions(ordered: list[Lesson], threshold: float) -> list[Action]:
 
 
 def _promotions(
-    ordered: list[Lesson], hits: dict[str, Any], on: date, settings: MaintainConfig
+    ordered: list[Lesson], hits: dict[str, usage.Usage], on: date, settings: MaintainConfig
 ) -> list[Action]:
     """Severe lessons recalled often over a long time: candidates for a documented practice."""
     actions = []
     for lesson in ordered:
-        count = hits.get(lesson.id, {}).get("count", 0)
+        count = hits.get(lesson.id, usage.NONE).count
         age = (on - lesson.created).days if lesson.created else 0
         if (
             count > settings.promote_hits
@@ -99,9 +98,9 @@ def _promotions(
     return actions
 
 
-def _last_hit(lesson: Lesson, hits: dict[str, Any]) -> date | None:
-    last = hits.get(lesson.id, {}).get("last") if isinstance(hits.get(lesson.id), dict) else None
-    if isinstance(last, str):
+def _last_hit(lesson: Lesson, hits: dict[str, usage.Usage]) -> date | None:
+    last = hits.get(lesson.id, usage.NONE).last
+    if last:
         try:
             return date.fromisoformat(last[:10])
         except ValueError:
@@ -109,10 +108,20 @@ def _last_hit(lesson: Lesson, hits: dict[str, Any]) -> date | None:
     return lesson.created
 
 
-def apply(ws: Workspace, config: Config, actions: list[Action]) -> list[Action]:
-    """Carry out the archive and supersede actions under the lock; return those applied."""
+@dataclass(frozen=True)
+class Applied:
+    done: list[Action]  # the actions carried out
+    rolled_up: int  # lessons whose recalls on this clone went into usage.log
+
+
+def apply(ws: Workspace, config: Config, actions: list[Action]) -> Applied:
+    """Under the lock: roll this clone's recall hits up into usage.log (committed, so that the
+    next clone's maintain sees them), then carry out the archive and supersede actions."""
     done = []
     with fsio.workspace_lock(ws, config.lock_timeout):
+        rolled = usage.roll_up(ws)
+        if rolled:
+            fsio.append_log(ws, "maintain usage", f"{rolled} lessons -> usage.log")
         lessons = load_lessons(ws, config)
         for action in actions:
             lesson = lessons.get(action.id)
@@ -132,7 +141,7 @@ def apply(ws: Workspace, config: Config, actions: list[Action]) -> list[Action]:
             else:
                 continue
             done.append(action)
-    return done
+    return Applied(done, rolled)
 
 
 def _merge_into(ws: Workspace, newer: Lesson, older: Lesson) -> None:
