@@ -11,7 +11,7 @@ from pathlib import Path
 
 from skillwiki.memory.block import START_MARKER
 from skillwiki.memory.recall import HEADER
-from tests.support import REPO
+from tests.support import REPO, Invoke
 
 DOC = REPO / "docs" / "agents.md"
 BLOCK = re.compile(r"^```(\w+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
@@ -128,3 +128,18 @@ def test_ci_doc_commands_run(demo: Path) -> None:
     assert sarif["version"] == "2.1.0" and sarif["runs"][0]["tool"]["driver"]["rules"]
     assert "findings" in json.loads((demo / "skillwiki-lint.json").read_text(encoding="utf-8"))
     assert json.loads((demo / ".wiki-baseline.json").read_text(encoding="utf-8"))
+
+
+def test_help_keeps_each_example_on_its_own_line(invoke: Invoke) -> None:
+    """Every command's `--help` shows each line of its Examples as written, not rewrapped."""
+    from skillwiki.cli.app import COMMANDS
+
+    for name in COMMANDS:
+        result = invoke(name, "--help")
+        assert result.exit_code == 0, result.output
+        shown = [line.strip() for line in result.stdout.splitlines()]
+        examples = shown[shown.index("Examples:") + 1 :] if "Examples:" in shown else []
+        examples = examples[: examples.index("")] if "" in examples else examples
+        assert examples, f"{name}: no examples"
+        # Rewrapped, several examples share a line; kept, each line holds at most one.
+        assert all(line.count("skillwiki ") <= 1 for line in examples), (name, examples)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import importlib
+import inspect
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -102,7 +103,15 @@ def make_app(only: str | None = None) -> typer.Typer:
         app.registered_commands = [i for i in app.registered_commands if i.name == only]
     for info in app.registered_commands:
         info.cls = FastCommand
+        if info.callback is not None and info.help is None:
+            info.help = keep_examples(inspect.getdoc(info.callback) or "")
     return app
+
+
+def keep_examples(doc: str) -> str:
+    """A command's docstring as its help, its `Examples:` paragraph kept line by line (click
+    rewraps every paragraph but one marked with a `\\b` line)."""
+    return doc.replace("\n\nExamples:\n", "\n\n\b\nExamples:\n")
 
 
 def __getattr__(name: str) -> Any:
