@@ -143,3 +143,28 @@ def test_help_keeps_each_example_on_its_own_line(invoke: Invoke) -> None:
         assert examples, f"{name}: no examples"
         # Rewrapped, several examples share a line; kept, each line holds at most one.
         assert all(line.count("skillwiki ") <= 1 for line in examples), (name, examples)
+
+
+def test_ci_doc_pre_commit_hooks_match_the_shipped_hook() -> None:
+    """The local hook docs/ci.md shows runs what .pre-commit-hooks.yaml runs, and the remote
+    form names that hook's id at a release tag equal to the package version."""
+    import yaml
+
+    from skillwiki import __version__
+
+    shipped = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))[0]
+    configs = [
+        yaml.safe_load(body)
+        for lang, body in _fenced(REPO / "docs" / "ci.md")
+        if lang == "yaml" and body.startswith("repos:")
+    ]
+    local, remote = (config["repos"][0] for config in configs)
+    hook = local["hooks"][0]
+    assert local["repo"] == "local"
+    assert {key: hook[key] for key in ("id", "entry", "pass_filenames", "files")} == {
+        key: shipped[key] for key in ("id", "entry", "pass_filenames", "files")
+    }
+    assert remote["rev"] == f"v{__version__}" and remote["hooks"] == [{"id": shipped["id"]}]
+    text = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
+    assert "pip install skillwiki\n" not in text  # not published: never the bare name
+    assert f'@v{__version__}"' in text
