@@ -9,7 +9,7 @@ import pytest
 
 from skillwiki.config import SuggestConfig
 from skillwiki.memory.suggest import answer, read_run, suggest
-from tests.support import Invoke, snapshot
+from tests.support import DATA, Invoke, snapshot
 
 
 def _fail(tool: str = "telegram_send", error: str = "permission denied") -> dict:
@@ -96,6 +96,8 @@ def test_full_output_and_command(ws: Path, invoke: Invoke) -> None:
         "proposed_title",
         "proposed_summary",
         "proposed_lesson",
+        "proposed_prevention_rule",
+        "to_fill_in",
         "command",
     ]
     assert out["trigger"] == "consecutive_tool_failures"
@@ -110,6 +112,10 @@ def test_full_output_and_command(ws: Path, invoke: Invoke) -> None:
     assert command[command.index("--severity") + 1] == "HIGH"
     for heading in ("## What Happened", "## Root Cause", "## Optimization", "## Next Time"):
         assert heading in out["proposed_lesson"]
+    # A draft rule from the failure (tool, kind of error, what to check), not the failure text.
+    assert out["proposed_prevention_rule"] == "Before calling telegram_send, check its permissions."
+    assert command[command.index("--prevention-rule") + 1] == out["proposed_prevention_rule"]
+    assert any("Root Cause" in item for item in out["to_fill_in"])
 
 
 def test_the_command_records_the_lesson(ws: Path, invoke: Invoke) -> None:
@@ -119,7 +125,15 @@ def test_the_command_records_the_lesson(ws: Path, invoke: Invoke) -> None:
     ]
     recorded = invoke(*command[1:], "-w", str(ws), "--json")
     assert recorded.exit_code == 0, recorded.output
-    assert json.loads(recorded.stdout)["created"] is True
+    report = json.loads(recorded.stdout)
+    assert report["created"] is True
+    # Recorded unchanged, it is a candidate: recall does not rank an unfinished lesson first.
+    assert report["status"] == "candidate"
+    assert report["unfinished"] == ["Root Cause", "Optimization"]
+    recalled = json.loads(invoke("recall", "-w", str(ws), "--task", "sync", "--json").stdout)
+    assert recalled["block"] == "" and not any(item["included"] for item in recalled["lessons"])
+    waiting = invoke("review", "-w", str(ws)).stdout
+    assert "unfinished: Root Cause, Optimization" in waiting
 
 
 def test_secrets_in_errors_are_redacted(invoke: Invoke, ws: Path) -> None:
@@ -162,3 +176,57 @@ def test_malformed_feedback_is_exit_2(ws: Path, invoke: Invoke, text: str, messa
     result = invoke("suggest", "-w", str(ws), input=text)
     assert result.exit_code == 2
     assert result.stderr == f"Error: {message}\n"
+
+
+CLIENTS = DATA / "clients" / "claude-code"
+
+
+def _payload(name: str, transcript: Path | None) -> str:
+    text = (CLIENTS / name).read_text(encoding="utf-8")
+    return text.replace("TRANSCRIPT", str(transcript) if transcript else "/nonexistent.jsonl")
+
+
+@pytest.mark.parametrize("event", ["post-tool-use-failure.json", "stop.json"])
+def test_claude_code_payloads_are_read_with_their_transcript(
+    ws: Path, invoke: Invoke, event: str
+) -> None:
+    """A recorded Claude Code hook payload: the session's transcript gives every tool call
+    (three failures in a row here) and the user's first prompt as the task."""
+    payload = _payload(event, CLIENTS / "transcript.jsonl")
+    result = invoke("suggest", "-w", str(ws), input=payload)
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["suggest"] is True and out["trigger"] == "consecutive_tool_failures"
+    assert out["failed_tools"] == ["mcp__telegram__send"] and out["failed_tool_count"] == 3
+    assert out["proposed_title"].endswith("Publish the weekly digest to the team channel")
+    assert out["proposed_prevention_rule"] == (
+        "Before calling mcp__telegram__send, check its permissions."
+    )
+
+
+def test_a_failure_payload_without_its_transcript_is_one_failed_call(
+    ws: Path, invoke: Invoke
+) -> None:
+    payload = _payload("post-tool-use-failure.json", None)
+    run = read_run(json.loads(payload), "stdin")
+    assert [(call.tool, call.success) for call in run.tool_calls] == [
+        ("mcp__telegram__send", False)
+    ]
+    result = invoke("suggest", "-w", str(ws), input=payload)
+    assert json.loads(result.stdout) == {"suggest": False}  # one failure: below every threshold
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (None, "a SessionStart hook payload carries no run to judge"),
+        ('{"prompt": "x", "cwd": "/"}', "no feedback field in it (cwd, prompt)"),
+    ],
+)
+def test_payloads_that_are_not_run_feedback_are_named(
+    ws: Path, invoke: Invoke, text: str | None, message: str
+) -> None:
+    payload = text if text is not None else _payload("session-start.json", None)
+    result = invoke("suggest", "-w", str(ws), input=payload)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: stdin: " + message)

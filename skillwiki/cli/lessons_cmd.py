@@ -91,6 +91,11 @@ def record_lesson(
         render.warn(f"redacted secrets from the lesson: {', '.join(recorded.redacted)}")
     if recorded.created:
         render.echo(f"recorded {recorded.id} ({recorded.status})", style="bold green")
+        if recorded.unfinished:
+            render.warn(
+                f"a candidate, not recalled, until it has: {', '.join(recorded.unfinished)}; "
+                f"fill them in {recorded.path}, then: skillwiki review --accept {recorded.id}"
+            )
     elif recorded.similar:
         render.echo(f"not recorded: a near-duplicate of {recorded.id} (--dedupe)")
     else:

@@ -12,6 +12,7 @@ from skillwiki.errors import InputError
 from skillwiki.fingerprint import expect, fingerprint
 from skillwiki.memory import usage
 from skillwiki.memory.kinds import Outcome, Status, values
+from skillwiki.memory.lessons import unfinished
 from skillwiki.memory.store import (
     EVIDENCE_HEADING,
     Evidence,
@@ -127,7 +128,10 @@ def pending_review(ws: Workspace, config: Config, on: date) -> list[Pending]:
         if lesson.status != Status.CANDIDATE and not flag:
             continue
         age = (on - lesson.created).days if lesson.created else None
-        reason = flag or "new lesson, waiting for review"
+        missing = unfinished(lesson.body, lesson.text("prevention_rule"))
+        reason = flag or (
+            f"unfinished: {', '.join(missing)}" if missing else "new lesson, waiting for review"
+        )
         found.append(
             Pending(
                 lesson.id,

@@ -50,6 +50,21 @@ class Recorded:
     created: bool
     similar: list[str] = field(default_factory=list)
     redacted: list[str] = field(default_factory=list)
+    unfinished: list[str] = field(default_factory=list)  # what keeps it a candidate
+
+
+def unfinished(body: str, prevention_rule: str | None) -> list[str]:
+    """What a lesson still lacks before recall may show it: each section that holds the
+    template's guidance text, and a prevention rule (else recall would show its summary, the
+    failure itself, as the thing to do)."""
+    found = [
+        name
+        for name, text in sections(body).items()
+        if name in TEMPLATE_TEXT and TEMPLATE_TEXT[name].strip("-_ ")[:20] in text
+    ]
+    if not (prevention_rule or "").strip():
+        found.append("prevention rule")
+    return found
 
 
 def sections(body: str) -> dict[str, str]:
@@ -158,7 +173,9 @@ def record(
                 return Recorded(lesson_id, rel, known.status, False, [], redacted)
         taken = {path.stem for path in (ws.raw / LESSONS_DIR).glob("*.md")}  # parsed or not
         lesson_id = _free_id(existing.keys() | taken, f"{created}-{slugify(lesson.title)}")
-        status = (Status.CANDIDATE if config.lessons.require_review else Status.ACTIVE).value
+        missing = unfinished(body, lesson.prevention_rule)
+        waits = config.lessons.require_review or bool(missing)
+        status = (Status.CANDIDATE if waits else Status.ACTIVE).value
         meta = _meta(lesson, lesson_id, status, created, paths)
         similar = [other for other, known in existing.items() if _similar(meta, known.meta)]
         if dedupe and similar:
@@ -171,7 +188,7 @@ def record(
             only_changed=False,
             before_rename=lambda _: fsio.append_log(ws, "record-lesson", line),
         )
-    return Recorded(lesson_id, ws.rel(target), status, True, similar, redacted)
+    return Recorded(lesson_id, ws.rel(target), status, True, similar, redacted, missing)
 
 
 def _redacted(lesson: LessonInput) -> tuple[LessonInput, list[str]]:

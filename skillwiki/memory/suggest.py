@@ -9,6 +9,7 @@ from typing import Any
 
 from skillwiki.config import SuggestConfig
 from skillwiki.errors import InputError
+from skillwiki.memory import clients
 from skillwiki.memory.kinds import Severity, Trigger
 from skillwiki.memory.lessons import SECTIONS, TEMPLATE_TEXT
 from skillwiki.secrets import redact
@@ -27,6 +28,7 @@ SEVERITY = {
 }
 _NUMBERS = ("replans", "max_consecutive_tool_failures", "max_repeated_tool_failures", "retries")
 _FLOATS = ("cost_usd", "max_cost_usd", "confidence")
+FEEDBACK_KEYS = frozenset({*_NUMBERS, *_FLOATS, "task", "agent", "tool_calls", "rejected"})
 Number = int | float
 
 
@@ -88,6 +90,8 @@ class Proposal:
     proposed_title: str
     proposed_summary: str
     proposed_lesson: str
+    proposed_prevention_rule: str  # a draft, made from the failure: check it before recording
+    to_fill_in: list[str]  # what the agent (with the user) must write before the lesson counts
     command: list[str]
 
     def to_json(self) -> dict[str, Any]:
@@ -113,6 +117,14 @@ def read_run(data: object, where: str) -> Run:
     """Check a feedback object and read it into a Run."""
     if not isinstance(data, dict):
         raise InputError(where, "the feedback must be a JSON object")
+    if clients.is_hook_payload(data):
+        data = clients.feedback_of(data, where, MAX_TOOL_CALLS)
+    elif data and not data.keys() & FEEDBACK_KEYS:
+        raise InputError(
+            where,
+            f"no feedback field in it ({', '.join(sorted(data)[:5])}); expected some of "
+            f"{', '.join(sorted(FEEDBACK_KEYS))}, or a Claude Code hook payload",
+        )
     calls = data.get("tool_calls", [])
     problem = _scalar_problem(data) or _calls_problem(calls)
     if problem:
@@ -200,7 +212,8 @@ def suggest(run: Run, config: SuggestConfig) -> Proposal | None:
     task = _clean(run.task or "agent run")
     title = f"{trigger}: {task}"
     summary = redact(_summary(trigger, run, failed, failed_tools, task))[0]
-    body = _body(trigger, summary, summaries)
+    rule = redact(_draft_rule(trigger, run, failed))[0]
+    body = _body(trigger, summary, summaries, rule)
     command = [
         "skillwiki",
         "record-lesson",
@@ -212,6 +225,8 @@ def suggest(run: Run, config: SuggestConfig) -> Proposal | None:
         trigger.value,
         "--severity",
         SEVERITY[trigger].value,
+        "--prevention-rule",
+        rule,
         "--body",
         body,
     ]
@@ -220,8 +235,58 @@ def suggest(run: Run, config: SuggestConfig) -> Proposal | None:
     for tool in failed_tools[:5]:
         command += ["--tag", tool]
     return Proposal(
-        trigger, run.replans, len(failed), failed_tools, summaries, title, summary, body, command
+        trigger,
+        run.replans,
+        len(failed),
+        failed_tools,
+        summaries,
+        title,
+        summary,
+        body,
+        rule,
+        TO_FILL_IN,
+        command,
     )
+
+
+TO_FILL_IN = [
+    "## Root Cause: why it happened, the cause and not the symptom",
+    "## Optimization: what was changed so that it cannot happen again",
+    "the prevention rule: check the draft; it is what recall shows other agents",
+    "recorded as it is, the lesson stays a candidate that recall never shows",
+]
+# What to check first, by the kind of error a failed call reported (the first that matches).
+_CHECKS = (
+    (
+        ("permission", "denied", "not allowed", "forbidden", "403"),
+        "its permissions",
+    ),
+    (("401", "unauthorized", "token", "credential", "auth"), "its credentials"),
+    (("not found", "no such", "does not exist", "404", "enoent"), "that the path or name exists"),
+    (("timeout", "timed out"), "the timeout and whether the service is up"),
+    (("429", "rate limit", "too many requests"), "the rate limit, and back off before retrying"),
+    (("syntax", "parse", "invalid", "malformed", "schema"), "the input against what it expects"),
+)
+
+
+def _draft_rule(trigger: Trigger, run: Run, failed: list[ToolCall]) -> str:
+    """A first prevention rule from what failed: the tool, the kind of error, what to check."""
+    if failed:
+        tool = _clean(failed[0].tool) or "the tool"
+        text = " ".join(call.error.lower() for call in failed)
+        check = next(
+            (check for words, check in _CHECKS if any(word in text for word in words)),
+            "the error of the first failure before calling it again",
+        )
+        return f"Before calling {tool}, check {check}."
+    task = _clean(run.task or "the task")
+    drafts = {
+        Trigger.REPLAN: f"Before starting '{task}', list its steps and what each needs.",
+        Trigger.RETRIES: f"In '{task}', find why the first attempt failed before retrying.",
+        Trigger.COST_OVERRUN: f"Before '{task}', estimate its cost against the budget.",
+        Trigger.LOW_CONFIDENCE: f"In '{task}', say what is uncertain and check it first.",
+    }
+    return drafts.get(trigger, f"Before finishing '{task}', check the result against the request.")
 
 
 def error_summaries(failed: list[ToolCall]) -> list[str]:
@@ -264,7 +329,7 @@ def _summary(
     return f"While running '{task}', {what}."
 
 
-def _body(trigger: Trigger, summary: str, summaries: list[str]) -> str:
+def _body(trigger: Trigger, summary: str, summaries: list[str], rule: str) -> str:
     happened = [summary, "", f"Trigger: {trigger}."]
     if summaries:
         happened += ["", "Errors:", *(f"- {line}" for line in summaries)]
@@ -272,6 +337,6 @@ def _body(trigger: Trigger, summary: str, summaries: list[str]) -> str:
         "What Happened": "\n".join(happened),
         "Root Cause": TEMPLATE_TEXT["Root Cause"],
         "Optimization": TEMPLATE_TEXT["Optimization"],
-        "Next Time": TEMPLATE_TEXT["Next Time"],
+        "Next Time": f"- {rule}",
     }
     return "\n\n".join(f"## {name}\n\n{sections[name]}" for name in SECTIONS) + "\n"
