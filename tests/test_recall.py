@@ -326,3 +326,57 @@ def test_a_line_appended_while_the_block_is_written_is_kept(
     assert write_block(target, "## Lessons\n\n- rule\n")
     text = target.read_text(encoding="utf-8")
     assert text.startswith("# Agents\nAppended meanwhile.\n") and "- rule\n" in text
+
+
+def test_markers_shown_in_code_are_not_markers(tmp_path: Path) -> None:
+    """A file that documents the markers in a code block keeps that code as it is."""
+    doc = tmp_path / "AGENTS.md"
+    shown = f"```markdown\n{START_MARKER}\nexample\n{END_MARKER}\n```\n\n    {START_MARKER}\n    {END_MARKER}\n"
+    doc.write_text("# Agents\n\n" + shown)
+    assert write_block(doc, HEADER + "\n- [HIGH] one\n  Prevention: two\n")
+    text = doc.read_text()
+    assert text.startswith("# Agents\n\n" + shown + "\n" + START_MARKER + "\n" + HEADER)
+    assert text.count(START_MARKER) == 3
+    write_block(doc, HEADER)  # the real block, after the code, is the one replaced
+    assert (
+        doc.read_text()
+        == "# Agents\n\n" + shown + "\n" + START_MARKER + "\n" + HEADER + END_MARKER + "\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("rel", "args", "front"),
+    [
+        (
+            ".cursor/rules/lessons.mdc",
+            [],
+            "---\ndescription: Known failures in this repository, from skillwiki recall\n"
+            "alwaysApply: true\n---\n",
+        ),
+        (
+            ".cursor/rules/deploy.mdc",
+            ["--path", "deploy/**", "--path", "ci/*.yml"],
+            "---\ndescription: Known failures in this repository, from skillwiki recall\n"
+            "globs: deploy/**,ci/*.yml\n---\n",
+        ),
+        (".claude/rules/deploy.md", ["--path", "deploy/**"], '---\npaths: ["deploy/**"]\n---\n'),
+        (".claude/rules/all.md", [], ""),
+        ("AGENTS.md", ["--path", "deploy/**"], ""),
+    ],
+)
+def test_a_new_rule_file_gets_its_clients_frontmatter(
+    demo: Path, invoke: Invoke, rel: str, args: list[str], front: str
+) -> None:
+    import yaml
+
+    target = demo / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    result = invoke(
+        "recall", "-w", str(demo), "--agent", "channel-op", *args, "--write", str(target)
+    )
+    assert result.exit_code == 0, result.output
+    text = target.read_text()
+    assert text.startswith(front + ("\n" if front else "") + START_MARKER)
+    if front:
+        meta = yaml.safe_load(front.strip().strip("-"))
+        assert isinstance(meta, dict) and meta

@@ -134,7 +134,7 @@ def recall(
     result = run(ws, config, request, today(), scores)
     usage.count(ws, result.included, clock.stamp())
     if write is not None and target is not None:
-        changed = write_block(target, result.block)
+        changed = write_block(target, result.block, paths=tuple(path or ()))
         state = "updated" if changed else "unchanged"
         render.warn_free(f"{state} {write} ({len(result.included)} lessons)")
     _show_recalled(result, as_json or output is BlockFormat.json, write is None, trace)

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 HEADER = (
     "## Lessons learned (skillwiki)\n"
-    "Past failures in this project that concern this task. Do not repeat them.\n"
+    "Known failures in this repository that concern this task, each with the check that"
+    " prevents it.\n"
 )
 SEVERITY_BONUS: dict[str, float] = {
     Severity.CRITICAL: 0.2,
