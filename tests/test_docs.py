@@ -46,8 +46,10 @@ def test_agent_docs_examples_run(demo: Path) -> None:
     )
     assert (demo / "prompt.txt").read_text().startswith(HEADER)
     assert "Prevention: When creating or changing an agent" in (demo / "prompt.txt").read_text()
-    for name in ("AGENTS.md", "CLAUDE.md"):
+    for name in ("AGENTS.md", ".cursor/rules/lessons.mdc", ".claude/rules/deploy.md"):
         assert START_MARKER in (demo / name).read_text()
+    assert (demo / ".cursor/rules/lessons.mdc").read_text().startswith("---\ndescription: ")
+    assert (demo / ".claude/rules/deploy.md").read_text().startswith('---\npaths: ["deploy/**"]')
     lesson = next((demo / ".wiki" / "raw" / "lessons").glob("*telegram-send.md")).read_text()
     assert "helped: caught the missing tool before the run" in lesson
     assert "dry run" in shell.stdout or "nothing to do" in shell.stdout
