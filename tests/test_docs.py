@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from skillwiki.memory.block import START_MARKER
 from skillwiki.memory.recall import HEADER
@@ -66,14 +67,43 @@ def test_agent_docs_examples_run(demo: Path) -> None:
     assert run.returncode == 0, run.stdout + run.stderr
     assert "already recorded" in run.stdout
 
-    [settings] = _blocks("json")
-    hook = json.loads(settings)["hooks"]["SessionStart"][0]
-    assert set(hook["matcher"].split("|")) >= {"startup", "compact"}
-    command = hook["hooks"][0]["command"]
-    started = subprocess.run(
-        ["bash", "-c", command], cwd=demo, capture_output=True, text=True, env=_env()
-    )
-    assert started.returncode == 0 and started.stdout.startswith(HEADER)
+    claude, codex = (json.loads(block)["hooks"] for block in _blocks("json"))
+    transcript = REPO / "tests" / "data" / "clients" / "claude-code" / "transcript.jsonl"
+    payloads: dict[str, dict[str, Any]] = {  # one payload per event, as the clients send them
+        "SessionStart": {"hook_event_name": "SessionStart", "source": "compact"},
+        "UserPromptSubmit": {"hook_event_name": "UserPromptSubmit", "prompt": "cost budget"},
+        "PreToolUse": {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Edit",
+            "tool_input": {"file_path": str(demo / "agents" / "channel-op.json")},
+        },
+        "PostToolUseFailure": {"hook_event_name": "PostToolUseFailure"},
+        "Stop": {"hook_event_name": "Stop"},
+    }
+    answered = {}
+    for client, hooks in (("claude-code", claude), ("codex", codex)):
+        for event, groups in hooks.items():
+            payload = {
+                **payloads[event],
+                "session_id": client,
+                "cwd": str(demo),
+                "transcript_path": str(transcript),
+            }
+            command = groups[0]["hooks"][0]["command"]
+            done = subprocess.run(
+                ["bash", "-c", command],
+                cwd=demo,
+                input=json.dumps(payload),
+                capture_output=True,
+                text=True,
+                env={**_env(), "CLAUDE_PROJECT_DIR": str(demo)},
+            )
+            assert done.returncode == 0 and done.stderr == "", (command, done.stderr)
+            answered[client, event] = json.loads(done.stdout) if done.stdout else {}
+    start = answered["claude-code", "SessionStart"]["hookSpecificOutput"]["additionalContext"]
+    assert start.startswith(HEADER)
+    assert "systemMessage" in answered["claude-code", "Stop"]
+    assert "hookSpecificOutput" in answered["codex", "SessionStart"]
 
 
 def _fenced(doc: Path) -> list[tuple[str, str]]:

@@ -77,6 +77,7 @@ COMMANDS = {
     "review": "memory_cmd",
     "maintain": "memory_cmd",
     "lint": "lint_cmd",
+    "hook": "hook_cmd",
 }
 
 

@@ -62,6 +62,8 @@ class Request:
     paths: tuple[str, ...] = ()
     task: str | None = None
     budget: int | None = None
+    skip: frozenset[str] = frozenset()  # lessons already shown (in this agent session)
+    paths_only: bool = False  # only lessons about `paths`
 
 
 def recall(
@@ -115,6 +117,10 @@ def _one_line(text: str) -> str:
 def _excluded(lesson: Lesson, request: Request, config: Config, on: date) -> str | None:
     if lesson.status != Status.ACTIVE:
         return f"status {lesson.status}: only active lessons are recalled"
+    if lesson.id in request.skip:
+        return "shown earlier in this session"
+    if request.paths_only and not _paths_match(request.paths, lesson.strings("paths")):
+        return "not about these paths"
     agents = lesson.strings("agents")
     if lesson.text("scope") == Scope.TARGETED and request.agent and request.agent not in agents:
         return f"targeted at other agents ({', '.join(agents) or 'none'})"

@@ -1,0 +1,153 @@
+"""Agent clients' hooks: what `skillwiki hook <client> <event>` answers to a hook payload.
+
+Claude Code and Codex send one JSON object on stdin and read `hookSpecificOutput` with
+`additionalContext` (added to the model's context) or `systemMessage` (shown to the user):
+
+- session-start (SessionStart, every source: startup, resume, clear, compact, fork): the
+  recall block for the agent, again after the context was cleared or compacted;
+- user-prompt (UserPromptSubmit): recall with the user's prompt as the task, leaving out what
+  this session was shown already;
+- pre-tool (PreToolUse): before an edit, the lessons about the edited file, if any;
+- post-tool-failure (PostToolUseFailure) and stop (Stop): the session's run through suggest; a
+  due lesson is named to the model (after a failure) or to the user (at the end), never
+  recorded: recording stays the user's call.
+
+A lesson counts one recall hit per session, however often the session is shown it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skillwiki import clock, fsio
+from skillwiki.config import Config
+from skillwiki.errors import SkillwikiError
+from skillwiki.workspace import Workspace
+
+CLIENTS = ("claude-code", "codex")
+EVENTS = {
+    "session-start": "SessionStart",
+    "user-prompt": "UserPromptSubmit",
+    "pre-tool": "PreToolUse",
+    "post-tool-failure": "PostToolUseFailure",
+    "stop": "Stop",
+}
+EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch"})
+
+
+@dataclass(frozen=True)
+class Hook:
+    client: str
+    event: str  # a key of EVENTS
+    payload: dict[str, Any]
+    agent: str  # whom targeted lessons must name
+
+    @property
+    def session(self) -> str:
+        value = self.payload.get("session_id")
+        return value if isinstance(value, str) and "\n" not in value else ""
+
+
+def answer(ws: Workspace, config: Config, hook: Hook) -> str:
+    """What to print on stdout for this hook ("" for nothing)."""
+    if hook.event in ("post-tool-failure", "stop"):
+        return _judge_run(config, hook)
+    return _recall(ws, config, hook)
+
+
+def _recall(ws: Workspace, config: Config, hook: Hook) -> str:
+    from skillwiki.memory import usage
+    from skillwiki.memory.recall import Request, recall, task_scores
+    from skillwiki.reading import refresh
+
+    task = hook.payload.get("prompt") if hook.event == "user-prompt" else None
+    task = task if isinstance(task, str) and task.strip() else None
+    paths: tuple[str, ...] = ()
+    if hook.event == "pre-tool":
+        edited = _edited_file(ws, hook.payload)
+        if edited is None:
+            return ""
+        paths = (edited,)
+    shown = _shown_in(ws, hook.session) if hook.event != "session-start" else frozenset()
+    with refresh(ws, config) as done:
+        scores = task_scores(ws, task, done.index) if task else {}
+    request = Request(agent=hook.agent, task=task, paths=paths, skip=shown, paths_only=bool(paths))
+    result = recall(ws, config, request, clock.today(), scores)
+    counted = _shown_in(ws, hook.session)
+    new = [lesson_id for lesson_id in result.included if lesson_id not in counted]
+    usage.count(ws, new, clock.stamp())
+    _remember_shown(ws, hook.session, new)
+    if not result.block:
+        return ""
+    return _context(hook.event, result.block)
+
+
+def _judge_run(config: Config, hook: Hook) -> str:
+    from skillwiki.memory.suggest import read_run, suggest
+
+    run = read_run({**hook.payload, "hook_event_name": EVENTS[hook.event]}, "stdin")
+    proposal = suggest(run, config.suggest)
+    if proposal is None:
+        return ""
+    text = (
+        f"skillwiki: this session may hold a lesson ({proposal.trigger}): "
+        f"{proposal.proposed_title}. Draft prevention rule: {proposal.proposed_prevention_rule} "
+        "Ask the user whether to record it; only if they agree, pipe this session's hook "
+        "payload into `skillwiki suggest -` and run the `command` it prints."
+    )
+    if hook.event == "stop":
+        return json.dumps({"systemMessage": text}, ensure_ascii=False)
+    return _context(hook.event, text)
+
+
+def _context(event: str, text: str) -> str:
+    output = {"hookSpecificOutput": {"hookEventName": EVENTS[event], "additionalContext": text}}
+    return json.dumps(output, ensure_ascii=False)
+
+
+def _edited_file(ws: Workspace, payload: dict[str, Any]) -> str | None:
+    """The workspace-relative file an edit tool is about to change, or None."""
+    if payload.get("tool_name") not in EDIT_TOOLS:
+        return None
+    tool_input = payload.get("tool_input")
+    given = tool_input.get("file_path") if isinstance(tool_input, dict) else None
+    if not isinstance(given, str) or not given:
+        return None
+    cwd = payload.get("cwd")
+    base = cwd if isinstance(cwd, str) else os.getcwd()
+    path = Path(os.path.normpath(Path(base) / given))
+    try:
+        return path.relative_to(ws.root).as_posix()
+    except ValueError:
+        return None
+
+
+def _sessions(ws: Workspace) -> Path:
+    return ws.cache / "hook-sessions.log"
+
+
+def _shown_in(ws: Workspace, session: str) -> frozenset[str]:
+    """The lessons this session was shown (and counted) already."""
+    if not session:
+        return frozenset()
+    try:
+        lines = _sessions(ws).read_text(encoding="utf-8", errors="replace").split("\n")
+    except OSError:
+        return frozenset()
+    prefix = session + " "
+    return frozenset(line[len(prefix) :] for line in lines if line.startswith(prefix))
+
+
+def _remember_shown(ws: Workspace, session: str, ids: list[str]) -> None:
+    lines = "".join(f"{session} {lesson_id}\n" for lesson_id in ids if "\n" not in lesson_id)
+    if not session or not lines:
+        return
+    try:
+        fsio.make_dirs(ws.cache)
+        fsio.append(_sessions(ws), lines.encode(), durable=False)
+    except (OSError, SkillwikiError):
+        pass
