@@ -67,7 +67,7 @@ def test_agent_docs_examples_run(demo: Path) -> None:
     assert run.returncode == 0, run.stdout + run.stderr
     assert "already recorded" in run.stdout
 
-    claude, codex = (json.loads(block)["hooks"] for block in _blocks("json"))
+    claude, codex, cursor = (json.loads(block)["hooks"] for block in _blocks("json"))
     transcript = REPO / "tests" / "data" / "clients" / "claude-code" / "transcript.jsonl"
     payloads: dict[str, dict[str, Any]] = {  # one payload per event, as the clients send them
         "SessionStart": {"hook_event_name": "SessionStart", "source": "compact"},
@@ -79,9 +79,11 @@ def test_agent_docs_examples_run(demo: Path) -> None:
         },
         "PostToolUseFailure": {"hook_event_name": "PostToolUseFailure"},
         "Stop": {"hook_event_name": "Stop"},
+        "sessionStart": {"hook_event_name": "sessionStart", "workspace_roots": [str(demo)]},
+        "postToolUseFailure": {"hook_event_name": "postToolUseFailure"},
     }
     answered = {}
-    for client, hooks in (("claude-code", claude), ("codex", codex)):
+    for client, hooks in (("claude-code", claude), ("codex", codex), ("cursor", cursor)):
         for event, groups in hooks.items():
             payload = {
                 **payloads[event],
@@ -89,7 +91,9 @@ def test_agent_docs_examples_run(demo: Path) -> None:
                 "cwd": str(demo),
                 "transcript_path": str(transcript),
             }
-            command = groups[0]["hooks"][0]["command"]
+            command = (
+                groups[0]["hooks"][0]["command"] if "hooks" in groups[0] else groups[0]["command"]
+            )
             done = subprocess.run(
                 ["bash", "-c", command],
                 cwd=demo,
@@ -104,6 +108,7 @@ def test_agent_docs_examples_run(demo: Path) -> None:
     assert start.startswith(HEADER)
     assert "systemMessage" in answered["claude-code", "Stop"]
     assert "hookSpecificOutput" in answered["codex", "SessionStart"]
+    assert answered["cursor", "sessionStart"]["additional_context"].startswith(HEADER)
 
 
 def _fenced(doc: Path) -> list[tuple[str, str]]:

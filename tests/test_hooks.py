@@ -148,3 +148,23 @@ def test_outside_a_workspace_or_past_the_time_budget_it_is_silent(
         SKILLWIKI_HOOK_SECONDS="0.000001",
     )
     assert (late.returncode, late.stdout, late.stderr) == (0, "", "")
+
+
+def test_cursor_payloads(demo: Path, tmp_path: Path) -> None:
+    """Cursor names the project in workspace_roots and the session in conversation_id; it reads
+    additional_context at session start, and nothing the hook could add before a prompt."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    start = _run(
+        ["hook", "cursor", "session-start"], _payload("cursor/session-start.json", demo), elsewhere
+    )
+    assert start.returncode == 0
+    assert json.loads(start.stdout)["additional_context"].startswith("## Lessons learned")
+    prompt = _run(
+        ["hook", "cursor", "user-prompt"],
+        _payload("cursor/before-submit-prompt.json", demo),
+        elsewhere,
+    )
+    assert (prompt.returncode, prompt.stdout, prompt.stderr) == (0, "", "")
+    sessions = (demo / ".wiki" / ".cache" / "hook-sessions.log").read_text()
+    assert sessions.startswith("c-7f3a ")

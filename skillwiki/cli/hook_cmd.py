@@ -27,7 +27,7 @@ class _OutOfTime(Exception):
 
 def hook(
     ctx: typer.Context,
-    client: Annotated[str, typer.Argument(help="claude-code or codex.")],
+    client: Annotated[str, typer.Argument(help="claude-code, codex or cursor.")],
     event: Annotated[
         str,
         typer.Argument(help="session-start, user-prompt, pre-tool, post-tool-failure or stop."),
@@ -41,7 +41,7 @@ def hook(
 
     Never gets in the agent's way: outside a workspace, on any error, or past
     SKILLWIKI_HOOK_SECONDS (default 5) it prints nothing and exits 0. The workspace is
-    -w, else $CLAUDE_PROJECT_DIR, else the payload's cwd, else here.
+    -w, else $CLAUDE_PROJECT_DIR, else the payload's cwd (Cursor: workspace_roots), else here.
 
     Examples:
       skillwiki hook claude-code session-start
@@ -66,7 +66,7 @@ def _answer(
     ctx: typer.Context, client: str, event: str, agent: str | None, workspace: Path | None
 ) -> str:
     from skillwiki.config import load_config
-    from skillwiki.memory.hooks import CLIENTS, EVENTS, Hook, answer
+    from skillwiki.memory.hooks import CLIENTS, EVENTS, Hook, answer, start_folder
     from skillwiki.workspace import find_workspace
 
     if client not in CLIENTS or event not in EVENTS:
@@ -75,7 +75,7 @@ def _answer(
     if not isinstance(payload, dict):
         return ""
     start = os.environ.get("CLAUDE_PROJECT_DIR") if client == "claude-code" else None
-    start = start or (payload.get("cwd") if isinstance(payload.get("cwd"), str) else None)
+    start = start or start_folder(client, payload)
     ws = find_workspace(Path(start or os.getcwd()), chosen_workspace(ctx, workspace))
     config = load_config(ws.config_file, shown=ws.rel(ws.config_file))
     return answer(ws, config, Hook(client, event, payload, agent or client))

@@ -12,6 +12,10 @@ Claude Code and Codex send one JSON object on stdin and read `hookSpecificOutput
   due lesson is named to the model (after a failure) or to the user (at the end), never
   recorded: recording stays the user's call.
 
+Cursor (`.cursor/hooks.json`, version 1) sends `conversation_id` and `workspace_roots`, and
+reads `additional_context` from sessionStart and postToolUseFailure; its other events cannot
+add context, so there the hook answers nothing and recall's `.mdc` rule carries the lessons.
+
 A lesson counts one recall hit per session, however often the session is shown it.
 """
 
@@ -28,7 +32,7 @@ from skillwiki.config import Config
 from skillwiki.errors import SkillwikiError
 from skillwiki.workspace import Workspace
 
-CLIENTS = ("claude-code", "codex")
+CLIENTS = ("claude-code", "codex", "cursor")
 EVENTS = {
     "session-start": "SessionStart",
     "user-prompt": "UserPromptSubmit",
@@ -48,12 +52,27 @@ class Hook:
 
     @property
     def session(self) -> str:
-        value = self.payload.get("session_id")
+        value = self.payload.get("conversation_id" if self.client == "cursor" else "session_id")
         return value if isinstance(value, str) and "\n" not in value else ""
+
+
+# The events whose answer Cursor reads: context at session start and after a failed tool.
+_CURSOR_CONTEXT = ("session-start", "post-tool-failure")
+
+
+def start_folder(client: str, payload: dict[str, Any]) -> str | None:
+    """Where the client says the project is: Cursor's first workspace root, else `cwd`."""
+    roots = payload.get("workspace_roots")
+    if client == "cursor" and isinstance(roots, list) and roots and isinstance(roots[0], str):
+        return roots[0]
+    cwd = payload.get("cwd")
+    return cwd if isinstance(cwd, str) else None
 
 
 def answer(ws: Workspace, config: Config, hook: Hook) -> str:
     """What to print on stdout for this hook ("" for nothing)."""
+    if hook.client == "cursor" and hook.event not in _CURSOR_CONTEXT:
+        return ""
     if hook.event in ("post-tool-failure", "stop"):
         return _judge_run(config, hook)
     return _recall(ws, config, hook)
@@ -83,7 +102,7 @@ def _recall(ws: Workspace, config: Config, hook: Hook) -> str:
     _remember_shown(ws, hook.session, new)
     if not result.block:
         return ""
-    return _context(hook.event, result.block)
+    return _context(hook, result.block)
 
 
 def _judge_run(config: Config, hook: Hook) -> str:
@@ -101,11 +120,15 @@ def _judge_run(config: Config, hook: Hook) -> str:
     )
     if hook.event == "stop":
         return json.dumps({"systemMessage": text}, ensure_ascii=False)
-    return _context(hook.event, text)
+    return _context(hook, text)
 
 
-def _context(event: str, text: str) -> str:
-    output = {"hookSpecificOutput": {"hookEventName": EVENTS[event], "additionalContext": text}}
+def _context(hook: Hook, text: str) -> str:
+    if hook.client == "cursor":
+        return json.dumps({"additional_context": text}, ensure_ascii=False)
+    output = {
+        "hookSpecificOutput": {"hookEventName": EVENTS[hook.event], "additionalContext": text}
+    }
     return json.dumps(output, ensure_ascii=False)
 
 
