@@ -109,6 +109,10 @@ def test_agent_docs_examples_run(demo: Path) -> None:
     assert "systemMessage" in answered["claude-code", "Stop"]
     assert "hookSpecificOutput" in answered["codex", "SessionStart"]
     assert answered["cursor", "sessionStart"]["additional_context"].startswith(HEADER)
+    import yaml
+
+    [aider] = (yaml.safe_load(block) for block in _blocks("yaml"))
+    assert all(START_MARKER in (demo / name).read_text() for name in aider["read"])
 
 
 def _fenced(doc: Path) -> list[tuple[str, str]]:
