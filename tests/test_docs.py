@@ -67,7 +67,8 @@ def test_agent_docs_examples_run(demo: Path) -> None:
     assert run.returncode == 0, run.stdout + run.stderr
     assert "already recorded" in run.stdout
 
-    claude, codex, cursor = (json.loads(block)["hooks"] for block in _blocks("json"))
+    hook_files = [json.loads(block) for block in _blocks("json") if '"hooks"' in block]
+    claude, codex, cursor = (settings["hooks"] for settings in hook_files)
     transcript = REPO / "tests" / "data" / "clients" / "claude-code" / "transcript.jsonl"
     payloads: dict[str, dict[str, Any]] = {  # one payload per event, as the clients send them
         "SessionStart": {"hook_event_name": "SessionStart", "source": "compact"},
@@ -209,3 +210,22 @@ def test_ci_doc_pre_commit_hooks_match_the_shipped_hook() -> None:
     text = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
     assert "pip install skillwiki\n" not in text  # not published: never the bare name
     assert f'@v{__version__}"' in text
+
+
+def test_agent_docs_mcp_configurations_start_the_server() -> None:
+    """Each MCP client configuration in docs/agents.md parses and names `skillwiki mcp`."""
+    import tomllib
+
+    servers = [
+        json.loads(block)["mcpServers"]["skillwiki"]
+        for block in _blocks("json")
+        if "mcpServers" in block
+    ]
+    servers += [
+        tomllib.loads(block)["mcp_servers"]["skillwiki"]
+        for block in _blocks("toml")
+        if "mcp_servers" in block
+    ]
+    assert len(servers) == 3
+    for server in servers:
+        assert server["command"] == "skillwiki" and server["args"][0] == "mcp"

@@ -78,6 +78,7 @@ COMMANDS = {
     "maintain": "memory_cmd",
     "lint": "lint_cmd",
     "hook": "hook_cmd",
+    "mcp": "mcp_cmd",
 }
 
 

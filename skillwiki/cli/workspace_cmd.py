@@ -160,14 +160,14 @@ def status(
     total = sum(counts.values())
     fresh = counts[State.FRESH] == total and not plan.problems
     if as_json:
-        render.print_json(_status_json(ws, config, plan, fresh))
+        render.print_json(status_json(ws, config, plan, fresh))
     else:
         _print_status(plan)
     if check and not fresh:
         raise typer.Exit(1)
 
 
-def _status_json(ws: Workspace, config: Config, plan: Plan, fresh: bool) -> dict[str, object]:
+def status_json(ws: Workspace, config: Config, plan: Plan, fresh: bool) -> dict[str, object]:
     from skillwiki.compiler import State
 
     counts = plan.count()

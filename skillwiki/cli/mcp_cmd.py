@@ -1,0 +1,51 @@
+"""mcp: serve skillwiki's tools to an agent client over stdio."""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated
+
+import typer
+
+from skillwiki.cli.common import WorkspaceOption, chosen_workspace
+from skillwiki.errors import InputError
+
+
+def register(app: typer.Typer) -> None:
+    app.command("mcp")(mcp)
+
+
+def mcp(
+    ctx: typer.Context,
+    read_only: Annotated[
+        bool,
+        typer.Option(
+            "--read-only",
+            envvar="SKILLWIKI_MCP_READ_ONLY",
+            help="Serve only the tools that never write (no record_lesson, no feedback).",
+        ),
+    ] = False,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Serve query, show, recall, status and suggest (and, unless --read-only, record_lesson
+    and feedback) as MCP tools over stdio, for agent clients.
+
+    Needs the `mcp` extra. The workspace is -w, else $SKILLWIKI_WORKSPACE, else
+    $CLAUDE_PROJECT_DIR, else the folder the client starts the server in.
+
+    Examples:
+      skillwiki mcp
+      skillwiki mcp --read-only -w path/to/repo
+    """
+    try:
+        from skillwiki.server import Place, build
+    except ImportError as exc:
+        if exc.name is None or not exc.name.startswith("mcp"):
+            raise
+        raise InputError(
+            None, "the MCP server needs the mcp package: pip install 'skillwiki[mcp]'"
+        ) from None
+    place = Place(chosen_workspace(ctx, workspace))
+    build(place, read_only=read_only or os.environ.get("SKILLWIKI_MCP_READ_ONLY") == "1").run(
+        "stdio"
+    )
