@@ -162,16 +162,14 @@ def _memory_tools(server: MCPServer[Any], place: Place) -> None:
         mind before starting it: give the agent's name, the task in plain words, the files
         (or globs) it touches and its topics. Only active, finished lessons, best first."""
         from skillwiki.memory import usage
-        from skillwiki.memory.recall import Request, task_scores
-        from skillwiki.memory.recall import recall as run
+        from skillwiki.memory.recall import Request, recall_for_task
         from skillwiki.reading import refresh
 
         def work() -> dict[str, Any]:
             ws, config = place.open()
-            with refresh(ws, config) as done:
-                scores = task_scores(ws, task, done.index) if task else {}
             request = Request(agent, tuple(tag or ()), tuple(path or ()), task, budget)
-            result = run(ws, config, request, clock.today(), scores)
+            with refresh(ws, config) as done:
+                result = recall_for_task(ws, config, request, done.index)
             usage.count(ws, result.included, clock.stamp())
             return {"block": result.block, "lessons": [asdict(item) for item in result.lessons]}
 

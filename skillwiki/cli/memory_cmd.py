@@ -115,9 +115,7 @@ def recall(
     from skillwiki import clock
     from skillwiki.memory import usage
     from skillwiki.memory.block import write_block, write_target
-    from skillwiki.memory.evidence import today
-    from skillwiki.memory.recall import Request, task_scores
-    from skillwiki.memory.recall import recall as run
+    from skillwiki.memory.recall import Request, recall_for_task
     from skillwiki.reading import Refresh, refresh
 
     ws, config = open_workspace(ctx, workspace)
@@ -128,10 +126,9 @@ def recall(
             done = refresh(ws, config, progress)
         if done.skipped:
             render.warn(f"not compiled: {done.skipped}")
-    with done:
-        scores = task_scores(ws, task, done.index) if task else {}
     request = Request(agent, tuple(tag or ()), tuple(path or ()), task, budget)
-    result = run(ws, config, request, today(), scores)
+    with done:
+        result = recall_for_task(ws, config, request, done.index)
     usage.count(ws, result.included, clock.stamp())
     if write is not None and target is not None:
         changed = write_block(target, result.block, paths=tuple(path or ()))

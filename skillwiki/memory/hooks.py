@@ -80,7 +80,7 @@ def answer(ws: Workspace, config: Config, hook: Hook) -> str:
 
 def _recall(ws: Workspace, config: Config, hook: Hook) -> str:
     from skillwiki.memory import usage
-    from skillwiki.memory.recall import Request, recall, task_scores
+    from skillwiki.memory.recall import Request, recall_for_task
     from skillwiki.reading import refresh
 
     task = hook.payload.get("prompt") if hook.event == "user-prompt" else None
@@ -91,13 +91,13 @@ def _recall(ws: Workspace, config: Config, hook: Hook) -> str:
         if edited is None:
             return ""
         paths = (edited,)
-    shown = _shown_in(ws, hook.session) if hook.event != "session-start" else frozenset()
+    seen = _shown_in(ws, hook.session)
+    # After a start (or a clear or compaction) the context holds nothing: show it all again.
+    skip = seen if hook.event != "session-start" else frozenset()
+    request = Request(agent=hook.agent, task=task, paths=paths, skip=skip, paths_only=bool(paths))
     with refresh(ws, config) as done:
-        scores = task_scores(ws, task, done.index) if task else {}
-    request = Request(agent=hook.agent, task=task, paths=paths, skip=shown, paths_only=bool(paths))
-    result = recall(ws, config, request, clock.today(), scores)
-    counted = _shown_in(ws, hook.session)
-    new = [lesson_id for lesson_id in result.included if lesson_id not in counted]
+        result = recall_for_task(ws, config, request, done.index)
+    new = [lesson_id for lesson_id in result.included if lesson_id not in seen]
     usage.count(ws, new, clock.stamp())
     _remember_shown(ws, hook.session, new)
     if not result.block:

@@ -160,6 +160,17 @@ def _paths_match(given: Sequence[str], entries: Sequence[str]) -> bool:
     return False
 
 
+def recall_for_task(
+    ws: Workspace, config: Config, request: Request, index: sqlite3.Connection | None
+) -> Recalled:
+    """recall for `request` today, its task (if any) scored against the search index `index`
+    (None: one opened for the search)."""
+    from skillwiki import clock
+
+    scores = task_scores(ws, request.task, index) if request.task else {}
+    return recall(ws, config, request, clock.today(), scores)
+
+
 def task_scores(ws: Workspace, task: str, index: sqlite3.Connection | None) -> dict[str, float]:
     """Relevance (0 to 1) of each lesson to the task, from the search index: the hit's score
     over the most it can reach (every term matched, BM25 near its top)."""
