@@ -21,6 +21,11 @@ CANDIDATES = 200  # BM25's best matches that the term-coverage ordering re-ranks
 # Neither part may hold its own opener: each `[` or `(` then ends the scan of the one before,
 # and a line of thousands of them costs its length, not its square.
 _LINK_TEXT = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
+# The same, for a whole body at once: no match may run past the end of its line.
+_LINK_TEXT_IN_A_LINE = re.compile(r"!?\[([^\[\]\n]*)\]\([^()\n]*\)")
+_ODD_BREAKS = re.compile(
+    "[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]"
+)  # str.splitlines cuts there too
 
 
 @dataclass(frozen=True)
@@ -71,26 +76,12 @@ def search(
     terms, boosts = query_terms(text)
     if not terms:
         return []
-    where = ["fts MATCH ?"]
-    params: list[Any] = [" OR ".join(terms + boosts)]
-    if kind is not None:
-        where.append("docs.type = ?")
-        params.append(kind)
-    for tag in tags:
-        where.append("instr(char(31) || docs.tags || char(31), char(31) || ? || char(31)) > 0")
-        params.append(tag.lower())
-    if not include_hidden:
-        where.append("docs.status NOT IN (?, ?)")
-        params.extend(RETIRED)
-    weights = ", ".join(str(weight) for weight in WEIGHTS)
-    sql = (
-        f"SELECT docs.id, docs.path, docs.title, docs.type, -bm25(fts, {weights}) AS score "
-        f"FROM fts JOIN docs ON docs.id = fts.rowid WHERE {' AND '.join(where)} "
-        "ORDER BY score DESC, docs.path LIMIT ?"
-    )
+    match = " OR ".join(terms + boosts)
+    wanted = max(CANDIDATES, limit)
+    filters = Filters(kind, tuple(tags), include_hidden)
 
     def run(db: sqlite3.Connection) -> tuple[list[Any], dict[int, int]]:
-        rows = db.execute(sql, (*params, max(CANDIDATES, limit))).fetchall()
+        rows = _best_matches(db, match, filters, wanted)
         ids = [row[0] for row in rows]
         return rows, (_coverage(db, terms, ids) if len(terms) > 1 else {})
 
@@ -107,6 +98,74 @@ def search(
         Hit(f".wiki/wiki/{rel}", title, kind_, round(score, 4), snippet(ws.wiki / rel, query_words))
         for score, rel, title, kind_ in ranked
     ]
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which articles a search may return."""
+
+    kind: str | None = None
+    tags: tuple[str, ...] = ()
+    include_hidden: bool = False
+
+
+def _best_matches(
+    db: sqlite3.Connection, match: str, filters: Filters, wanted: int, *, fast: bool = True
+) -> list[Any]:
+    """The `wanted` best matches by weighted BM25 that pass the filters (ties by path), as
+    (id, path, title, type, bm25) rows.
+
+    Asking FTS5 alone for its best (then reading those few rows of docs) is the fast way;
+    joining docs to every match is the exact one, and is taken whenever the fast answer could
+    differ from it: a filter on type or tag, a hidden article among the best, or a tie in
+    BM25 at the cut.
+    """
+    weights = ", ".join(str(weight) for weight in WEIGHTS)
+    if fast and filters.kind is None and not filters.tags:
+        best = db.execute(
+            f"SELECT rowid, -bm25(fts, {weights}) AS score FROM fts WHERE fts MATCH ? "
+            "ORDER BY score DESC LIMIT ?",
+            (match, wanted + 1),
+        ).fetchall()
+        if not best:
+            return []
+        cut = len(best) > wanted
+        if not (cut and best[wanted - 1][1] == best[wanted][1]):
+            found = _docs(db, best[:wanted])
+            if found is not None:
+                visible = [row for row in found if filters.include_hidden or row[5] not in RETIRED]
+                if len(visible) == len(found) or not cut:
+                    return sorted((row[:5] for row in visible), key=lambda row: (-row[4], row[1]))
+    where = ["fts MATCH ?"]
+    params: list[Any] = [match]
+    if filters.kind is not None:
+        where.append("docs.type = ?")
+        params.append(filters.kind)
+    for tag in filters.tags:
+        where.append("instr(char(31) || docs.tags || char(31), char(31) || ? || char(31)) > 0")
+        params.append(tag.lower())
+    if not filters.include_hidden:
+        where.append("docs.status NOT IN (?, ?)")
+        params.extend(RETIRED)
+    sql = (
+        f"SELECT docs.id, docs.path, docs.title, docs.type, -bm25(fts, {weights}) AS score "
+        f"FROM fts JOIN docs ON docs.id = fts.rowid WHERE {' AND '.join(where)} "
+        "ORDER BY score DESC, docs.path LIMIT ?"
+    )
+    return db.execute(sql, (*params, wanted)).fetchall()
+
+
+def _docs(db: sqlite3.Connection, best: list[Any]) -> list[Any] | None:
+    """(id, path, title, type, bm25, status) of these (rowid, bm25) matches; None if one has
+    no row in docs."""
+    score = dict(best)
+    found = db.execute(
+        f"SELECT id, path, title, type, status FROM docs WHERE id IN ({','.join('?' * len(best))})",
+        list(score),
+    ).fetchall()
+    if len(found) != len(best):
+        return None
+    return [(*row[:4], score[row[0]], row[4]) for row in found]
 
 
 def _coverage(db: sqlite3.Connection, terms: Sequence[str], ids: list[int]) -> dict[int, int]:
@@ -142,10 +201,42 @@ def snippet(path: Path, terms: Sequence[str], width: int = 160) -> str:
 
 
 def _best_line(body: str, pattern: re.Pattern[str]) -> str:
-    """The article's line (link markup removed) with the most distinct matches; the first wins."""
+    """The article's line (link markup removed) with the most distinct matches; the first wins.
+
+    One pass of the pattern over the whole body, then a look at the lines that matched: the
+    same answer as `best_line_by_line` (held equal on real trees by a test), which a body with
+    line breaks other than \\n still takes.
+    """
+    if _ODD_BREAKS.search(body):
+        return best_line_by_line(body, pattern)
+    lines = body.split("\n")
+    if "## Sources" in lines:  # the back-link the compiler adds: not the article's text
+        lines = lines[: lines.index("## Sources")]
+    text = "\n".join(lines)
+    if "[" in text:
+        text = _LINK_TEXT_IN_A_LINE.sub(r"\1", text)
+    found: dict[int, set[str]] = {}  # start of a line -> the distinct matches in it
+    start = -1
+    for match in pattern.finditer(text):
+        if start < 0 or "\n" in text[start : match.start()]:
+            start = text.rfind("\n", 0, match.start()) + 1
+        found.setdefault(start, set()).add(match.group(0).lower())
+    best, best_count = "", 0
+    for start, matches in found.items():
+        if len(matches) <= best_count:
+            continue
+        end = text.find("\n", start)
+        line = text[start : end if end >= 0 else len(text)].strip()
+        if not line.startswith("# "):
+            best, best_count = line, len(matches)
+    return best
+
+
+def best_line_by_line(body: str, pattern: re.Pattern[str]) -> str:
+    """`_best_line`, a line at a time as str.splitlines cuts them."""
     best, best_count = "", 0
     for raw_line in body.splitlines():
-        if raw_line == "## Sources":  # the back-link the compiler adds: not the article's text
+        if raw_line == "## Sources":
             break
         line = _LINK_TEXT.sub(r"\1", raw_line).strip()
         if not line or line.startswith("# "):
