@@ -1,10 +1,13 @@
 """skillwiki mcp speed: start to first tools/list, then warm `query` calls, beside the CLI.
 
 Usage:
-  python bench/mcp_server.py WORKSPACE [--runs 15]   # a compiled workspace
+  python bench/mcp_server.py WORKSPACE [--runs 15] [--word archive] [--queries bench/eval/en.tsv]
 
-Figures are medians over --runs calls in one server process, after one warm-up call; "after
-a change" touches one raw file before each call. Run by hand: CI does not run it.
+Figures are medians over --runs rounds in one server process, after one warm-up call. With
+--queries, a round asks every query of the file (its first column) and the median is over
+all those calls; else a round asks --word. "After a change" appends a line to one raw file
+before a call, and "the call after" is the next call, with nothing changed. Run by hand: CI
+does not run it.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 
-async def measure(ws: Path, runs: int, word: str) -> None:
+async def measure(ws: Path, runs: int, words: list[str]) -> None:
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "skillwiki", "mcp", "-w", str(ws)]
     )
@@ -32,31 +35,39 @@ async def measure(ws: Path, runs: int, word: str) -> None:
         await session.initialize()
         await session.list_tools()
         print(f"start to first tools/list: {(time.monotonic() - started) * 1000:.0f} ms")
-        await session.call_tool("query", {"text": word})
-        plain, changed = [], []
+
+        async def timed(word: str) -> float:
+            at = time.monotonic()
+            result = await session.call_tool("query", {"text": word})
+            assert not result.is_error, result
+            return time.monotonic() - at
+
+        await timed(words[0])
+        plain = [await timed(word) for _ in range(runs) for word in words]
+        print(f"query, no change: {ms(plain)} (median of {len(plain)})")
+        changed, after = [], []
         raw = next((ws / ".wiki" / "raw").rglob("*.md"))
         for number in range(runs):
-            at = time.monotonic()
-            await session.call_tool("query", {"text": word})
-            plain.append(time.monotonic() - at)
             raw.write_text(raw.read_text() + f"\nline {number}\n")
-            at = time.monotonic()
-            await session.call_tool("query", {"text": word})
-            changed.append(time.monotonic() - at)
-        print(f"query, no change: {statistics.median(plain) * 1000:.1f} ms (median of {runs})")
-        print(f"query after 1 raw change: {statistics.median(changed) * 1000:.1f} ms")
+            changed.append(await timed(words[number % len(words)]))
+            after.append(await timed(words[number % len(words)]))
+        print(f"query after 1 raw change: {ms(changed)}; the call after: {ms(after)}")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"peak RSS of the server: {peak:.0f} MiB")
     cli = []
     for _ in range(5):
         at = time.monotonic()
         subprocess.run(
-            [sys.executable, "-m", "skillwiki", "-w", str(ws), "query", word],
+            [sys.executable, "-m", "skillwiki", "-w", str(ws), "query", words[0]],
             capture_output=True,
             check=True,
         )
         cli.append(time.monotonic() - at)
-    print(f"CLI query, whole process: {statistics.median(cli) * 1000:.0f} ms (median of 5)")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"peak RSS of a child (server or CLI): {peak:.0f} MiB")
+    print(f"CLI query, whole process: {ms(cli)} (median of 5)")
+
+
+def ms(times: list[float]) -> str:
+    return f"{statistics.median(times) * 1000:.1f} ms"
 
 
 def main() -> None:
@@ -64,9 +75,14 @@ def main() -> None:
     parser.add_argument("workspace", type=Path)
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--word", default="archive")
+    parser.add_argument("--queries", type=Path, help="a file of queries, one per line (TSV)")
     args = parser.parse_args()
+    words = [args.word]
+    if args.queries:
+        lines = args.queries.read_text(encoding="utf-8").splitlines()
+        words = [line.split("\t")[0] for line in lines if line and not line.startswith("#")]
     os.environ.setdefault("NO_COLOR", "1")
-    anyio.run(measure, args.workspace, args.runs, args.word)
+    anyio.run(measure, args.workspace, args.runs, words)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ class Refresh:
     problems: list[Problem] = field(default_factory=list)
     index: sqlite3.Connection | None = None
     skipped: str | None = None
+    wrote: frozenset[str] = frozenset()  # what the compile wrote, relative to .wiki/
 
     def __enter__(self) -> Refresh:
         return self
@@ -36,12 +37,15 @@ class Refresh:
             self.index.close()
 
 
-def refresh(ws: Workspace, config: Config, progress: Progress | None = None) -> Refresh:
+def refresh(
+    ws: Workspace, config: Config, progress: Progress | None = None, *, shared: bool = False
+) -> Refresh:
     """Compile what changed and bring the search index in step with the articles.
 
     A reader never waits for a writer: when another process holds the workspace lock (or the
     checkout cannot be written), nothing is compiled and the answer comes from the articles
-    as they are. In a checkout that cannot be written, the index is built in memory.
+    as they are. In a checkout that cannot be written, the index is built in memory. A
+    `shared` index may be used from other threads (one at a time), as a server does.
     """
     try:
         result = compile_workspace(ws, config, progress=progress, trust_articles=True, wait=False)
@@ -51,10 +55,14 @@ def refresh(ws: Workspace, config: Config, progress: Progress | None = None) -> 
             if isinstance(exc, LockTimeout)
             else "the workspace cannot be written"
         )
-        index = search.open_index(ws, search.Snapshot(lambda: statcache.scan(ws.wiki)))
+        snapshot = search.Snapshot(lambda: statcache.scan(ws.wiki))
+        index = search.open_index(ws, snapshot, shared=shared)
         return Refresh(0, index=index, skipped=f"{reason}: answered from the articles as they are")
-    index = search.open_index(ws, result.snapshot)
-    return Refresh(result.refreshed, result.problems, index)
+    index = search.open_index(ws, result.snapshot, shared=shared)
+    wrote = {f"wiki/{article}" for article in result.written + result.removed}
+    if wrote or result.indexes_written:
+        wrote |= {"index.md", "index.json", "log.md"}
+    return Refresh(result.refreshed, result.problems, index, wrote=frozenset(wrote))
 
 
 def query(

@@ -2,28 +2,31 @@
 
 Built on the MCP Python SDK (the `mcp` extra), imported only here. Each tool answers with the
 object the CLI prints for `--json`; a skillwiki error becomes a tool error with the CLI's text.
-The workspace is found again on each call (a cheap look), so the server follows files changed
-under it and writes made by the CLI meanwhile, and answers "run skillwiki init" until there is
-one.
+The workspace stays open between calls (warm.py): a read looks at the files again only when
+the kernel reports a change under .wiki/ (else, on systems without a watcher, at every call,
+as the CLI does), so the server follows files changed under it and writes made by the CLI
+meanwhile, and answers "run skillwiki init" until there is one. Besides the tools: index.md
+and each article as resources, and a prompt that walks suggest, the user's answer, and
+record_lesson.
 """
 
 from __future__ import annotations
 
 import inspect
-import os
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TypeVar, cast
+from urllib.parse import unquote, urlparse
 
-from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.types import CallToolResult, Resource, TextContent, ToolAnnotations
 
 from skillwiki import __version__, clock
-from skillwiki.config import Config, load_config
 from skillwiki.errors import SkillwikiError
 from skillwiki.memory.kinds import Severity, Trigger
-from skillwiki.workspace import Workspace, find_workspace
+from skillwiki.warm import Place, Warm
 
 INSTRUCTIONS = (
     "skillwiki is this repository's memory: notes compiled into a Markdown wiki under .wiki/, "
@@ -36,23 +39,49 @@ INSTRUCTIONS = (
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 SHOW_CHARS = 20_000
+INDEX_URI = "skillwiki://index"
+ARTICLE_URI = "skillwiki://wiki/"
 Answer = TypeVar("Answer")
-
-
-class Place:
-    """Where the workspace is looked for: -w, else the environment, else here."""
-
-    def __init__(self, explicit: Path | None) -> None:
-        self.explicit = explicit
-        project = os.environ.get("CLAUDE_PROJECT_DIR")
-        self.start = Path(project) if project else Path(os.getcwd())
-
-    def open(self) -> tuple[Workspace, Config]:
-        ws = find_workspace(self.start, self.explicit)
-        return ws, load_config(ws.config_file, shown=ws.rel(ws.config_file))
-
-
 Tool = TypeVar("Tool", bound=Callable[..., Any])
+
+
+class WikiServer(MCPServer[Any]):
+    """The SDK's server, listing one resource per article besides index.md."""
+
+    def __init__(self, warm: Warm) -> None:
+        super().__init__("skillwiki", version=__version__, instructions=INSTRUCTIONS)
+        self.warm = warm
+
+    async def list_resources(self) -> list[Resource]:
+        listed = await super().list_resources()
+        try:
+            articles = _articles(self.warm)
+        except SkillwikiError:
+            return listed
+        return listed + [
+            Resource(
+                uri=ARTICLE_URI + str(item["path"]).removeprefix("wiki/"),
+                name=str(item["path"]).removeprefix("wiki/"),
+                title=str(item.get("title") or "") or None,
+                description=str(item.get("summary") or "") or None,
+                mime_type="text/markdown",
+            )
+            for item in articles
+            if isinstance(item, dict) and isinstance(item.get("path"), str)
+        ]
+
+
+def _articles(warm: Warm) -> list[Any]:
+    """index.json's article entries, after bringing the wiki up to date."""
+    import json
+
+    with warm.reading() as read:
+        try:
+            data = json.loads(read.ws.index_json.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+    articles = data.get("articles") if isinstance(data, dict) else None
+    return articles if isinstance(articles, list) else []
 
 
 def _tool(server: MCPServer[Any], annotations: ToolAnnotations) -> Callable[[Tool], Tool]:
@@ -81,18 +110,57 @@ def _answer(work: Callable[[], Answer]) -> Answer:
         return cast(Answer, failed)
 
 
-def build(place: Place, *, read_only: bool) -> MCPServer[Any]:
-    """The server: the reading tools, and the writing ones unless `read_only` (then a client
-    that calls them anyway gets "unknown tool")."""
-    server: MCPServer[Any] = MCPServer("skillwiki", version=__version__, instructions=INSTRUCTIONS)
-    _reading_tools(server, place)
-    _memory_tools(server, place)
+def _learn_roots(place: Place, ctx: Context[Any, Any] | None) -> None:
+    """Ask the client for its roots once, when nothing more explicit names the workspace."""
+    if ctx is None or place.asked_roots or place.explicit is not None:
+        return
+    place.asked_roots = True
+    capabilities = ctx.client_capabilities
+    if capabilities is None or capabilities.roots is None:
+        return
+    import anyio.from_thread
+
+    try:
+        listed = anyio.from_thread.run(ctx.session.list_roots)
+    except Exception:  # a client that cannot answer: the other places still count
+        return
+    place.roots = [
+        Path(unquote(urlparse(str(root.uri)).path))
+        for root in listed.roots
+        if str(root.uri).startswith("file://")
+    ]
+
+
+def record_lesson_arguments(command: list[str]) -> dict[str, Any]:
+    """The record_lesson arguments that do what suggest's record-lesson command line does."""
+    lists = {"agent", "tag", "path"}
+    arguments: dict[str, Any] = {}
+    flags = command[2:]
+    for flag, value in zip(flags[::2], flags[1::2], strict=True):
+        name = flag.removeprefix("--").replace("-", "_")
+        if name in lists:
+            arguments.setdefault(name, []).append(value)
+        else:
+            arguments[name] = value
+    return arguments
+
+
+def build(place: Place, *, read_only: bool) -> WikiServer:
+    """The server: the reading tools, the resources and the prompt, and the writing tools
+    unless `read_only` (then a client that calls them anyway gets "unknown tool")."""
+    server = WikiServer(Warm(place))
+    _reading_tools(server)
+    _memory_tools(server)
+    _resources(server)
+    _prompts(server, read_only)
     if not read_only:
-        _writing_tools(server, place)
+        _writing_tools(server)
     return server
 
 
-def _reading_tools(server: MCPServer[Any], place: Place) -> None:
+def _reading_tools(server: WikiServer) -> None:
+    warm = server.warm
+
     @_tool(server, READ)
     def query(
         text: str,
@@ -100,43 +168,45 @@ def _reading_tools(server: MCPServer[Any], place: Place) -> None:
         type: str | None = None,
         tag: list[str] | None = None,
         include_hidden: bool = False,
+        ctx: Context[Any, Any] | None = None,
     ) -> dict[str, Any]:
         """Search the wiki's compiled articles and lessons, best first, after bringing them up
         to date. Use it before answering a question about this project; `type` narrows to
         "document" or "lesson", each `tag` must be on the article."""
-        from skillwiki.reading import query as run
+        from skillwiki.search import search
 
         def work() -> dict[str, Any]:
-            ws, config = place.open()
-            hits, done = run(
-                ws,
-                config,
-                text,
-                limit=limit,
-                kind=type,
-                tags=tuple(tag or ()),
-                include_hidden=include_hidden,
-            )
+            _learn_roots(warm.place, ctx)
+            with warm.reading() as read:
+                hits = search(
+                    read.ws,
+                    text,
+                    limit=limit,
+                    kind=type,
+                    tags=tuple(tag or ()),
+                    include_hidden=include_hidden,
+                    db=read.index,
+                )
             return {
                 "query": text,
-                "refreshed": done.refreshed,
+                "refreshed": read.refreshed,
                 "results": [asdict(hit) for hit in hits],
             }
 
         return _answer(work)
 
     @_tool(server, READ)
-    def show(key: str, max_chars: int = SHOW_CHARS) -> dict[str, Any]:
+    def show(
+        key: str, max_chars: int = SHOW_CHARS, ctx: Context[Any, Any] | None = None
+    ) -> dict[str, Any]:
         """Read one article or lesson in full, by its path (`docs/ci.md`, `raw/docs/ci.md`) or a
         lesson's id. Bodies longer than `max_chars` are cut, and `truncated` says so."""
-        from skillwiki.reading import refresh
         from skillwiki.reading import show as run
 
         def work() -> dict[str, Any]:
-            ws, config = place.open()
-            with refresh(ws, config):
-                pass
-            shown = run(ws, key, config.fingerprint)
+            _learn_roots(warm.place, ctx)
+            with warm.reading() as read:
+                shown = run(read.ws, key, read.config.fingerprint)
             return {
                 "path": shown.path,
                 "meta": shown.meta,
@@ -149,7 +219,9 @@ def _reading_tools(server: MCPServer[Any], place: Place) -> None:
         return _answer(work)
 
 
-def _memory_tools(server: MCPServer[Any], place: Place) -> None:
+def _memory_tools(server: WikiServer) -> None:
+    warm = server.warm
+
     @_tool(server, READ)
     def recall(
         agent: str | None = None,
@@ -157,33 +229,34 @@ def _memory_tools(server: MCPServer[Any], place: Place) -> None:
         path: list[str] | None = None,
         task: str | None = None,
         budget: int | None = None,
+        ctx: Context[Any, Any] | None = None,
     ) -> dict[str, Any]:
         """The known failures of this repository that concern a task, as a block to keep in
         mind before starting it: give the agent's name, the task in plain words, the files
         (or globs) it touches and its topics. Only active, finished lessons, best first."""
         from skillwiki.memory import usage
         from skillwiki.memory.recall import Request, recall_for_task
-        from skillwiki.reading import refresh
 
         def work() -> dict[str, Any]:
-            ws, config = place.open()
+            _learn_roots(warm.place, ctx)
             request = Request(agent, tuple(tag or ()), tuple(path or ()), task, budget)
-            with refresh(ws, config) as done:
-                result = recall_for_task(ws, config, request, done.index)
-            usage.count(ws, result.included, clock.stamp())
+            with warm.reading() as read:
+                result = recall_for_task(read.ws, read.config, request, read.index)
+            usage.count(read.ws, result.included, clock.stamp())
             return {"block": result.block, "lessons": [asdict(item) for item in result.lessons]}
 
         return _answer(work)
 
     @_tool(server, READ)
-    def status() -> dict[str, Any]:
+    def status(ctx: Context[Any, Any] | None = None) -> dict[str, Any]:
         """Whether every article is fresh (compiled from its raw file as it is now), with the
         state of each and the catalog's fingerprint (for record_lesson's expect_fingerprint)."""
         from skillwiki.cli.workspace_cmd import status_json
         from skillwiki.compiler import State, make_plan
 
         def work() -> dict[str, Any]:
-            ws, config = place.open()
+            _learn_roots(warm.place, ctx)
+            ws, config = warm.place.open()
             plan = make_plan(ws, config)
             counts = plan.count()
             fresh = counts[State.FRESH] == sum(counts.values()) and not plan.problems
@@ -192,22 +265,100 @@ def _memory_tools(server: MCPServer[Any], place: Place) -> None:
         return _answer(work)
 
     @_tool(server, READ)
-    def suggest(feedback: dict[str, Any]) -> dict[str, Any]:
+    def suggest(feedback: dict[str, Any], ctx: Context[Any, Any] | None = None) -> dict[str, Any]:
         """Say whether a run's feedback calls for a lesson: `feedback` holds task, agent,
         tool_calls ([{tool, success, error}]), replans, retries, cost_usd, max_cost_usd,
-        confidence, rejected. A proposal carries `command`, the record_lesson arguments to use
-        only after the user agreed. Never writes."""
+        confidence, rejected. A proposal carries `record_lesson`: the arguments to call that
+        tool with, only after the user agreed (and `command`, the same as a command line).
+        Never writes."""
         from skillwiki.memory.suggest import answer, read_run
         from skillwiki.memory.suggest import suggest as run
 
         def work() -> dict[str, Any]:
-            _, config = place.open()
-            return answer(run(read_run(feedback, "feedback"), config.suggest))
+            _learn_roots(warm.place, ctx)
+            _, config = warm.place.open()
+            answered = answer(run(read_run(feedback, "feedback"), config.suggest))
+            if answered["suggest"]:
+                answered["record_lesson"] = record_lesson_arguments(answered["command"])
+            return answered
 
         return _answer(work)
 
 
-def _writing_tools(server: MCPServer[Any], place: Place) -> None:
+def _resources(server: WikiServer) -> None:
+    warm = server.warm
+
+    @server.resource(
+        INDEX_URI,
+        name="index",
+        title="Wiki index",
+        description="index.md: every article of the wiki with its summary, by folder.",
+        mime_type="text/markdown",
+    )
+    def index() -> str:
+        def work() -> str:
+            with warm.reading() as read:
+                return read.ws.index_md.read_text(encoding="utf-8")
+
+        return _resource(work)
+
+    @server.resource(
+        ARTICLE_URI + "{+path}",
+        name="article",
+        title="Wiki article",
+        description="One compiled article of the wiki, by its path below .wiki/wiki/.",
+        mime_type="text/markdown",
+    )
+    def article(path: str) -> str:
+        from skillwiki.reading import show as run
+
+        def work() -> str:
+            with warm.reading() as read:
+                return run(read.ws, "wiki/" + path, read.config.fingerprint).text
+
+        return _resource(work)
+
+
+def _resource(work: Callable[[], str]) -> str:
+    """A resource's text; a skillwiki error is the resource's error, with the CLI's text."""
+    try:
+        return work()
+    except (SkillwikiError, OSError) as exc:
+        raise ResourceError(f"Error: {exc}") from None
+
+
+def _prompts(server: WikiServer, read_only: bool) -> None:
+    @server.prompt(
+        name="lesson-from-a-run",
+        title="Propose a lesson from a run",
+        description="Ask whether a run that failed or went badly should leave a lesson, and "
+        "record it only if the user agrees.",
+    )
+    def lesson_from_a_run(feedback: str) -> str:
+        record = (
+            "3. Only if the user agrees, call `record_lesson` with the proposal's "
+            "`record_lesson` arguments, changed as the user asked. If they decline, record "
+            "nothing."
+            if not read_only
+            else "3. This server cannot record (read-only): if the user agrees, give them the "
+            "proposal's `command` to run."
+        )
+        return (
+            "A run just ended, and this is its feedback:\n\n"
+            f"{feedback}\n\n"
+            "1. Call `suggest` with that feedback as a JSON object (task, agent, tool_calls "
+            "with tool/success/error, replans, retries, cost_usd, max_cost_usd, confidence, "
+            'rejected). If it answers `"suggest": false`, say no lesson is needed and stop.\n'
+            "2. Otherwise show the user the proposed title, summary and prevention rule, with "
+            "what `to_fill_in` says is still missing, and ask whether to record it. Draft the "
+            "missing parts from what happened in the run, and let the user correct them.\n"
+            f"{record}"
+        )
+
+
+def _writing_tools(server: WikiServer) -> None:
+    warm = server.warm
+
     @_tool(server, ADD)
     def record_lesson(
         title: str,
@@ -223,6 +374,7 @@ def _writing_tools(server: MCPServer[Any], place: Place) -> None:
         path: list[str] | None = None,
         dedupe: bool = False,
         expect_fingerprint: str | None = None,
+        ctx: Context[Any, Any] | None = None,
     ) -> dict[str, Any]:
         """Record a lesson in the wiki. Call it ONLY after the user agreed to record it (as
         suggest's proposal says). Secrets are redacted; a lesson with unfilled sections or no
@@ -231,7 +383,8 @@ def _writing_tools(server: MCPServer[Any], place: Place) -> None:
         from skillwiki.memory.lessons import LessonInput, record
 
         def work() -> dict[str, Any]:
-            ws, config = place.open()
+            _learn_roots(warm.place, ctx)
+            ws, config = warm.place.open()
             lesson = LessonInput(
                 title=title,
                 summary=summary,
@@ -246,6 +399,7 @@ def _writing_tools(server: MCPServer[Any], place: Place) -> None:
                 paths=tuple(path or ()),
             )
             recorded = record(ws, config, lesson, dedupe=dedupe, expected=expect_fingerprint)
+            warm.forget()
             compile_workspace(ws, config)
             return asdict(recorded)
 
@@ -257,6 +411,7 @@ def _writing_tools(server: MCPServer[Any], place: Place) -> None:
         outcome: str,
         note: str | None = None,
         expect_fingerprint: str | None = None,
+        ctx: Context[Any, Any] | None = None,
     ) -> dict[str, Any]:
         """Record whether a recalled lesson helped: `outcome` is helped, not-helped or
         failed-again (after a recall, it flags the lesson for review). Adds a dated evidence
@@ -264,8 +419,10 @@ def _writing_tools(server: MCPServer[Any], place: Place) -> None:
         from skillwiki.memory.evidence import feedback as run
 
         def work() -> dict[str, Any]:
-            ws, config = place.open()
+            _learn_roots(warm.place, ctx)
+            ws, config = warm.place.open()
             result = run(ws, config, lesson_id, outcome, note, clock.today(), expect_fingerprint)
+            warm.forget()
             return asdict(result)
 
         return _answer(work)

@@ -1,10 +1,13 @@
 """`skillwiki mcp` driven as a client would: a real server subprocess and the MCP SDK's own
 stdio client. Tools, schemas and annotations, each tool's answer equal to the CLI's --json,
-read-only mode (hidden and refused), errors with the CLI's text, a file changed between calls."""
+read-only mode (hidden and refused), errors with the CLI's text, files changed between calls,
+calls made while the CLI writes, resources, the prompt, the client's roots."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -15,6 +18,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
+from mcp import types
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -23,13 +27,32 @@ from tests.support import Invoke, write
 Session = Callable[[ClientSession], Awaitable[Any]]
 
 
-def _serve(workspace: Path, work: Session, *args: str) -> Any:
+def _serve(
+    workspace: Path | None,
+    work: Session,
+    *args: str,
+    cwd: Path | None = None,
+    roots: list[Path] | None = None,
+) -> Any:
+    chosen = ["-w", str(workspace)] if workspace is not None else []
+    env = {key: value for key, value in os.environ.items() if key != "CLAUDE_PROJECT_DIR"}
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "skillwiki", "mcp", "-w", str(workspace), *args]
+        command=sys.executable,
+        args=["-m", "skillwiki", "mcp", *chosen, *args],
+        cwd=cwd,
+        env=env,
     )
 
+    async def list_roots(context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(
+            roots=[types.Root(uri=root.as_uri()) for root in roots or []]  # type: ignore[arg-type]
+        )
+
     async def main() -> Any:
-        async with stdio_client(params) as (read, send), ClientSession(read, send) as session:
+        async with (
+            stdio_client(params) as (read, send),
+            ClientSession(read, send, list_roots_callback=list_roots if roots else None) as session,
+        ):
             await session.initialize()
             return await work(session)
 
@@ -156,9 +179,6 @@ def test_without_a_workspace_each_tool_says_to_run_init(tmp_path: Path) -> None:
 
 
 def test_without_the_extra_it_says_what_to_install(tmp_path: Path, demo: Path) -> None:
-    import os
-    import subprocess
-
     fake = tmp_path / "site"
     fake.mkdir()
     (fake / "mcp.py").write_text("raise ImportError('no mcp here', name='mcp')\n")
@@ -173,3 +193,159 @@ def test_without_the_extra_it_says_what_to_install(tmp_path: Path, demo: Path) -
     assert result.stderr == (
         "Error: the MCP server needs the mcp package: pip install 'skillwiki[mcp]'\n"
     )
+
+
+def test_changes_of_every_kind_between_calls_are_seen(demo: Path) -> None:
+    """An edit in place, a new folder (not watched yet) with a file, a removed raw file, the
+    search index deleted, a file put in a folder that came empty: each is in the next answer."""
+    raw = demo / ".wiki" / "raw"
+
+    async def paths(session: ClientSession, text: str) -> list[str]:
+        failed, answer = await _call(session, "query", text=text)
+        assert not failed, answer
+        return [hit["path"] for hit in answer["results"]]
+
+    async def work(session: ClientSession) -> dict[str, list[str]]:
+        seen = {"before": await paths(session, "quokka")}
+        ci = raw / "docs" / "ci.md"
+        ci.write_text(ci.read_text() + "\nThe quokka job runs last.\n")
+        seen["edited"] = await paths(session, "quokka")
+        write(raw / "new" / "deeper" / "wombat.md", "# Wombat\n\nDigs.\n")
+        seen["new folder"] = await paths(session, "wombat")
+        write(raw / "new" / "deeper" / "numbat.md", "# Numbat\n\nEats termites.\n")
+        seen["in the new folder"] = await paths(session, "numbat")
+        (raw / "new" / "deeper" / "wombat.md").unlink()
+        seen["removed"] = await paths(session, "wombat")
+        for index in (demo / ".wiki" / ".cache").glob("search.sqlite*"):
+            index.unlink()
+        seen["index deleted"] = await paths(session, "numbat")
+        (raw / "empty").mkdir()  # a folder with nothing to compile: no write follows it
+        seen["empty folder"] = await paths(session, "echidna")
+        write(raw / "empty" / "echidna.md", "# Echidna\n\nSpiny.\n")
+        seen["in the empty folder"] = await paths(session, "echidna")
+        return seen
+
+    seen = _serve(demo, work)
+    assert seen["before"] == []
+    assert seen["edited"] == [".wiki/wiki/docs/ci.md"]
+    assert seen["new folder"] == [".wiki/wiki/new/deeper/wombat.md"]
+    assert seen["in the new folder"] == [".wiki/wiki/new/deeper/numbat.md"]
+    assert seen["removed"] == []
+    assert seen["index deleted"] == [".wiki/wiki/new/deeper/numbat.md"]
+    assert seen["empty folder"] == []
+    assert seen["in the empty folder"] == [".wiki/wiki/empty/echidna.md"]
+
+
+def test_calls_while_the_cli_writes(demo: Path) -> None:
+    """Queries and recalls keep answering while `skillwiki ingest` writes many files under
+    the lock; once it is done, the next query finds what it wrote."""
+    notes = demo.parent / "notes"
+    for number in range(300):
+        write(notes / f"note-{number:03}.md", f"# Note {number}\n\nPlatypus number {number}.\n")
+    answers: list[tuple[bool, Any]] = []
+
+    async def work(session: ClientSession) -> tuple[int, Any]:
+        writer = await anyio.open_process(
+            [sys.executable, "-m", "skillwiki", "-w", str(demo), "ingest", str(notes)]
+        )
+        async with writer:
+            while writer.returncode is None:
+                async with anyio.create_task_group() as group:
+                    for text in ("platypus", "tool failure retry"):
+                        group.start_soon(_collect, session, answers, "query", {"text": text})
+                    group.start_soon(_collect, session, answers, "recall", {"task": "deploy"})
+                await anyio.sleep(0.01)
+            await writer.wait()
+        return writer.returncode, await _call(session, "query", text="platypus", limit=500)
+
+    code, (failed, final) = _serve(demo, work)
+    assert code == 0
+    assert len(answers) >= 3 and not any(failed for failed, _ in answers), answers
+    assert len(final["results"]) == 300
+
+
+async def _collect(
+    session: ClientSession, answers: list[tuple[bool, Any]], name: str, arguments: dict[str, Any]
+) -> None:
+    answers.append(await _call(session, name, **arguments))
+
+
+def test_resources_index_and_articles(demo: Path) -> None:
+    async def work(session: ClientSession) -> Any:
+        listed = (await session.list_resources()).resources
+        templates = (await session.list_resource_templates()).resource_templates
+        index = await session.read_resource("skillwiki://index")
+        article = await session.read_resource("skillwiki://wiki/docs/ci.md")
+        missing = await _read_error(session, "skillwiki://wiki/docs/nothing.md")
+        outside = await _read_error(session, "skillwiki://wiki/../config.toml")
+        return listed, templates, index, article, missing, outside
+
+    listed, templates, index, article, missing, outside = _serve(demo, work)
+    uris = [str(resource.uri) for resource in listed]
+    articles = json.loads((demo / ".wiki" / "index.json").read_text())["articles"]
+    assert uris == ["skillwiki://index"] + [
+        "skillwiki://wiki/" + item["path"].removeprefix("wiki/") for item in articles
+    ]
+    ci = next(resource for resource in listed if str(resource.uri).endswith("/docs/ci.md"))
+    assert ci.mime_type == "text/markdown" and ci.title and ci.description
+    assert [template.uri_template for template in templates] == ["skillwiki://wiki/{+path}"]
+    assert index.contents[0].text == (demo / ".wiki" / "index.md").read_text()
+    assert article.contents[0].text == (demo / ".wiki" / "wiki" / "docs" / "ci.md").read_text()
+    assert missing.startswith("Error: no article or lesson 'wiki/docs/nothing.md'")
+    assert outside  # refused, whatever the words
+
+
+async def _read_error(session: ClientSession, uri: str) -> str:
+    try:
+        await session.read_resource(uri)
+    except Exception as exc:  # the SDK raises the server's error
+        return str(exc)
+    raise AssertionError(f"{uri} was read")
+
+
+def test_the_prompt_walks_suggest_ask_record(demo: Path) -> None:
+    feedback = {"task": "sync", "tool_calls": [{"tool": "fetch", "success": False}] * 3}
+
+    async def work(session: ClientSession) -> Any:
+        prompts = (await session.list_prompts()).prompts
+        got = await session.get_prompt("lesson-from-a-run", {"feedback": json.dumps(feedback)})
+        proposal = await _call(session, "suggest", feedback=feedback)
+        recorded = await _call(session, "record_lesson", **proposal[1]["record_lesson"])
+        return prompts, got, proposal, recorded
+
+    prompts, got, (_, proposal), (failed, recorded) = _serve(demo, work)
+    assert [prompt.name for prompt in prompts] == ["lesson-from-a-run"]
+    assert [argument.name for argument in prompts[0].arguments] == ["feedback"]
+    text = got.messages[0].content.text
+    assert '"tool": "fetch"' in text
+    assert text.index("`suggest`") < text.index("ask whether") < text.index("`record_lesson`")
+    arguments = proposal["record_lesson"]
+    assert arguments["title"] == proposal["proposed_title"]
+    assert arguments["prevention_rule"] == proposal["proposed_prevention_rule"]
+    assert arguments["tag"] == ["fetch"]
+    assert not failed and recorded["created"] is True
+    lesson = (demo / recorded["path"]).read_text()
+    assert proposal["proposed_prevention_rule"] in lesson
+
+
+def test_read_only_prompt_does_not_offer_to_record(demo: Path) -> None:
+    async def work(session: ClientSession) -> str:
+        got = await session.get_prompt("lesson-from-a-run", {"feedback": "{}"})
+        return str(getattr(got.messages[0].content, "text", ""))
+
+    text = _serve(demo, work, "--read-only")
+    assert "read-only" in text and "call `record_lesson`" not in text
+
+
+def test_the_workspace_from_the_client_roots(demo: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    async def work(session: ClientSession) -> Any:
+        return await _call(session, "query", text="tool failure retry")
+
+    failed, answer = _serve(None, work, cwd=elsewhere, roots=[tmp_path / "nothing", demo])
+    assert not failed, answer
+    assert answer["results"]
+    failed, text = _serve(None, work, cwd=elsewhere)
+    assert failed and "skillwiki init" in text

@@ -38,7 +38,8 @@ def mcp(
       skillwiki mcp --read-only -w path/to/repo
     """
     try:
-        from skillwiki.server import Place, build
+        from skillwiki.server import build
+        from skillwiki.warm import Place
     except ImportError as exc:
         if exc.name is None or not exc.name.startswith("mcp"):
             raise

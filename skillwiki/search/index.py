@@ -149,17 +149,18 @@ def _sync_db(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot) -> bool:
     return bulk
 
 
-def open_index(ws: Workspace, wiki: Snapshot) -> sqlite3.Connection:
+def open_index(ws: Workspace, wiki: Snapshot, *, shared: bool = False) -> sqlite3.Connection:
     """Return an index in step with the articles: the one in .cache/, kept up to date, or
     where the workspace cannot be written, one built in memory for this run. The caller
-    closes it (reading.Refresh does, at the end of a `with` block).
+    closes it (reading.Refresh does, at the end of a `with` block). A `shared` connection
+    may be used from other threads than this one, one at a time.
     """
     path = index_path(ws)
     try:
         _patiently(path, lambda: _sync_once(ws, path, wiki), lambda: _remove_index(path))
-        return sqlite3.connect(path, timeout=BUSY_SECONDS)
+        return sqlite3.connect(path, timeout=BUSY_SECONDS, check_same_thread=not shared)
     except _Unwritable:
-        db = sqlite3.connect(":memory:", isolation_level=None)
+        db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=not shared)
         _create(db)
         _sync_db(db, ws, wiki)
         return db

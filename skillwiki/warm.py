@@ -1,0 +1,176 @@
+"""A workspace kept open between calls, as the MCP server keeps it.
+
+The search index stays open, and a call that follows a look which found the wiki in step
+skips the next look when the kernel says nothing under .wiki/ changed since (watch.py): no
+stat of every file. Anything else (a change, a folder that came or went, the index file
+replaced, no watcher on this system) gets the CLI's own path, `reading.refresh`, which also
+leaves the search index in step.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from skillwiki import watch
+from skillwiki.config import Config, load_config
+from skillwiki.errors import WorkspaceNotFound
+from skillwiki.workspace import Workspace, find_workspace
+
+if TYPE_CHECKING:
+    import sqlite3
+
+
+@dataclass
+class Place:
+    """Where the workspace is looked for: `explicit` (-w or $SKILLWIKI_WORKSPACE), else the
+    first of $CLAUDE_PROJECT_DIR, the client's roots and the working directory that holds one
+    (at or above it)."""
+
+    explicit: Path | None
+    roots: Sequence[Path] = ()
+    asked_roots: bool = False  # whether the client was asked for its roots yet
+
+    def starts(self) -> list[Path]:
+        project = os.environ.get("CLAUDE_PROJECT_DIR")
+        return [*([Path(project)] if project else []), *self.roots, Path(os.getcwd())]
+
+    def open(self) -> tuple[Workspace, Config]:
+        if self.explicit is not None:
+            ws = find_workspace(Path(os.getcwd()), self.explicit)
+        else:
+            ws = _first_found(self.starts())
+        return ws, load_config(ws.config_file, shown=ws.rel(ws.config_file))
+
+
+def _first_found(starts: list[Path]) -> Workspace:
+    first: WorkspaceNotFound | None = None
+    for start in starts:
+        try:
+            return find_workspace(start)
+        except WorkspaceNotFound as exc:
+            first = first or exc
+    assert first is not None
+    raise first
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The workspace as a read finds it, with a search index in step and open for the read."""
+
+    ws: Workspace
+    config: Config
+    index: sqlite3.Connection
+    refreshed: int = 0
+    skipped: str | None = None
+    warm: bool = False  # answered without a look at the files: nothing changed since the last
+
+
+@dataclass
+class Warm:
+    """One workspace kept open; reads take turns (the tools of a server run on threads)."""
+
+    place: Place
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _last: Reading | None = None  # the last look, while nothing has changed since
+    _index: sqlite3.Connection | None = None
+    _index_file: tuple[int, int] | None = None  # (device, inode) of the open index
+    _watcher: watch.Watcher | None = None
+    _rearm: bool = False
+
+    @contextmanager
+    def reading(self) -> Iterator[Reading]:
+        """The workspace brought up to date (or known to be), for one read at a time."""
+        with self._lock:
+            yield self._read()
+
+    def forget(self) -> None:
+        """Look at the files on the next read, whatever the watcher says (after a write)."""
+        with self._lock:
+            self._last = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._last = None
+            self._keep(None)
+            if self._watcher is not None:
+                self._watcher.close()
+                self._watcher = None
+
+    def _read(self) -> Reading:
+        last, self._last = self._last, None
+        if last is not None and self._unchanged(last.ws):
+            self._last = last
+            return Reading(last.ws, last.config, last.index, warm=True)
+        from skillwiki.reading import refresh
+
+        ws, config = self.place.open()
+        self._follow(ws)
+        done = refresh(ws, config, shared=True)
+        assert done.index is not None
+        self._keep(done.index)
+        reading = Reading(ws, config, done.index, done.refreshed, done.skipped)
+        if self._watcher is not None and done.skipped is None and self._index_file is not None:
+            after = self._watcher.changes()
+            if after is not None and all(path in done.wrote for path in after):
+                self._last = reading  # only this look's own writes happened meanwhile
+            else:
+                self._rearm = True
+        return reading
+
+    def _unchanged(self, ws: Workspace) -> bool:
+        """Tell whether nothing a read depends on changed since the last look."""
+        assert self._watcher is not None and self._index_file is not None
+        changes = self._watcher.changes()
+        if changes is None or any(path.endswith("/") for path in changes):
+            self._rearm = True
+            return False
+        if changes:
+            return False
+        try:
+            stat = os.stat(_index_path(ws))
+        except OSError:
+            return False
+        return (stat.st_dev, stat.st_ino) == self._index_file
+
+    def _follow(self, ws: Workspace) -> None:
+        """Watch this workspace's .wiki/ (again after changes to its folders), before the look,
+        so that whatever changes during the look is seen by the next read."""
+        if self._watcher is not None and self._watcher.dot != ws.dot:
+            self._watcher.close()
+            self._watcher = None
+        if self._watcher is None:
+            self._watcher = watch.start(ws.dot)
+            self._rearm = False
+        elif self._rearm:
+            self._rearm = False
+            try:
+                self._watcher.arm()
+            except OSError:
+                self._watcher.close()
+                self._watcher = None
+        if self._watcher is not None:
+            self._watcher.changes()  # what happened before this look, which sees it anyway
+
+    def _keep(self, index: sqlite3.Connection | None) -> None:
+        if self._index is not None and self._index is not index:
+            self._index.close()
+        self._index = index
+        self._index_file = None
+        if index is None:
+            return
+        files = [row[2] for row in index.execute("PRAGMA database_list") if row[1] == "main"]
+        if files and files[0]:
+            stat = os.stat(files[0])
+            self._index_file = (stat.st_dev, stat.st_ino)
+
+
+def _index_path(ws: Workspace) -> Path:
+    from skillwiki.search import index_path
+
+    return index_path(ws)

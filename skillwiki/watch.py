@@ -1,0 +1,106 @@
+"""What changed under .wiki/ since the last look, asked of the kernel instead of a stat of
+every file: one non-blocking read of an inotify queue (Linux, the `inotify_simple` binding
+that the `mcp` extra installs there).
+
+The kernel queues an event during the very call that changes a file, so a change whose write
+returned before `changes()` is in what it reads: nothing is missed by timing. Elsewhere, or
+where the kernel refuses the watches (its limit reached), `start` returns None and the caller
+looks at every file as the CLI does.
+
+Only what a read depends on is watched: .wiki/ itself (config, indexes, log) and every
+folder of raw/ and wiki/. Hidden names are passed over as the listing passes them over
+(.cache/, temp files of atomic writes, the lock).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+WATCHED = ("raw", "wiki")
+
+
+class Watcher:
+    """An inotify queue on one .wiki/ folder and the folders of its raw/ and wiki/."""
+
+    def __init__(self, dot: Path, inotify: Any, flags: Any) -> None:
+        self.dot = dot
+        self._inotify = inotify
+        self._flags = flags
+        self._mask = (
+            flags.CREATE
+            | flags.DELETE
+            | flags.MODIFY
+            | flags.ATTRIB
+            | flags.MOVED_FROM
+            | flags.MOVED_TO
+            | flags.DELETE_SELF
+            | flags.MOVE_SELF
+        )
+        self._folders: dict[int, str] = {}  # watch descriptor -> folder below .wiki/ ("" itself)
+
+    def arm(self) -> None:
+        """Watch .wiki/ and every folder below raw/ and wiki/ as they are now (again, after
+        folders came or went: a folder already watched keeps its watch)."""
+        self._folders.clear()
+        self._watch("")
+        for top in WATCHED:
+            for folder in _folders(self.dot / top, top + "/"):
+                self._watch(folder)
+
+    def changes(self) -> set[str] | None:
+        """The paths below .wiki/ changed since the last call (folders with a trailing slash);
+        None when the kernel dropped events (its queue overflowed) or a watched folder went."""
+        changed: set[str] = set()
+        flags = self._flags
+        for event in self._inotify.read(timeout=0):
+            if event.mask & (
+                flags.Q_OVERFLOW | flags.IGNORED | flags.DELETE_SELF | flags.MOVE_SELF
+            ):
+                return None
+            folder = self._folders.get(event.wd)
+            if folder is None or not event.name or event.name.startswith("."):
+                continue
+            path = folder + event.name
+            changed.add(path + "/" if event.mask & flags.ISDIR else path)
+        return changed
+
+    def close(self) -> None:
+        self._inotify.close()
+
+    def _watch(self, folder: str) -> None:
+        wd = self._inotify.add_watch(str(self.dot / folder), self._mask | self._flags.ONLYDIR)
+        self._folders[wd] = folder.rstrip("/") + "/" if folder else ""
+
+
+def start(dot: Path) -> Watcher | None:
+    """A watcher armed on `dot`, or None where the kernel offers none (not Linux, the binding
+    not installed, the watch limit reached)."""
+    try:
+        from inotify_simple import INotify, flags
+    except ImportError:
+        return None
+    try:
+        watcher = Watcher(dot, INotify(nonblocking=True), flags)
+    except OSError:
+        return None
+    try:
+        watcher.arm()
+    except OSError:
+        watcher.close()
+        return None
+    return watcher
+
+
+def _folders(root: Path, prefix: str) -> Iterator[str]:
+    """`root` (as `prefix`) and every folder below it, hidden ones and links aside."""
+    try:
+        entries = list(os.scandir(root))
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    yield prefix
+    for entry in entries:
+        if entry.name[0] != "." and entry.is_dir(follow_symlinks=False):
+            yield from _folders(Path(entry.path), prefix + entry.name + "/")

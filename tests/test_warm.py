@@ -1,0 +1,116 @@
+"""The workspace a server keeps open (warm.py) and the kernel's word on what changed (watch.py),
+in-process: a quiet workspace is answered without a look, any change gets one, and without a
+watcher every read looks as the CLI does."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from skillwiki import watch
+from skillwiki.errors import WorkspaceNotFound
+from skillwiki.search import search
+from skillwiki.warm import Place, Warm
+from tests.support import write
+
+
+def _has_inotify() -> bool:
+    watcher = watch.start(Path(__file__).parent)
+    if watcher is None:
+        return False
+    watcher.close()
+    return True
+
+
+needs_inotify = pytest.mark.skipif(not _has_inotify(), reason="no inotify on this system")
+
+
+def _hits(warm: Warm, text: str) -> tuple[bool, list[str]]:
+    with warm.reading() as read:
+        return read.warm, [hit.path for hit in search(read.ws, text, db=read.index)]
+
+
+@needs_inotify
+def test_a_quiet_workspace_is_answered_without_a_look(demo: Path) -> None:
+    warm = Warm(Place(demo))
+    first, _ = _hits(warm, "retry")  # compiles the demo: its own writes are not a change
+    second, hits = _hits(warm, "retry")
+    assert (first, second) == (False, True)
+    assert hits
+    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
+    raw.write_text(raw.read_text() + "\nThe kookaburra step.\n")
+    assert _hits(warm, "kookaburra") == (False, [".wiki/wiki/docs/ci.md"])
+    assert _hits(warm, "kookaburra") == (True, [".wiki/wiki/docs/ci.md"])
+    (demo / ".wiki" / "config.toml").write_text((demo / ".wiki" / "config.toml").read_text())
+    assert _hits(warm, "kookaburra")[0] is False  # the config may differ: a look
+    warm.forget()
+    assert _hits(warm, "kookaburra")[0] is False
+    warm.close()
+
+
+@needs_inotify
+def test_a_replaced_index_is_not_trusted(demo: Path) -> None:
+    warm = Warm(Place(demo))
+    _hits(warm, "retry")
+    assert _hits(warm, "retry")[0] is True
+    for index in (demo / ".wiki" / ".cache").glob("search.sqlite*"):
+        index.unlink()
+    warm_again, hits = _hits(warm, "retry")
+    assert warm_again is False and hits
+    warm.close()
+
+
+def test_without_a_watcher_every_read_looks(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "inotify_simple", None)  # as on a system without inotify
+    assert watch.start(demo / ".wiki") is None
+    warm = Warm(Place(demo))
+    assert _hits(warm, "retry")[0] is False
+    assert _hits(warm, "retry")[0] is False
+    write(demo / ".wiki" / "raw" / "docs" / "lyrebird.md", "# Lyrebird\n\nMimics.\n")
+    assert _hits(warm, "lyrebird") == (False, [".wiki/wiki/docs/lyrebird.md"])
+    warm.close()
+
+
+@needs_inotify
+def test_the_watcher_names_what_changed(demo: Path) -> None:
+    dot = demo / ".wiki"
+    watcher = watch.start(dot)
+    assert watcher is not None
+    assert watcher.changes() == set()
+    write(dot / "raw" / "docs" / "new.md", "# New\n")
+    write(dot / "raw" / "docs" / ".hidden.md.tmp", "x")
+    write(dot / ".cache" / "anything", "x")
+    (dot / "raw" / "more").mkdir()
+    (dot / "index.md").write_text((dot / "index.md").read_text())
+    assert watcher.changes() == {"raw/docs/new.md", "raw/more/", "index.md"}
+    assert watcher.changes() == set()  # each change is told once
+    write(dot / "raw" / "more" / "unwatched.md", "# Not yet\n")
+    assert watcher.changes() == set()  # a new folder is watched only once armed again
+    watcher.arm()
+    write(dot / "raw" / "more" / "watched.md", "# Now\n")
+    assert watcher.changes() == {"raw/more/watched.md"}
+    (dot / "raw" / "more" / "unwatched.md").unlink()
+    (dot / "raw" / "more" / "watched.md").unlink()
+    (dot / "raw" / "more").rmdir()
+    assert watcher.changes() is None  # a watched folder went: look at everything
+    watcher.close()
+
+
+def test_the_place_of_the_workspace(
+    demo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.chdir(empty)
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    with pytest.raises(WorkspaceNotFound, match="skillwiki init"):
+        Place(None).open()
+    assert Place(None, roots=[empty, demo / ".wiki" / "raw"]).open()[0].root == demo
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(demo))
+    assert Place(None).open()[0].root == demo
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(empty))  # none there: the roots, then here
+    assert Place(None, roots=[demo]).open()[0].root == demo
+    with pytest.raises(WorkspaceNotFound, match=str(empty)):
+        Place(empty).open()  # -w names exactly one place
