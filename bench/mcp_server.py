@@ -27,8 +27,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 
 async def measure(ws: Path, runs: int, words: list[str]) -> None:
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "skillwiki", "mcp", "-w", str(ws)]
+    params = StdioServerParameters(  # the whole environment: PYTHONPATH picks the code measured
+        command=sys.executable, args=["-m", "skillwiki", "mcp", "-w", str(ws)], env=dict(os.environ)
     )
     started = time.monotonic()
     async with stdio_client(params) as (read, send), ClientSession(read, send) as session:
