@@ -229,3 +229,12 @@ def test_agent_docs_mcp_configurations_start_the_server() -> None:
     assert len(servers) == 3
     for server in servers:
         assert server["command"] == "skillwiki" and server["args"][0] == "mcp"
+
+
+def test_the_readme_lists_the_stop_words_search_uses() -> None:
+    from skillwiki.search.text import STOP_WORDS
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    listed = readme.split("- **Stop words** are left out of a query unless it has nothing else:")[1]
+    listed = listed.split('. "how do we')[0]
+    assert listed.split() == sorted(STOP_WORDS)

@@ -210,3 +210,44 @@ def test_a_big_folder_is_kept_in_step_bucket_by_bucket(ws: Path, invoke: Invoke)
     assert [_query(invoke, ws, text, "--limit", "50") for text in ("page", "text", "notes")] == [
         {**answer, "refreshed": 0} for answer in answers
     ]
+
+
+def _found(invoke: Invoke, demo: Path, text: str) -> list[str]:
+    result = invoke("query", "-w", str(demo), text, "--json")
+    assert result.exit_code == 0, result.output
+    return [hit["path"].rsplit("/", 1)[-1] for hit in json.loads(result.stdout)["results"]]
+
+
+def test_words_are_found_in_every_inflection(demo: Path, invoke: Invoke) -> None:
+    """The index and the queries stem words alike (FTS5's Porter stemmer): deploy, deploys,
+    deployed, deploying and deployment find the same page."""
+    for text in ("deploy", "deploys", "deployed", "deploying", "deployment"):
+        assert _found(invoke, demo, text)[0] == "deployment.md", text
+
+
+def test_identifiers_are_found_by_their_words(demo: Path, invoke: Invoke) -> None:
+    write(
+        demo / ".wiki" / "raw" / "docs" / "naming.md",
+        "# Naming\n\nThe HTTPServer calls getUserName; max_retry_count is read by "
+        "git-rebase-helper.\n",
+    )
+    for text in (
+        "HTTPServer",
+        "http server",
+        "getUserName",
+        "get user name",
+        "max_retry_count",
+        "retry count",
+        "git-rebase-helper",
+        "rebase helper",
+    ):
+        assert _found(invoke, demo, text)[0] == "naming.md", text
+    assert "naming.md" not in _found(invoke, demo, "userserver")  # no made-up joins
+
+
+def test_stop_words_never_empty_a_query(demo: Path, invoke: Invoke) -> None:
+    write(demo / ".wiki" / "raw" / "docs" / "who.md", "# The Who\n\nWho are they?\n")
+    assert _found(invoke, demo, "who")[0] == "who.md"  # only stop words: all are kept
+    assert _found(invoke, demo, "the who")[0] == "who.md"
+    # With other words beside them, stop words are left out: "how" alone matches nothing here.
+    assert _found(invoke, demo, "how do we deploy")[0] == "deployment.md"

@@ -23,12 +23,12 @@ from skillwiki import fsio, headcache, markdown, parallel, statcache
 from skillwiki.documents import body_of, decode, split
 from skillwiki.errors import InputError, SkillwikiError
 from skillwiki.memory.kinds import Status
-from skillwiki.search.text import normalize
+from skillwiki.search.text import indexed
 from skillwiki.snapshot import Since, Snapshot
 from skillwiki.statcache import Stat
 from skillwiki.workspace import Workspace
 
-SCHEMA = "7"
+SCHEMA = "8"
 OPTIMIZE_AFTER = 1000
 BUSY_SECONDS = 30
 
@@ -339,7 +339,7 @@ def _document(job: tuple[Path, str | None, headcache.Known | None]) -> _Document
         type=str(meta.get("type") or "document"),
         status=str(meta.get("status") or Status.ACTIVE),
         tags="\x1f".join(tag.lower() for tag in tags),
-        values=tuple(normalize(str(column)) for column in columns),
+        values=tuple(indexed(str(column)) for column in columns),
     )
 
 

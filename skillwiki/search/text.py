@@ -6,10 +6,13 @@ import re
 
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 _WORD = re.compile(r"\w+")
+# Where an identifier written in camel case breaks into words: `getUserName`, `HTTPServer`.
+_CAMEL_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _MARKED_LETTERS = re.compile(r"(?<=\w)\[(\w{1,3})\]|\[(\w{1,3})\](?=\w)")
 STOP_WORDS = frozenset(
-    "a an and are as at be by for from how i in into is it of on or that the this to was what"
-    " when where which who why will with".split()
+    "a about an and are as at be but by can could did do does for from how i if in into is it"
+    " its me my of on or our should so than that the their them then there they this to us was"
+    " we what when where which who why will with would you your".split()
 )
 
 
@@ -20,6 +23,22 @@ def normalize(text: str) -> str:
     word is found, and CJK runs become bigrams.
     """
     return cjk_bigrams(_MARKED_LETTERS.sub(lambda match: match.group(1) or match.group(2), text))
+
+
+def indexed(text: str) -> str:
+    """Text as the index holds it: normalised, then the words of each camel-case identifier
+    once more at the end (`getUserName` is found by "user name" too), so that the text's own
+    words keep their places for phrases. Words joined by `-` or `_` need nothing: the index
+    splits them itself, and a query finds them as a phrase."""
+    text = normalize(text)
+    parts = dict.fromkeys(
+        part
+        for word in _WORD.findall(text)
+        if not word.islower() and not word.isupper()
+        for part in _CAMEL_BREAK.split(word)
+        if part != word
+    )
+    return f"{text}\n{' '.join(parts)}" if parts else text
 
 
 def cjk_bigrams(text: str) -> str:
