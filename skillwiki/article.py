@@ -9,7 +9,7 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import unquote
 
-from skillwiki import COMPILER, markdown
+from skillwiki import COMPILER, markdown, references
 from skillwiki.documents import Document, join, optional_str, string_list
 from skillwiki.fingerprint import fingerprint
 from skillwiki.workspace import MARKDOWN_SUFFIXES, PARSED_SUFFIXES, article_rel
@@ -90,12 +90,14 @@ class Rendered:
     """A compiled article: its bytes and the catalog entry that index.json lists.
 
     `headings`: the text of its headings below the title (what the search index reads), or
-    None where they cannot be told without parsing the article itself.
+    None where they cannot be told without parsing the article itself; `refs` likewise, the
+    articles and names it refers to (references.refs).
     """
 
     text: str
     meta: dict[str, Any]
     headings: tuple[str, ...] | None = None
+    refs: tuple[str, ...] | None = None
 
 
 def render(
@@ -129,7 +131,25 @@ def render(
         "compiler": COMPILER,
     }
     meta.update(_carried(raw.meta, kind, foreign))
-    return Rendered(join(meta, article_body), meta, _headings(raw.body, shape))
+    headings = _headings(raw.body, shape)
+    refs = None if headings is None else _refs(raw_rel, title, shape)
+    return Rendered(join(meta, article_body), meta, headings, refs)
+
+
+def _refs(raw_rel: str, title: str, shape: markdown.Outline | None) -> tuple[str, ...]:
+    """What the article refers to, read off the raw file's parse: its links as the article
+    will hold them (rewritten), its one-word code spans. A fenced file refers to nothing."""
+    if shape is None:
+        return ()
+    leading = shape.leading_h1
+    dropped = leading[1] if leading and " ".join(leading[0].split()) == title else 0
+    links = [
+        (link.kind, rewrite_target(raw_rel, link.target, None))
+        for link in shape.links
+        if link.line > dropped  # the title the article drops (it has its own) is left out
+    ]
+    mentions = [word for word, line in shape.mentions if line > dropped]
+    return references.refs(links, mentions, article_rel(raw_rel), title)
 
 
 def _body(

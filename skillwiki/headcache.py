@@ -1,4 +1,4 @@
-"""The headings of articles compile just wrote, handed to the search index that reads them.
+"""The headings (and references) of articles compile just wrote, handed to the search index.
 
 The search index weighs an article's headings; finding them means parsing the article. A
 compile has just parsed its raw file and knows them (article.Rendered.headings), so after a
@@ -19,9 +19,10 @@ from skillwiki import fsio
 from skillwiki.fingerprint import matches
 from skillwiki.workspace import Workspace
 
-FORMAT = 1
+FORMAT = 2
 MIN_ARTICLES = 50
-Known = tuple[str, tuple[str, ...]]  # the body's fingerprint, its headings below the title
+# The body's fingerprint, its headings below the title, what it refers to (references.refs).
+Known = tuple[str, tuple[str, ...], tuple[str, ...]]
 
 
 def path_of(ws: Workspace) -> Path:
@@ -52,13 +53,26 @@ def save(ws: Workspace, made: Mapping[str, Known], alive: Collection[str]) -> No
     fsio.atomic_write(path_of(ws), marshal.dumps(data), durable=False)
 
 
-def headings_of(known: Known | None, body: str) -> tuple[str, ...] | None:
-    """The headings told for this body, if they were told for this very body."""
-    if known is None or not isinstance(known, tuple) or len(known) != 2:
+def read_article(body: str, path: str, title: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Parse an article's body for what the index is told: its headings below the title, and
+    what it refers to (`path` below wiki/ and `title` are the article's own)."""
+    from skillwiki import markdown, references
+
+    outline = markdown.analyze(body)
+    headings = tuple(heading.text for heading in outline.headings if heading.level > 1)
+    links = [(link.kind, link.target) for link in outline.links]
+    mentions = [word for word, _ in outline.mentions]
+    return headings, references.refs(links, mentions, path, title)
+
+
+def told_of(known: Known | None, body: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The headings and references told for this body, if told for this very body."""
+    if known is None or not isinstance(known, tuple) or len(known) != 3:
         return None
-    stored, headings = known
+    stored, headings, refs = known
     if not isinstance(stored, str) or not matches(body.encode(), stored):
         return None
-    if not isinstance(headings, tuple) or not all(isinstance(h, str) for h in headings):
-        return None
-    return headings
+    for strings in (headings, refs):
+        if not isinstance(strings, tuple) or not all(isinstance(item, str) for item in strings):
+            return None
+    return headings, refs

@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from markdown_it.token import Token
 
 
+MENTION_CHARS = 64  # a longer code span is code, not a name
+
+
 class Heading(NamedTuple):
     level: int
     text: str  # plain text, without an attribute list
@@ -63,6 +66,8 @@ class Outline(NamedTuple):
     first_paragraph: str  # plain text of the first paragraph that has any
     leading_h1: tuple[str, int] | None  # an H1 that is the first block: text, end line
     open_fence: str  # the marker of a code fence left open at the end, or ""
+    # inline code spans of one word (`rsync`), in order, each with the line its block starts on
+    mentions: tuple[tuple[str, int], ...] = ()
 
 
 @cache
@@ -107,9 +112,9 @@ def _inline_where_read(state: StateCore) -> None:
     """Parse the inline text of the blocks `analyze` reads inline tokens of, and only those.
 
     Those are headings, paragraphs up to the first with text, and any block whose text holds
-    a `[` or a `<`: without one, inline parsing yields no link, image, wikilink, footnote
-    reference or HTML, so its tokens would be read for nothing (most list items and
-    paragraphs of a page). Skipping them is exact, not an approximation: a test holds
+    a `[`, a `<` or a backtick: without one, inline parsing yields no link, image, wikilink,
+    footnote reference, HTML or code span, so its tokens would be read for nothing (most
+    list items and paragraphs of prose). Skipping them is exact, not an approximation: a test holds
     `analyze` equal to a parse of every block on the corpora. Half of a parse was inline.
     """
     md, env = state.md, state.env
@@ -127,7 +132,7 @@ def _inline_where_read(state: StateCore) -> None:
         parent = tokens[index - 1].type if index else ""
         content = token.content
         first = want_paragraph and parent == "paragraph_open" and not in_footnote
-        if first or parent == "heading_open" or "[" in content or "<" in content:
+        if first or parent == "heading_open" or "[" in content or "<" in content or "`" in content:
             md.inline.parse(content, md, env, token.children)
             if first and plain_text(token.children):
                 want_paragraph = False
@@ -328,6 +333,7 @@ class _Reader:
         self.headings: list[Heading] = []
         self.links: list[Link] = []
         self.code: list[tuple[int, int]] = []
+        self.mentions: list[tuple[str, int]] = []
         self.ids: list[str] = []
         self.first_paragraph = ""
         self.open_fence = ""
@@ -355,6 +361,7 @@ class _Reader:
             self.first_paragraph,
             self._leading_h1(tokens),
             self.open_fence,
+            tuple(self.mentions),
         )
 
     def _block_text(self, parent: Token, inline: Token, in_cell: bool, in_footnote: bool) -> None:
@@ -393,6 +400,11 @@ class _Reader:
         for child in children:
             if child.type == "html_inline":
                 self.ids += _html_ids(child.content)
+                continue
+            if child.type == "code_inline":
+                word = child.content.strip()
+                if word and len(word) <= MENTION_CHARS and not any(c.isspace() for c in word):
+                    self.mentions.append((word, token.map[0] + 1))
                 continue
             span: tuple[int, int, str] | None = child.meta.get("span") if child.meta else None
             kind = _LINK_KINDS.get(child.type) if child.markup != "autolink" else None

@@ -1,4 +1,5 @@
-"""The headings compile hands to the search index are used only for the body they were told for."""
+"""The headings and references compile hands to the search index are used only for the body
+they were told for."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def _bulk(ws: Path, invoke: Invoke) -> None:
 def test_a_bulk_compile_tells_the_headings_of_each_article(ws: Path, invoke: Invoke) -> None:
     _bulk(ws, invoke)
     told = headcache.load(Workspace(ws))
-    assert told["notes/n07.md"][1] == ("Retry budget 7", "Sources")
+    assert told["notes/n07.md"][1:] == (("Retry budget 7", "Sources"), ())
     assert len(told) == headcache.MIN_ARTICLES
 
 
@@ -42,11 +43,18 @@ def test_headings_told_for_another_body_are_not_used(ws: Path, invoke: Invoke) -
     told = headcache.load(Workspace(ws))["notes/n03.md"]
     edited = article.read_text(encoding="utf-8").replace("## Retry budget 3", "## Backoff")
     body = edited.split("\n---\n", 1)[1]
-    assert headcache.headings_of(told, body) is None  # a hand edit: parse instead
-    document = index._document((article, None, told))
+    assert headcache.told_of(told, body) is None  # a hand edit: parse instead
+    document = index._document((article, "notes/n03.md", None, told))
     assert document is not None and document.values[2] == "Retry budget 3 Sources"
-    article.write_text(edited, encoding="utf-8")
-    document = index._document((article, None, told))
+    article.write_text(edited.replace("Text.", "See `n04`."), encoding="utf-8")
+    document = index._document((article, "notes/n03.md", None, told))
     assert document is not None and document.values[2] == "Backoff Sources"
-    for damaged in (None, ("xxh3:zz", ("A",)), ("xxh3:0000000000000000",), "text"):
-        assert headcache.headings_of(damaged, body) is None  # type: ignore[arg-type]
+    assert document.refs == ("k:n04",)
+    for damaged in (
+        None,
+        ("xxh3:zz", ("A",), ()),
+        ("xxh3:0000000000000000",),
+        (told[0], ("A",), ("k:x", 1)),
+        "text",
+    ):
+        assert headcache.told_of(damaged, body) is None  # type: ignore[arg-type]

@@ -154,10 +154,13 @@ def test_inline_parsed_only_where_read_changes_nothing() -> None:
 
 
 def test_article_headings_told_by_compile_equal_a_parse_of_the_article() -> None:
-    """Compile hands the search index each article's headings, read off the raw file's parse:
-    they equal what parsing the article finds, or compile says it cannot tell (None)."""
+    """Compile hands the search index each article's headings and references, read off the
+    raw file's parse: they equal what parsing the article finds, or compile says it cannot
+    tell (None)."""
+    from skillwiki import headcache
     from skillwiki.article import render
     from skillwiki.documents import Document, body_of
+    from skillwiki.workspace import article_rel
 
     bodies = [(f"spec-{e['example']}.md", str(e["markdown"])) for e in SPEC]
     bodies += [(path.name, split(path.read_text(encoding="utf-8"), path).body) for path in _pages()]
@@ -165,13 +168,22 @@ def test_article_headings_told_by_compile_equal_a_parse_of_the_article() -> None
         ("ends-in-html.md", "Text.\n\n<!-- not closed\n\nopen\n"),
         ("code.py", "def f():\n    pass\n"),
     ]
-    differ, unknown = [], 0
+    differ, unknown, referring = [], 0, 0
     for name, body in bodies:
         rendered = render(f"docs/{name}", Document({}, body, False), "xxh3:0", "xxh3")
         parsed = markdown.analyze(body_of(rendered.text)).headings
         if rendered.headings is None:
             unknown += 1
+            assert rendered.refs is None
         elif list(rendered.headings) != [h.text for h in parsed if h.level > 1]:
             differ.append(name)
+        else:  # and what it refers to, as the search index would read it off the article
+            title = str(rendered.meta["title"])
+            target = article_rel(f"docs/{name}")
+            told = headcache.read_article(body_of(rendered.text), target, title)[1]
+            if rendered.refs != told:
+                differ.append(f"{name}: refs")
+            referring += bool(told)
     assert differ == []
+    assert referring > len(bodies) // 10
     assert 0 < unknown < len(bodies) // 5  # told for nearly every page; unsure where it must be

@@ -210,8 +210,8 @@ def _write_indexes(ws: Workspace, plan: Plan, result: CompileResult) -> None:
     plan.cache.remember_indexes((statcache.stat_of(ws.index_md), statcache.stat_of(ws.index_json)))
 
 
-# raw fingerprint, article, catalog row, (body fingerprint, headings) for the search index
-Compiled = tuple[str, bytes, Any, tuple[str, tuple[str, ...]]] | Problem
+# raw fingerprint, article, catalog row, what the search index is told (headcache.Known)
+Compiled = tuple[str, bytes, Any, headcache.Known] | Problem
 
 
 def _compile_one(job: tuple[str, str, str, str, int]) -> Compiled:
@@ -227,13 +227,11 @@ def _compile_one(job: tuple[str, str, str, str, int]) -> Compiled:
         rendered = render(raw_rel, split(decode(data, where, max_bytes), where), raw_fp, algorithm)
     except InputError as exc:
         return Problem(exc.path or where, exc.detail)
-    headings = rendered.headings
-    if headings is None:  # compile cannot tell them from the raw file: parse the article
-        from skillwiki import markdown
-
-        outline = markdown.analyze(body_of(rendered.text))
-        headings = tuple(heading.text for heading in outline.headings if heading.level > 1)
-    told = (str(rendered.meta["compiled_fingerprint"]), headings)
+    headings, refs = rendered.headings, rendered.refs
+    if headings is None or refs is None:  # not told by the raw file: parse the article
+        title = str(rendered.meta["title"])
+        headings, refs = headcache.read_article(body_of(rendered.text), target, title)
+    told = (str(rendered.meta["compiled_fingerprint"]), headings, refs)
     return raw_fp, rendered.text.encode(), tuple(catalog.row(target, rendered.meta)), told
 
 

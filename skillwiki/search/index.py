@@ -19,7 +19,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, TypeVar
 
-from skillwiki import fsio, headcache, markdown, parallel, statcache
+from skillwiki import fsio, headcache, parallel, statcache
 from skillwiki.documents import body_of, decode, split
 from skillwiki.errors import InputError, SkillwikiError
 from skillwiki.memory.kinds import Status
@@ -28,7 +28,7 @@ from skillwiki.snapshot import Since, Snapshot
 from skillwiki.statcache import Stat
 from skillwiki.workspace import Workspace
 
-SCHEMA = "8"
+SCHEMA = "9"
 OPTIMIZE_AFTER = 1000
 BUSY_SECONDS = 30
 
@@ -129,7 +129,7 @@ def _sync_db(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot) -> bool:
         since = wiki.since if wiki.since is not None and synced == (wiki.since.token,) else None
         wanted, changed, gone = _differences(db, wiki.articles, since)
         told = headcache.load(ws) if len(changed) >= headcache.MIN_ARTICLES else {}
-        jobs = [(ws.wiki / rel, wiki.entry_of(rel), told.get(rel)) for rel in changed]
+        jobs = [(ws.wiki / rel, rel, wiki.entry_of(rel), told.get(rel)) for rel in changed]
         documents = list(zip(changed, parallel.imap(_document, jobs), strict=True))
         packer = _Packer(db, [doc.values for _, doc in documents if doc is not None])
         for rel in gone:
@@ -209,12 +209,16 @@ _SCHEMA_SQL = (
     "DROP TABLE IF EXISTS docs",
     "DROP TABLE IF EXISTS fts",
     "DROP TABLE IF EXISTS meta",
+    "DROP TABLE IF EXISTS refs",
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     # `packed` keeps what was indexed, compressed: a contentless FTS5 table (no second copy of
     # the text) can only delete a row when given the exact values it indexed.
     "CREATE TABLE docs(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, stamp TEXT NOT NULL,"
     " title TEXT NOT NULL, type TEXT NOT NULL, status TEXT NOT NULL, tags TEXT NOT NULL,"
     " packed BLOB NOT NULL)",
+    # What each article refers to (references.py): (key, docs id), looked up by key.
+    "CREATE TABLE refs(key TEXT NOT NULL, src INTEGER NOT NULL, PRIMARY KEY (key, src))"
+    " WITHOUT ROWID",
     "CREATE VIRTUAL TABLE fts USING fts5(title, tags, headings, summary, body, content='',"
     " tokenize = 'porter unicode61 remove_diacritics 2')",
 )
@@ -267,6 +271,7 @@ class _Document:
     status: str
     tags: str  # lower-cased, joined by \x1f
     values: tuple[str, ...]
+    refs: tuple[str, ...] = ()  # what it refers to (references.refs)
 
 
 class _Packer:
@@ -304,6 +309,7 @@ def _delete(db: sqlite3.Connection, rel: str, packer: _Packer) -> None:
             (rowid, *packer.unpack(packed)),
         )
         db.execute("DELETE FROM docs WHERE id = ?", (rowid,))
+        db.execute("DELETE FROM refs WHERE src = ?", (rowid,))
 
 
 def _insert(db: sqlite3.Connection, rel: str, stamp: str, doc: _Document, packer: _Packer) -> None:
@@ -316,23 +322,26 @@ def _insert(db: sqlite3.Connection, rel: str, stamp: str, doc: _Document, packer
         f"INSERT INTO fts(rowid, {_FTS_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
         (cursor.lastrowid, *doc.values),
     )
+    db.executemany(
+        "INSERT INTO refs(key, src) VALUES (?, ?)", [(key, cursor.lastrowid) for key in doc.refs]
+    )
 
 
-def _document(job: tuple[Path, str | None, headcache.Known | None]) -> _Document | None:
+def _document(job: tuple[Path, str, str | None, headcache.Known | None]) -> _Document | None:
     """Read one article as the index sees it (in a worker process, when there are many).
 
-    Its headings are those compile told (headcache) when told for this very body, else parsed.
+    Its headings and references are those compile told (headcache) when told for this very
+    body, else parsed.
     """
-    path, entry, told = job
+    path, rel, entry, told = job
     fields = _fields(path, entry)
     if fields is None:
         return None
     meta, title, body = fields
     tags = [str(tag) for tag in meta.get("tags") or [] if isinstance(tag, str | int | float)]
     summary = f"{meta.get('summary') or ''} {meta.get('prevention_rule') or ''}"
-    heads = headcache.headings_of(told, body)
-    if heads is None:
-        heads = tuple(h.text for h in markdown.analyze(body).headings if h.level > 1)
+    known = headcache.told_of(told, body)
+    heads, refs = known if known is not None else headcache.read_article(body, rel, title)
     columns = (title, " ".join(tags), " ".join(heads), summary, body)
     return _Document(
         title=title,
@@ -340,6 +349,7 @@ def _document(job: tuple[Path, str | None, headcache.Known | None]) -> _Document
         status=str(meta.get("status") or Status.ACTIVE),
         tags="\x1f".join(tag.lower() for tag in tags),
         values=tuple(indexed(str(column)) for column in columns),
+        refs=refs,
     )
 
 

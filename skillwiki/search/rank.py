@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skillwiki import references
 from skillwiki.documents import body_of
 from skillwiki.memory.kinds import RETIRED
 from skillwiki.search import index
@@ -68,10 +69,11 @@ def search(
     """Return the best `limit` articles for `text`, best first.
 
     SQLite ranks the matches by weighted BM25; of its best CANDIDATES, those that contain more
-    of the query's terms rank first, BM25 deciding among equals. The score is the number of
-    terms matched plus BM25 squashed into [0, 1), so 3.62 reads "all three terms, fairly
-    relevant". (Small wikis need the first part: there BM25 gives words that most articles
-    share no weight at all.)
+    of the query's terms rank first, BM25 deciding among equals, scaled by how many other
+    articles refer to each (references.py). The score is the number of terms matched plus
+    that BM25 squashed into [0, 1), so 3.62 reads "all three terms, fairly relevant". (Small
+    wikis need the first part: there BM25 gives words that most articles share no weight at
+    all.)
     """
     terms, boosts = query_terms(text)
     if not terms:
@@ -80,15 +82,17 @@ def search(
     wanted = max(CANDIDATES, limit)
     filters = Filters(kind, tuple(tags), include_hidden)
 
-    def run(db: sqlite3.Connection) -> tuple[list[Any], dict[int, int]]:
+    def run(db: sqlite3.Connection) -> tuple[list[Any], dict[int, int], dict[int, int]]:
         rows = _best_matches(db, match, filters, wanted)
         ids = [row[0] for row in rows]
-        return rows, (_coverage(db, terms, ids) if len(terms) > 1 else {})
+        matched = _coverage(db, terms, ids) if len(terms) > 1 else {}
+        return rows, matched, _inbound(db, rows)
 
-    rows, matched = index.read(ws, db, run)
+    rows, matched, inbound = index.read(ws, db, run)
     ranked = sorted(
         (
-            ((matched.get(rowid) or 1) + max(bm25, 0.0) / (1.0 + max(bm25, 0.0)), rel, title, kind_)
+            ((matched.get(rowid) or 1) + _squash(bm25 * references.boost(inbound[rowid])), rel)
+            + (title, kind_)
             for rowid, rel, title, kind_, bm25 in rows
         ),
         key=lambda row: (-row[0], row[1]),
@@ -166,6 +170,25 @@ def _docs(db: sqlite3.Connection, best: list[Any]) -> list[Any] | None:
     if len(found) != len(best):
         return None
     return [(*row[:4], score[row[0]], row[4]) for row in found]
+
+
+def _squash(bm25: float) -> float:
+    """BM25 into [0, 1): the part of a score below the count of words matched."""
+    positive = max(bm25, 0.0)
+    return positive / (1.0 + positive)
+
+
+def _inbound(db: sqlite3.Connection, rows: list[Any]) -> dict[int, int]:
+    """How many other articles refer to each of these (references.py)."""
+    wanted = {row[0]: references.names(row[1], row[2]) for row in rows}
+    keys = sorted({name for names in wanted.values() for name in names})
+    pairs: list[tuple[str, int]] = []
+    for start in range(0, len(keys), 500):
+        chunk = keys[start : start + 500]
+        pairs += db.execute(
+            f"SELECT key, src FROM refs WHERE key IN ({','.join('?' * len(chunk))})", chunk
+        ).fetchall()
+    return references.inbound(pairs, wanted)
 
 
 def _coverage(db: sqlite3.Connection, terms: Sequence[str], ids: list[int]) -> dict[int, int]:

@@ -1,0 +1,101 @@
+"""How central an article is: how many other articles refer to it on purpose.
+
+A reference is a link that reaches the article (a relative link, or a `[[wikilink]]` naming
+it) or an inline code span that is exactly its name (`rsync`, as in "see also: `rsync`").
+Each article's references are read when it is compiled (or indexed) and kept with the search
+index, one row per (article, key), so they stay in step article by article. At query time an
+article's inbound count is the number of *distinct* other articles with a reference to one of
+its names: its path, its file name, its title. A page that cites another ten times counts
+once; a page's references to itself do not count.
+
+The count scales the text score instead of adding to it: BM25 times (1 + WEIGHT * ln(1 +
+inbound)). The prior thus reorders pages the text finds about equally good, and cannot lift
+a page the text barely matches over one it matches well, nor change how many of the query's
+words a page holds (which ranks first).
+"""
+
+from __future__ import annotations
+
+import math
+import posixpath
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import PurePosixPath
+from urllib.parse import unquote
+
+from skillwiki.workspace import MARKDOWN_SUFFIXES
+
+WEIGHT = 0.15
+LINK_KINDS = ("inline", "reference", "wikilink")
+_NOT_KEY = re.compile(r"[^0-9a-z\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+
+def key(name: str) -> str:
+    """A name as references are matched: lower case, letters and digits only (`Git-Rebase`,
+    `git_rebase` and `gitrebase` are one)."""
+    return _NOT_KEY.sub("", name.lower())
+
+
+@lru_cache(maxsize=1 << 16)
+def names(path: str, title: str) -> tuple[str, ...]:
+    """The keys an article (path below wiki/) is referred to by: its path, its file name
+    without the suffix, its title."""
+    stem = path.rpartition("/")[2].split(".", 1)[0]
+    found = [f"p:{path}", *(f"k:{k}" for k in (key(stem), key(title)) if k)]
+    return tuple(dict.fromkeys(found))
+
+
+def refs(
+    links: Iterable[tuple[str, str]], mentions: Iterable[str], path: str, title: str
+) -> tuple[str, ...]:
+    """The keys the article at `path` (below wiki/) refers to, its own names left out,
+    sorted: `links` are (kind, target) as the article holds them, `mentions` its one-word
+    inline code spans."""
+    found: set[str] = set()
+    for kind, target in links:
+        if kind == "wikilink":
+            name = key(target.split("|", 1)[0].split("#", 1)[0])
+            if name:
+                found.add(f"k:{name}")
+        elif kind in LINK_KINDS:
+            article = _linked_article(path, target)
+            if article is not None:
+                found.add(f"p:{article}")
+    found.update(f"k:{k}" for k in map(key, mentions) if k)
+    return tuple(sorted(found - set(names(path, title))))
+
+
+def _linked_article(path: str, target: str) -> str | None:
+    """The article a relative link from `path` reaches, if it reaches one inside wiki/."""
+    if not target or target.startswith(("#", "/")) or _SCHEME.match(target):
+        return None
+    target = target.split("#", 1)[0].split("?", 1)[0]
+    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), unquote(target)))
+    if resolved.startswith("../") or resolved in ("..", "."):
+        return None
+    if PurePosixPath(resolved).suffix.lower() not in MARKDOWN_SUFFIXES:
+        return None
+    return resolved
+
+
+def boost(inbound: int) -> float:
+    """What an article's BM25 is multiplied by, for this many referring articles."""
+    return 1.0 + WEIGHT * math.log1p(inbound)
+
+
+def inbound(pairs: Iterable[tuple[str, int]], wanted: dict[int, tuple[str, ...]]) -> dict[int, int]:
+    """For each article (docs id -> its names), how many other articles refer to it, given
+    the (key, referring id) rows of those names."""
+    by_key: dict[str, set[int]] = {}
+    for name, source in pairs:
+        by_key.setdefault(name, set()).add(source)
+    counts = {}
+    for article, keys in wanted.items():
+        sources: set[int] = set()
+        for name in keys:
+            sources |= by_key.get(name, set())
+        sources.discard(article)
+        counts[article] = len(sources)
+    return counts
