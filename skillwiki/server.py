@@ -168,11 +168,13 @@ def _reading_tools(server: WikiServer) -> None:
         type: str | None = None,
         tag: list[str] | None = None,
         include_hidden: bool = False,
+        explain: bool = False,
         ctx: Context[Any, Any] | None = None,
     ) -> dict[str, Any]:
         """Search the wiki's compiled articles and lessons, best first, after bringing them up
         to date. Use it before answering a question about this project; `type` narrows to
-        "document" or "lesson", each `tag` must be on the article."""
+        "document" or "lesson", each `tag` must be on the article; `explain` adds what ranked
+        each hit."""
         from skillwiki.search import search
 
         def work() -> dict[str, Any]:
@@ -190,7 +192,7 @@ def _reading_tools(server: WikiServer) -> None:
             return {
                 "query": text,
                 "refreshed": read.refreshed,
-                "results": [asdict(hit) for hit in hits],
+                "results": [hit.to_json(explain) for hit in hits],
             }
 
         return _answer(work)

@@ -68,3 +68,20 @@ def test_a_page_others_refer_to_ranks_first_and_follows_every_change(
     # The prior reorders equals only: a page that matches the words better stays first.
     write(raw / "gamma.md", "# Zebra crossing\n\nZebra crossing, zebra crossing.\n")
     assert _order(invoke, demo, "zebra crossing")[0] == "gamma.md"
+
+
+def test_explain_says_what_ranked_each_hit(demo: Path, invoke: Invoke) -> None:
+    raw = demo / ".wiki" / "raw" / "docs"
+    write(raw / "beta.md", "# Beta\n\nZebra crossings and the green light.\n")
+    write(raw / "notes.md", "# Notes\n\nSee `beta` and [beta](beta.md).\n")
+    plain = json.loads(invoke("query", "-w", str(demo), "zebra green", "--json").stdout)
+    assert "signals" not in plain["results"][0]  # the plain output keeps its shape
+    explained = invoke("query", "-w", str(demo), "zebra green", "--json", "--explain")
+    first = json.loads(explained.stdout)["results"][0]
+    assert first["path"].endswith("/beta.md")
+    signals = first["signals"]
+    assert signals["words"] == 2 and signals["referred_by"] == 1
+    assert signals["boost"] == round(references.boost(1), 4) and signals["bm25"] > 0
+    assert {k: v for k, v in first.items() if k != "signals"} == plain["results"][0]
+    text = invoke("query", "-w", str(demo), "zebra green", "--explain").stdout
+    assert "ranked by: 2 of the query's words, BM25 " in text and "referred to by 1" in text

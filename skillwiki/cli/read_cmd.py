@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
 
@@ -38,6 +37,12 @@ def query(
     show_all: Annotated[
         bool, typer.Option("--all", help="Include archived and superseded lessons.")
     ] = False,
+    explain: Annotated[
+        bool,
+        typer.Option(
+            "--explain", help="Say what ranked each hit: words held, BM25, pages referring to it."
+        ),
+    ] = False,
     no_compile: NoCompileOption = False,
     workspace: WorkspaceOption = None,
     as_json: JsonOption = False,
@@ -48,6 +53,7 @@ def query(
       skillwiki query "tool failure retry"
       skillwiki query 重试 --type lesson
       skillwiki query "deploy" --tag ci --limit 3 --json
+      skillwiki query "sync two folders" --explain
     """
     from skillwiki.reading import query as run
 
@@ -67,7 +73,11 @@ def query(
     _warn_problems(done)
     if as_json:
         render.print_json(
-            {"query": text, "refreshed": done.refreshed, "results": [asdict(hit) for hit in hits]}
+            {
+                "query": text,
+                "refreshed": done.refreshed,
+                "results": [hit.to_json(explain) for hit in hits],
+            }
         )
         return
     if not hits:
@@ -77,6 +87,13 @@ def query(
         render.echo(f"   {hit.path}", style="cyan")
         if hit.snippet:
             render.echo(f"   {hit.snippet}")
+        if explain and hit.signals is not None:
+            signals = hit.signals
+            render.echo(
+                f"   ranked by: {signals.words} of the query's words, BM25 {signals.bm25:.2f}, "
+                f"referred to by {signals.referred_by} (BM25 ×{signals.boost:.2f})",
+                style="dim",
+            )
 
 
 def show(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,12 +30,31 @@ _ODD_BREAKS = re.compile(
 
 
 @dataclass(frozen=True)
+class Signals:
+    """What ranked a hit: the query's words it holds, its BM25, how many other articles refer
+    to it and what that multiplied its BM25 by."""
+
+    words: int
+    bm25: float
+    referred_by: int
+    boost: float
+
+
+@dataclass(frozen=True)
 class Hit:
     path: str  # relative to the workspace root
     title: str
     type: str
     score: float
     snippet: str
+    signals: Signals | None = field(default=None, compare=False)  # kept out of plain output
+
+    def to_json(self, explain: bool = False) -> dict[str, Any]:
+        """The hit as `query --json` prints it; with `explain`, what ranked it too."""
+        shown = asdict(self)
+        if not explain:
+            del shown["signals"]
+        return shown
 
 
 def query_terms(text: str) -> tuple[list[str], list[str]]:
@@ -89,18 +108,24 @@ def search(
         return rows, matched, _inbound(db, rows)
 
     rows, matched, inbound = index.read(ws, db, run)
-    ranked = sorted(
-        (
-            ((matched.get(rowid) or 1) + _squash(bm25 * references.boost(inbound[rowid])), rel)
-            + (title, kind_)
-            for rowid, rel, title, kind_, bm25 in rows
-        ),
-        key=lambda row: (-row[0], row[1]),
-    )[:limit]
+    ranked = []
+    for rowid, rel, title, kind_, bm25 in rows:
+        boost = references.boost(inbound[rowid])
+        held = matched.get(rowid) or 1
+        signals = Signals(held, round(bm25, 4), inbound[rowid], round(boost, 4))
+        ranked.append((held + _squash(bm25 * boost), rel, title, kind_, signals))
+    ranked.sort(key=lambda row: (-row[0], row[1]))
     query_words = words(text)
     return [
-        Hit(f".wiki/wiki/{rel}", title, kind_, round(score, 4), snippet(ws.wiki / rel, query_words))
-        for score, rel, title, kind_ in ranked
+        Hit(
+            f".wiki/wiki/{rel}",
+            title,
+            kind_,
+            round(score, 4),
+            snippet(ws.wiki / rel, query_words),
+            signals,
+        )
+        for score, rel, title, kind_, signals in ranked[:limit]
     ]
 
 
