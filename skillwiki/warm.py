@@ -147,15 +147,17 @@ class Warm:
         if self._watcher is None:
             self._watcher = watch.start(ws.dot)
             self._rearm = False
-        elif self._rearm:
+            return
+        # What happened before this look, which sees it anyway; but a folder that came since
+        # the watches were set must be watched before the look.
+        drained = self._watcher.changes()
+        if self._rearm or drained is None or any(path.endswith("/") for path in drained):
             self._rearm = False
             try:
                 self._watcher.arm()
             except OSError:
                 self._watcher.close()
                 self._watcher = None
-        if self._watcher is not None:
-            self._watcher.changes()  # what happened before this look, which sees it anyway
 
     def _keep(self, index: sqlite3.Connection | None) -> None:
         if self._index is not None and self._index is not index:

@@ -114,3 +114,17 @@ def test_the_place_of_the_workspace(
     assert Place(None, roots=[demo]).open()[0].root == demo
     with pytest.raises(WorkspaceNotFound, match=str(empty)):
         Place(empty).open()  # -w names exactly one place
+
+
+@needs_inotify
+def test_a_folder_that_came_while_no_read_was_quiet_is_watched(demo: Path) -> None:
+    warm = Warm(Place(demo))
+    _hits(warm, "retry")
+    raw = demo / ".wiki" / "raw"
+    (raw / "empty").mkdir()  # nothing in it to compile: no write of the look reveals it
+    warm.forget()  # the next read looks at everything, whatever the watcher holds
+    assert _hits(warm, "wallaby") == (False, [])
+    assert _hits(warm, "wallaby") == (True, [])
+    write(raw / "empty" / "first.md", "# First\n\nWallaby.\n")
+    assert _hits(warm, "wallaby") == (False, [".wiki/wiki/empty/first.md"])
+    warm.close()
