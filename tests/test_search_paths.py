@@ -10,6 +10,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -119,3 +120,31 @@ def test_best_matches_from_fts5_alone_equal_the_joined_query(demo: Path, invoke:
                 compared += bool(plain)
     db.close()
     assert compared >= 100
+
+
+def test_inbound_counts_looked_up_for_contenders_only_change_nothing(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only candidates holding as many of the query's words as the best `limit` have their
+    referring pages counted; counting them for all 200 gives the same hits."""
+    raw = demo / ".wiki" / "raw"
+    if CORPORA.is_dir():
+        shutil.copytree(CORPORA / "docs" / "fastapi", raw / "fastapi")
+    assert invoke("query", "-w", str(demo), "anything").exit_code == 0  # builds the index
+    ws = find_workspace(demo, demo)
+    db = sqlite3.connect(search.index_path(ws))
+    queries = _queries()
+    some = [
+        [(hit, hit.signals) for hit in rank.search(ws, query, limit=limit, db=db)]
+        for query in queries
+        for limit in (1, 3, 10)
+    ]
+    monkeypatch.setattr(rank, "_contenders", lambda rows, matched, limit: rows)
+    every = [
+        [(hit, hit.signals) for hit in rank.search(ws, query, limit=limit, db=db)]
+        for query in queries
+        for limit in (1, 3, 10)
+    ]
+    db.close()
+    assert some == every
+    assert sum(bool(hits) for hits in every) >= 60

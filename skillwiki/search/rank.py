@@ -105,14 +105,14 @@ def search(
         rows = _best_matches(db, match, filters, wanted)
         ids = [row[0] for row in rows]
         matched = _coverage(db, terms, ids) if len(terms) > 1 else {}
-        return rows, matched, _inbound(db, rows)
+        return rows, matched, _inbound(db, _contenders(rows, matched, limit))
 
     rows, matched, inbound = index.read(ws, db, run)
     ranked = []
     for rowid, rel, title, kind_, bm25 in rows:
-        boost = references.boost(inbound[rowid])
+        boost = references.boost(inbound.get(rowid, 0))
         held = matched.get(rowid) or 1
-        signals = Signals(held, round(bm25, 4), inbound[rowid], round(boost, 4))
+        signals = Signals(held, round(bm25, 4), inbound.get(rowid, 0), round(boost, 4))
         ranked.append((held + _squash(bm25 * boost), rel, title, kind_, signals))
     ranked.sort(key=lambda row: (-row[0], row[1]))
     query_words = words(text)
@@ -201,6 +201,17 @@ def _squash(bm25: float) -> float:
     """BM25 into [0, 1): the part of a score below the count of words matched."""
     positive = max(bm25, 0.0)
     return positive / (1.0 + positive)
+
+
+def _contenders(rows: list[Any], matched: dict[int, int], limit: int) -> list[Any]:
+    """The candidates that may end among the best `limit`: those holding as many of the
+    query's words as any of the best `limit` does. One holding fewer ranks below all of those
+    whatever its BM25, so its inbound count need not be looked up."""
+    held = sorted((matched.get(row[0]) or 1 for row in rows), reverse=True)
+    if len(held) <= limit:
+        return rows
+    least = held[limit - 1]
+    return [row for row in rows if (matched.get(row[0]) or 1) >= least]
 
 
 def _inbound(db: sqlite3.Connection, rows: list[Any]) -> dict[int, int]:
