@@ -37,10 +37,15 @@ RAW_TYPES: dict[str, tuple[type, ...]] = {
 
 def check(ctx: LintContext) -> Iterator[Finding]:
     for file in ctx.raw.values():
-        lesson = file.meta.get("type") == "lesson"
-        yield from _check(file, LESSON_KEYS if lesson else {}, RAW_TYPES, required_block=lesson)
+        yield from raw_problems(file)
     for file in ctx.articles.values():
         yield from _check(file, ARTICLE_KEYS, ARTICLE_KEYS, required_block=True, article=True)
+
+
+def raw_problems(file: File) -> Iterator[Finding]:
+    """What is wrong with a raw file's frontmatter (compile refuses such a file)."""
+    lesson = file.meta.get("type") == "lesson"
+    yield from _check(file, LESSON_KEYS if lesson else {}, RAW_TYPES, required_block=lesson)
 
 
 def _check(
