@@ -80,7 +80,6 @@ _PAGE_SUFFIXES = frozenset({".html", ".htm"})
 FOREIGN_TYPE_KEY = "page_type"  # where an author's own `type` (not document/lesson) is kept
 SUMMARY_LIMIT = 200
 SOURCES_HEADING = "Sources"  # the last section of every article: the raw file it comes from
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _FENCE_RUN = re.compile(r"`{3,}|~{3,}")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s|[。！？]")
 
@@ -306,10 +305,10 @@ def _rewrite_links(raw_rel: str, body: str, shape: markdown.Outline, origin: str
 
 def rewrite_target(raw_rel: str, target: str, origin: str | None) -> str:
     """Return the link target that, from the article, reaches what `target` reached from raw."""
-    if not target or target.startswith(("#", "/")) or _SCHEME.match(target):
+    found = references.relative_target(raw_rel, target)
+    if found is None:
         return target
-    path, sep, fragment = _split_fragment(target)
-    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(raw_rel), unquote(path)))
+    resolved, path, sep, fragment = found
     suffix = PurePosixPath(resolved).suffix.lower()
     inside_raw = not (resolved.startswith("../") or resolved == "..")
     if inside_raw and (suffix in MARKDOWN_SUFFIXES or suffix in _PAGE_SUFFIXES):
@@ -324,11 +323,3 @@ def rewrite_target(raw_rel: str, target: str, origin: str | None) -> str:
         return target
     up = "../" * (article_rel(raw_rel).count("/") + 2)
     return up + in_repo + sep + fragment
-
-
-def _split_fragment(target: str) -> tuple[str, str, str]:
-    for mark in ("#", "?"):
-        if mark in target:
-            path, _, rest = target.partition(mark)
-            return path, mark, rest
-    return target, "", ""

@@ -29,7 +29,7 @@ from skillwiki.workspace import MARKDOWN_SUFFIXES
 WEIGHT = 0.15
 LINK_KINDS = ("inline", "reference", "wikilink")
 _NOT_KEY = re.compile(r"[^0-9a-z\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
-_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def key(name: str) -> str:
@@ -67,12 +67,27 @@ def refs(
     return tuple(sorted(found - set(names(path, title))))
 
 
-def _linked_article(path: str, target: str) -> str | None:
-    """The article a relative link from `path` reaches, if it reaches one inside wiki/."""
+def relative_target(rel: str, target: str) -> tuple[str, str, str, str] | None:
+    """A link target as seen from the file at `rel` (a path in a tree): the path it reaches
+    from the tree's root, the path as written, the mark (`#`, `?` or none) and what follows
+    it. None for an anchor, an absolute path or a URL."""
     if not target or target.startswith(("#", "/")) or _SCHEME.match(target):
         return None
-    target = target.split("#", 1)[0].split("?", 1)[0]
-    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), unquote(target)))
+    path, sep, fragment = target, "", ""
+    for mark in ("#", "?"):
+        if mark in target:
+            path, sep, fragment = target.partition(mark)
+            break
+    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(rel), unquote(path)))
+    return resolved, path, sep, fragment
+
+
+def _linked_article(path: str, target: str) -> str | None:
+    """The article a relative link from `path` reaches, if it reaches one inside wiki/."""
+    found = relative_target(path, target)
+    if found is None:
+        return None
+    resolved = found[0]
     if resolved.startswith("../") or resolved in ("..", "."):
         return None
     if PurePosixPath(resolved).suffix.lower() not in MARKDOWN_SUFFIXES:
