@@ -3,7 +3,7 @@ new, stale, orphan, edited) from the stat cache, `apply` acts on it under the wo
 
 from __future__ import annotations
 
-from skillwiki.compiler.apply import CompileResult, Progress, compile_workspace
+from skillwiki.compiler.apply import CompileResult, Progress, compile_workspace, refusal
 from skillwiki.compiler.plan import (
     Entry,
     Facts,
@@ -30,5 +30,6 @@ __all__ = [
     "make_plan",
     "read_facts",
     "read_row",
+    "refusal",
     "row_key",
 ]

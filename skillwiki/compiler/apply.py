@@ -235,6 +235,17 @@ def _compile_one(job: tuple[str, str, str, str, int]) -> Compiled:
     return raw_fp, rendered.text.encode(), tuple(catalog.row(target, rendered.meta)), told
 
 
+def refusal(ws: Workspace, config: Config, raw_rel: str, article: str) -> str | None:
+    """Why compile refuses this raw file as it is now, or None when it would compile it (or
+    the file cannot be read: then there is nothing to say of its content)."""
+    job = (raw_rel, article, str(ws.raw / raw_rel), config.fingerprint, config.max_file_bytes)
+    try:
+        compiled = _compile_one(job)
+    except OSError:
+        return None
+    return compiled.message if isinstance(compiled, Problem) else None
+
+
 def _changed_since_planned(ws: Workspace, plan: Plan, article: str) -> bool:
     """Tell whether an article was created, changed or removed since the plan looked at it
     (a hand edit made while compile ran): its stat then differs from the planned one."""

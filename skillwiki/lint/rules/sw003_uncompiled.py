@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from skillwiki.compiler import Entry, State
+from skillwiki.compiler import Entry, State, refusal
 from skillwiki.lint.model import Finding, LintContext, Rule, Severity
 from skillwiki.lint.rules._freshness import findings
 from skillwiki.lint.rules.sw006_frontmatter import raw_problems
@@ -12,11 +12,19 @@ from skillwiki.lint.rules.sw006_frontmatter import raw_problems
 
 def check(ctx: LintContext) -> Iterator[Finding]:
     def describe(entry: Entry) -> tuple[str, str]:
-        missing = f"never compiled: wiki/{entry.article} does not exist"
-        raw = ctx.raw.get(entry.raw or "")
-        if raw is not None and any(raw_problems(raw)) and _refused(ctx, entry.raw or ""):
-            return f".wiki/raw/{entry.raw}", f"{missing}; fix its frontmatter first (SW006)"
-        return f".wiki/raw/{entry.raw}", f"{missing}; run 'skillwiki compile'"
+        raw_rel = entry.raw or ""
+        file = ctx.raw.get(raw_rel)
+        # Compile is asked only of files whose frontmatter lint already finds wrong.
+        refused = (
+            file is not None
+            and any(raw_problems(file))
+            and refusal(ctx.ws, ctx.config, raw_rel, entry.article) is not None
+        )
+        advice = "fix its frontmatter first (SW006)" if refused else "run 'skillwiki compile'"
+        return (
+            f".wiki/raw/{raw_rel}",
+            f"never compiled: wiki/{entry.article} does not exist; {advice}",
+        )
 
     yield from findings(ctx, RULE.id, State.NEW, Severity.ERROR, describe)
     # What the plan itself refuses (two raw files for one article, a name that is not UTF-8,
@@ -25,23 +33,6 @@ def check(ctx: LintContext) -> Iterator[Finding]:
         yield Finding(
             problem.path, 1, 1, RULE.id, Severity.ERROR, f"cannot be compiled: {problem.message}"
         )
-
-
-def _refused(ctx: LintContext, raw_rel: str) -> bool:
-    """Tell whether compile refuses this raw file as it is (asked of compile itself)."""
-    from skillwiki.article import render
-    from skillwiki.documents import decode, split
-    from skillwiki.errors import InputError
-
-    where = f".wiki/raw/{raw_rel}"
-    try:
-        data = (ctx.ws.raw / raw_rel).read_bytes()
-        render(raw_rel, split(decode(data, where, ctx.config.max_file_bytes), where), "", "xxh3")
-    except InputError:
-        return True
-    except OSError:
-        return False
-    return False
 
 
 RULE = Rule(
