@@ -28,7 +28,7 @@ from skillwiki.snapshot import Since, Snapshot
 from skillwiki.statcache import Stat
 from skillwiki.workspace import Workspace
 
-SCHEMA = "9"
+SCHEMA = "10"
 OPTIMIZE_AFTER = 1000
 BUSY_SECONDS = 30
 
@@ -219,6 +219,7 @@ _SCHEMA_SQL = (
     # What each article refers to (references.py): (key, docs id), looked up by key.
     "CREATE TABLE refs(key TEXT NOT NULL, src INTEGER NOT NULL, PRIMARY KEY (key, src))"
     " WITHOUT ROWID",
+    "CREATE INDEX refs_of ON refs(src)",  # an article's rows, dropped when it changes
     "CREATE VIRTUAL TABLE fts USING fts5(title, tags, headings, summary, body, content='',"
     " tokenize = 'porter unicode61 remove_diacritics 2')",
 )
