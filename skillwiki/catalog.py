@@ -9,9 +9,22 @@ from typing import Any, NamedTuple
 
 from skillwiki.article import LESSON_KEYS, file_link, readable_name
 from skillwiki.memory.kinds import Severity, values
+from skillwiki.workspace import Workspace
 
 SEVERITIES = tuple(reversed(values(Severity)))  # most severe first
 _ENTRY_KEYS = ("title", "type", "summary", "tags", "sources")
+
+
+def listed(ws: Workspace) -> list[dict[str, Any]]:
+    """The article entries of index.json as it is on disk; none if it is missing or damaged."""
+    try:
+        data = json.loads(ws.index_json.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    articles = data.get("articles") if isinstance(data, dict) else None
+    if not isinstance(articles, list):
+        return []
+    return [item for item in articles if isinstance(item, dict)]
 
 
 def entry(target: str, meta: Mapping[str, Any]) -> dict[str, Any]:

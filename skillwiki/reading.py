@@ -145,11 +145,9 @@ def _resolve(ws: Workspace, key: str) -> str | None:
 
 
 def _by_id(ws: Workspace, key: str) -> str | None:
-    try:
-        articles = json.loads(ws.index_json.read_text(encoding="utf-8"))["articles"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    for item in articles:
-        if isinstance(item, dict) and item.get("id") == key:
+    from skillwiki import catalog
+
+    for item in catalog.listed(ws):
+        if item.get("id") == key and isinstance(item.get("path"), str):
             return str(item["path"]).removeprefix("wiki/")
     return None
