@@ -53,9 +53,12 @@ class WikiServer(MCPServer[Any]):
         self.warm = warm
 
     async def list_resources(self) -> list[Resource]:
+        from skillwiki import catalog
+
         listed = await super().list_resources()
         try:
-            articles = _articles(self.warm)
+            with self.warm.reading() as read:  # index.json brought up to date first
+                articles = catalog.listed(read.ws)
         except SkillwikiError:
             return listed
         return listed + [
@@ -67,21 +70,8 @@ class WikiServer(MCPServer[Any]):
                 mime_type="text/markdown",
             )
             for item in articles
-            if isinstance(item, dict) and isinstance(item.get("path"), str)
+            if isinstance(item.get("path"), str)
         ]
-
-
-def _articles(warm: Warm) -> list[Any]:
-    """index.json's article entries, after bringing the wiki up to date."""
-    import json
-
-    with warm.reading() as read:
-        try:
-            data = json.loads(read.ws.index_json.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return []
-    articles = data.get("articles") if isinstance(data, dict) else None
-    return articles if isinstance(articles, list) else []
 
 
 def _tool(server: MCPServer[Any], annotations: ToolAnnotations) -> Callable[[Tool], Tool]:
@@ -95,12 +85,14 @@ def _tool(server: MCPServer[Any], annotations: ToolAnnotations) -> Callable[[Too
     return register
 
 
-def _answer(work: Callable[[], Answer]) -> Answer:
-    """Run a tool's work; a skillwiki error is the tool's error, with the CLI's very text.
+def _answer(work: Callable[[], Answer], place: Place, ctx: Context[Any, Any] | None) -> Answer:
+    """Run a tool's work (the client asked for its roots first, once); a skillwiki error is the
+    tool's error, with the CLI's very text.
 
     Raising ToolError would prefix "Error executing tool <name>: "; a CallToolResult marked
     as an error goes to the client as it is (the SDK passes one through unconverted).
     """
+    _learn_roots(place, ctx)
     try:
         return work()
     except SkillwikiError as exc:
@@ -178,7 +170,6 @@ def _reading_tools(server: WikiServer) -> None:
         from skillwiki.search import search
 
         def work() -> dict[str, Any]:
-            _learn_roots(warm.place, ctx)
             with warm.reading() as read:
                 hits = search(
                     read.ws,
@@ -195,7 +186,7 @@ def _reading_tools(server: WikiServer) -> None:
                 "results": [hit.to_json(explain) for hit in hits],
             }
 
-        return _answer(work)
+        return _answer(work, warm.place, ctx)
 
     @_tool(server, READ)
     def show(
@@ -206,7 +197,6 @@ def _reading_tools(server: WikiServer) -> None:
         from skillwiki.reading import show as run
 
         def work() -> dict[str, Any]:
-            _learn_roots(warm.place, ctx)
             with warm.reading() as read:
                 shown = run(read.ws, key, read.config.fingerprint)
             return {
@@ -218,7 +208,7 @@ def _reading_tools(server: WikiServer) -> None:
                 "fingerprint": shown.fingerprint,
             }
 
-        return _answer(work)
+        return _answer(work, warm.place, ctx)
 
 
 def _memory_tools(server: WikiServer) -> None:
@@ -240,14 +230,13 @@ def _memory_tools(server: WikiServer) -> None:
         from skillwiki.memory.recall import Request, recall_for_task
 
         def work() -> dict[str, Any]:
-            _learn_roots(warm.place, ctx)
             request = Request(agent, tuple(tag or ()), tuple(path or ()), task, budget)
             with warm.reading() as read:
                 result = recall_for_task(read.ws, read.config, request, read.index)
             usage.count(read.ws, result.included, clock.stamp())
             return {"block": result.block, "lessons": [asdict(item) for item in result.lessons]}
 
-        return _answer(work)
+        return _answer(work, warm.place, ctx)
 
     @_tool(server, READ)
     def status(ctx: Context[Any, Any] | None = None) -> dict[str, Any]:
@@ -257,14 +246,13 @@ def _memory_tools(server: WikiServer) -> None:
         from skillwiki.compiler import State, make_plan
 
         def work() -> dict[str, Any]:
-            _learn_roots(warm.place, ctx)
             ws, config = warm.place.open()
             plan = make_plan(ws, config)
             counts = plan.count()
             fresh = counts[State.FRESH] == sum(counts.values()) and not plan.problems
             return status_json(ws, config, plan, fresh)
 
-        return _answer(work)
+        return _answer(work, warm.place, ctx)
 
     @_tool(server, READ)
     def suggest(feedback: dict[str, Any], ctx: Context[Any, Any] | None = None) -> dict[str, Any]:
@@ -277,14 +265,13 @@ def _memory_tools(server: WikiServer) -> None:
         from skillwiki.memory.suggest import suggest as run
 
         def work() -> dict[str, Any]:
-            _learn_roots(warm.place, ctx)
             _, config = warm.place.open()
             answered = answer(run(read_run(feedback, "feedback"), config.suggest))
             if answered["suggest"]:
                 answered["record_lesson"] = record_lesson_arguments(answered["command"])
             return answered
 
-        return _answer(work)
+        return _answer(work, warm.place, ctx)
 
 
 def _resources(server: WikiServer) -> None:
@@ -385,7 +372,6 @@ def _writing_tools(server: WikiServer) -> None:
         from skillwiki.memory.lessons import LessonInput, record
 
         def work() -> dict[str, Any]:
-            _learn_roots(warm.place, ctx)
             ws, config = warm.place.open()
             lesson = LessonInput(
                 title=title,
@@ -405,7 +391,7 @@ def _writing_tools(server: WikiServer) -> None:
             compile_workspace(ws, config)
             return asdict(recorded)
 
-        return _answer(work)
+        return _answer(work, warm.place, ctx)
 
     @_tool(server, ADD)
     def feedback(
@@ -421,10 +407,9 @@ def _writing_tools(server: WikiServer) -> None:
         from skillwiki.memory.evidence import feedback as run
 
         def work() -> dict[str, Any]:
-            _learn_roots(warm.place, ctx)
             ws, config = warm.place.open()
             result = run(ws, config, lesson_id, outcome, note, clock.today(), expect_fingerprint)
             warm.forget()
             return asdict(result)
 
-        return _answer(work)
+        return _answer(work, warm.place, ctx)

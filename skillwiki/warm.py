@@ -127,7 +127,7 @@ class Warm:
         """Tell whether nothing a read depends on changed since the last look."""
         assert self._watcher is not None and self._index_file is not None
         changes = self._watcher.changes()
-        if changes is None or any(path.endswith("/") for path in changes):
+        if watch.folders_moved(changes):
             self._rearm = True
             return False
         if changes:
@@ -151,7 +151,7 @@ class Warm:
         # What happened before this look, which sees it anyway; but a folder that came since
         # the watches were set must be watched before the look.
         drained = self._watcher.changes()
-        if self._rearm or drained is None or any(path.endswith("/") for path in drained):
+        if self._rearm or watch.folders_moved(drained):
             self._rearm = False
             try:
                 self._watcher.arm()

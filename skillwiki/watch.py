@@ -75,6 +75,12 @@ class Watcher:
         self._folders[wd] = folder.rstrip("/") + "/" if folder else ""
 
 
+def folders_moved(changes: set[str] | None) -> bool:
+    """Tell whether these changes may leave folders unwatched (or watched under old names):
+    the kernel lost count, or a folder came, went or moved. Then the watches are set again."""
+    return changes is None or any(path.endswith("/") for path in changes)
+
+
 def start(dot: Path) -> Watcher | None:
     """A watcher armed on `dot`, or None where the kernel offers none (not Linux, the binding
     not installed, the watch limit reached)."""

@@ -24,9 +24,8 @@ CANDIDATES = 200  # BM25's best matches that the term-coverage ordering re-ranks
 _LINK_TEXT = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
 # The same, for a whole body at once: no match may run past the end of its line.
 _LINK_TEXT_IN_A_LINE = re.compile(r"!?\[([^\[\]\n]*)\]\([^()\n]*\)")
-_ODD_BREAKS = re.compile(
-    "[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]"
-)  # str.splitlines cuts there too
+# Line breaks other than \n that str.splitlines cuts at too.
+_ODD_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 @dataclass(frozen=True)
@@ -110,9 +109,10 @@ def search(
     rows, matched, inbound = index.read(ws, db, run)
     ranked = []
     for rowid, rel, title, kind_, bm25 in rows:
-        boost = references.boost(inbound.get(rowid, 0))
+        referring = inbound.get(rowid, 0)
+        boost = references.boost(referring)
         held = matched.get(rowid) or 1
-        signals = Signals(held, round(bm25, 4), inbound.get(rowid, 0), round(boost, 4))
+        signals = Signals(held, round(bm25, 4), referring, round(boost, 4))
         ranked.append((held + _squash(bm25 * boost), rel, title, kind_, signals))
     ranked.sort(key=lambda row: (-row[0], row[1]))
     query_words = words(text)
