@@ -19,6 +19,13 @@ def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SKILLWIKI_NOW", NOW)
 
 
+@pytest.fixture(autouse=True)
+def text_search_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Search as without the semantic extra, whose fused ranking would change the orders and
+    scores the tests expect; tests/test_semantic.py turns it on where it is tested."""
+    monkeypatch.setenv("SKILLWIKI_SEMANTIC", "0")
+
+
 @pytest.fixture
 def runner() -> CliRunner:
     return CliRunner()

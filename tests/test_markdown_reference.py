@@ -140,6 +140,7 @@ def _analyze_every_block(text: str) -> markdown.Outline:
     return markdown._Reader(text).read(tokens, env)
 
 
+@pytest.mark.paths
 def test_inline_parsed_only_where_read_changes_nothing() -> None:
     """The parse skips the inline text of blocks without `[` or `<`: the outline is the same."""
     texts = [str(example["markdown"]) for example in SPEC]
@@ -153,6 +154,7 @@ def test_inline_parsed_only_where_read_changes_nothing() -> None:
     assert differ == []
 
 
+@pytest.mark.paths
 def test_article_headings_told_by_compile_equal_a_parse_of_the_article() -> None:
     """Compile hands the search index each article's headings and references, read off the
     raw file's parse: they equal what parsing the article finds, or compile says it cannot

@@ -178,4 +178,4 @@ def task_scores(ws: Workspace, task: str, index: sqlite3.Connection | None) -> d
 
     terms = len(query_terms(task)[0])
     hits = search(ws, task, limit=200, kind="lesson", db=index)
-    return {Path(hit.path).stem: min(1.0, hit.score / (terms + 1)) for hit in hits if terms}
+    return {Path(hit.path).stem: hit.relevance(terms) for hit in hits}

@@ -23,12 +23,13 @@ from skillwiki import fsio, headcache, parallel, statcache
 from skillwiki.documents import body_of, decode, split
 from skillwiki.errors import InputError, SkillwikiError
 from skillwiki.memory.kinds import Status
+from skillwiki.search import semantic
 from skillwiki.search.text import indexed
 from skillwiki.snapshot import Since, Snapshot
 from skillwiki.statcache import Stat
 from skillwiki.workspace import Workspace
 
-SCHEMA = "10"
+SCHEMA = "11"
 OPTIMIZE_AFTER = 1000
 BUSY_SECONDS = 30
 
@@ -121,7 +122,8 @@ def _sync_once(ws: Workspace, path: Path, wiki: Snapshot) -> None:
 def _sync_db(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot) -> bool:
     """Apply the differences between the index and the articles; True after a bulk load."""
     synced = db.execute("SELECT value FROM meta WHERE key = 'synced'").fetchone()
-    if wiki.token is not None and synced == (wiki.token,):
+    vectors = semantic.MODEL if semantic.available() else None
+    if wiki.token is not None and synced == (wiki.token,) and vectors in (None, _vectors(db)):
         return False
     db.execute("BEGIN IMMEDIATE")
     try:
@@ -138,6 +140,10 @@ def _sync_db(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot) -> bool:
             _delete(db, rel, packer)
             if doc is not None:
                 _insert(db, rel, wanted[rel], doc, packer)
+        if vectors is not None:
+            _embed_missing(db, ws, wiki, {rel: doc.text for rel, doc in documents if doc})
+        elif documents:
+            db.execute("REPLACE INTO meta VALUES ('vectors', '')")  # some articles lack one
         bulk = len(changed) >= OPTIMIZE_AFTER
         if bulk:  # merge the index's segments after a bulk load
             db.execute("INSERT INTO fts(fts) VALUES ('optimize')")
@@ -147,6 +153,42 @@ def _sync_db(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot) -> bool:
         db.execute("ROLLBACK")
         raise
     return bulk
+
+
+def _vectors(db: sqlite3.Connection) -> str | None:
+    """The model every article's vector is of ('' when some lack one; None: never made)."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'vectors'").fetchone()
+    return None if row is None else str(row[0])
+
+
+def _embed_missing(
+    db: sqlite3.Connection, ws: Workspace, wiki: Snapshot, texts: Mapping[str, str]
+) -> None:
+    """Give every article its semantic vector: those just indexed (their `texts` at hand),
+    and any indexed while the extra was off or for another model (read again)."""
+    if _vectors(db) not in (None, "", semantic.MODEL):
+        db.execute("DELETE FROM vecs")
+    missing = db.execute(
+        "SELECT docs.id, docs.path FROM docs LEFT JOIN vecs ON vecs.id = docs.id"
+        " WHERE vecs.id IS NULL ORDER BY docs.id"
+    ).fetchall()
+    unread = [rel for _, rel in missing if rel not in texts]
+    jobs = [(ws.wiki / rel, rel, wiki.entry_of(rel), None) for rel in unread]
+    read = dict(zip(unread, parallel.imap(_document, jobs), strict=True))
+
+    def text_of(rel: str) -> str:
+        doc = read.get(rel)
+        return texts.get(rel) or (doc.text if doc is not None else "")
+
+    found = [(rowid, text_of(rel)) for rowid, rel in missing]
+    for start in range(0, len(found), 1024):
+        chunk = found[start : start + 1024]
+        matrix = semantic.embed([text for _, text in chunk])
+        db.executemany(
+            "INSERT INTO vecs(id, vec) VALUES (?, ?)",
+            [(rowid, semantic.pack(row)) for (rowid, _), row in zip(chunk, matrix, strict=True)],
+        )
+    db.execute("REPLACE INTO meta VALUES ('vectors', ?)", (semantic.MODEL,))
 
 
 def open_index(ws: Workspace, wiki: Snapshot, *, shared: bool = False) -> sqlite3.Connection:
@@ -210,6 +252,7 @@ _SCHEMA_SQL = (
     "DROP TABLE IF EXISTS fts",
     "DROP TABLE IF EXISTS meta",
     "DROP TABLE IF EXISTS refs",
+    "DROP TABLE IF EXISTS vecs",
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     # `packed` keeps what was indexed, compressed: a contentless FTS5 table (no second copy of
     # the text) can only delete a row when given the exact values it indexed.
@@ -220,6 +263,8 @@ _SCHEMA_SQL = (
     "CREATE TABLE refs(key TEXT NOT NULL, src INTEGER NOT NULL, PRIMARY KEY (key, src))"
     " WITHOUT ROWID",
     "CREATE INDEX refs_of ON refs(src)",  # an article's rows, dropped when it changes
+    # Each article's semantic vector (semantic.py), when the extra is installed.
+    "CREATE TABLE vecs(id INTEGER PRIMARY KEY, vec BLOB NOT NULL)",
     "CREATE VIRTUAL TABLE fts USING fts5(title, tags, headings, summary, body, content='',"
     " tokenize = 'porter unicode61 remove_diacritics 2')",
 )
@@ -273,6 +318,7 @@ class _Document:
     tags: str  # lower-cased, joined by \x1f
     values: tuple[str, ...]
     refs: tuple[str, ...] = ()  # what it refers to (references.refs)
+    text: str = ""  # what of it a semantic vector is made of (semantic.article_text)
 
 
 class _Packer:
@@ -311,6 +357,7 @@ def _delete(db: sqlite3.Connection, rel: str, packer: _Packer) -> None:
         )
         db.execute("DELETE FROM docs WHERE id = ?", (rowid,))
         db.execute("DELETE FROM refs WHERE src = ?", (rowid,))
+        db.execute("DELETE FROM vecs WHERE id = ?", (rowid,))
 
 
 def _insert(db: sqlite3.Connection, rel: str, stamp: str, doc: _Document, packer: _Packer) -> None:
@@ -351,6 +398,9 @@ def _document(job: tuple[Path, str, str | None, headcache.Known | None]) -> _Doc
         tags="\x1f".join(tag.lower() for tag in tags),
         values=tuple(indexed(str(column)) for column in columns),
         refs=refs,
+        text=semantic.article_text(title, str(meta.get("summary") or ""), body)
+        if semantic.available()
+        else "",
     )
 
 

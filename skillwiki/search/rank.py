@@ -5,20 +5,23 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from skillwiki import references
 from skillwiki.documents import body_of
 from skillwiki.memory.kinds import RETIRED
-from skillwiki.search import index
+from skillwiki.search import index, semantic
 from skillwiki.search.text import CJK, STOP_WORDS, words
 from skillwiki.workspace import Workspace
 
 # BM25 weights per column: title >> tags, headings > summary (and prevention rule) > body.
 WEIGHTS = (10.0, 5.0, 3.0, 2.0, 1.0)
 CANDIDATES = 200  # BM25's best matches that the term-coverage ordering re-ranks
+# Reciprocal-rank fusion with semantic search (the extra): each ranking gives a page
+# 1 / (RRF_K + its rank); 60 is the constant of the method's authors (Cormack et al., 2009).
+RRF_K = 60
 # Neither part may hold its own opener: each `[` or `(` then ends the scan of the one before,
 # and a line of thousands of them costs its length, not its square.
 _LINK_TEXT = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
@@ -31,12 +34,18 @@ _ODD_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 @dataclass(frozen=True)
 class Signals:
     """What ranked a hit: the query's words it holds, its BM25, how many other articles refer
-    to it and what that multiplied its BM25 by."""
+    to it and what that multiplied its BM25 by; with semantic search, its place in the text
+    ranking and in the semantic one (None: not among that ranking's candidates) and the
+    cosine similarity of its vector to the query's."""
 
     words: int
     bm25: float
     referred_by: int
     boost: float
+    fused: bool = False
+    text_rank: int | None = None
+    semantic_rank: int | None = None
+    similarity: float | None = None
 
 
 @dataclass(frozen=True)
@@ -54,6 +63,14 @@ class Hit:
         if not explain:
             del shown["signals"]
         return shown
+
+    def relevance(self, terms: int) -> float:
+        """The score as a share (0 to 1) of the most a hit for a query of `terms` words can
+        reach: every word held and BM25 near its top, or, fused with semantic search, first
+        in both rankings."""
+        if self.signals is not None and self.signals.fused:
+            return min(1.0, self.score)
+        return min(1.0, self.score / (terms + 1)) if terms else 0.0
 
 
 def query_terms(text: str) -> tuple[list[str], list[str]]:
@@ -100,21 +117,26 @@ def search(
     wanted = max(CANDIDATES, limit)
     filters = Filters(kind, tuple(tags), include_hidden)
 
-    def run(db: sqlite3.Connection) -> tuple[list[Any], dict[int, int], dict[int, int]]:
+    def run(db: sqlite3.Connection) -> tuple[list[Any], dict[int, int], dict[int, int], list[Any]]:
         rows = _best_matches(db, match, filters, wanted)
         ids = [row[0] for row in rows]
         matched = _coverage(db, terms, ids) if len(terms) > 1 else {}
-        return rows, matched, _inbound(db, _contenders(rows, matched, limit))
+        # Semantic search only reorders and widens what the text found: never a hit for a
+        # query whose words are in no article.
+        near = _nearest(db, text, filters, wanted) if rows and semantic.available() else []
+        return rows, matched, _inbound(db, _contenders(rows, matched, limit)), near
 
-    rows, matched, inbound = index.read(ws, db, run)
+    rows, matched, inbound, near = index.read(ws, db, run)
     ranked = []
     for rowid, rel, title, kind_, bm25 in rows:
         referring = inbound.get(rowid, 0)
         boost = references.boost(referring)
         held = matched.get(rowid) or 1
         signals = Signals(held, round(bm25, 4), referring, round(boost, 4))
-        ranked.append((held + _squash(bm25 * boost), rel, title, kind_, signals))
+        ranked.append((held + _squash(bm25 * boost), rel, title, kind_, signals, rowid))
     ranked.sort(key=lambda row: (-row[0], row[1]))
+    if near:
+        ranked = _fuse(ranked, near)
     query_words = words(text)
     return [
         Hit(
@@ -125,8 +147,76 @@ def search(
             snippet(ws.wiki / rel, query_words),
             signals,
         )
-        for score, rel, title, kind_, signals in ranked[:limit]
+        for score, rel, title, kind_, signals, _ in ranked[:limit]
     ]
+
+
+def _fuse(ranked: list[Any], near: list[Any]) -> list[Any]:
+    """The text ranking and the semantic one as one, by reciprocal-rank fusion: each page
+    scores the sum of 1 / (RRF_K + its rank) in each, over the most it can reach (first in
+    both), so 1.0 is the best score."""
+    best = 2.0 / (RRF_K + 1)
+    places: dict[int, dict[str, Any]] = {}
+    for place, (_, rel, title, kind_, signals, rowid) in enumerate(ranked, start=1):
+        places[rowid] = {"rel": rel, "title": title, "kind": kind_, "signals": signals}
+        places[rowid]["text_rank"] = place
+    for place, (rowid, similarity, rel, title, kind_) in enumerate(near, start=1):
+        found = places.setdefault(
+            rowid,
+            {"rel": rel, "title": title, "kind": kind_, "signals": Signals(0, 0.0, 0, 1.0)},
+        )
+        found["semantic_rank"] = place
+        found["similarity"] = round(similarity, 4)
+    fused = []
+    for rowid, found in places.items():
+        text_rank, semantic_rank = found.get("text_rank"), found.get("semantic_rank")
+        score = sum(1.0 / (RRF_K + rank) for rank in (text_rank, semantic_rank) if rank)
+        signals = replace(
+            found["signals"],
+            fused=True,
+            text_rank=text_rank,
+            semantic_rank=semantic_rank,
+            similarity=found.get("similarity"),
+        )
+        fused.append((score / best, found["rel"], found["title"], found["kind"], signals, rowid))
+    fused.sort(key=lambda row: (-row[0], row[1]))
+    return fused
+
+
+# The last connection's vectors: (connection, its state, article ids, their vectors), so that
+# a server asking again of an unchanged index does not read every vector again.
+_VECTORS: list[tuple[sqlite3.Connection, Any, list[int], Any]] = []
+
+
+def _nearest(db: sqlite3.Connection, text: str, filters: Filters, wanted: int) -> list[Any]:
+    """The `wanted` articles passing the filters whose vectors are nearest the query's, as
+    (id, similarity, path, title, type) rows, nearest first."""
+    state = (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes)
+    if not _VECTORS or _VECTORS[0][0] is not db or _VECTORS[0][1] != state:
+        stored = db.execute("SELECT id, vec FROM vecs ORDER BY id").fetchall()
+        ids = [rowid for rowid, _ in stored]
+        _VECTORS[:] = [(db, state, ids, semantic.matrix([vec for _, vec in stored]))]
+    cached = _VECTORS[0][1:]
+    _, ids, vectors = cached
+    where, params = _filter_sql(filters)
+    found: list[Any] = []
+    for count in (wanted * 4, len(ids)):
+        nearest = semantic.nearest(text, ids, vectors, count)
+        similarity = dict(nearest)
+        rows: dict[int, Any] = {}
+        for start in range(0, len(nearest), 500):
+            chunk = [rowid for rowid, _ in nearest[start : start + 500]]
+            clauses = " AND ".join([f"id IN ({','.join('?' * len(chunk))})", *where])
+            for row in db.execute(
+                f"SELECT id, path, title, type FROM docs WHERE {clauses}", [*chunk, *params]
+            ):
+                rows[row[0]] = row
+        found = [
+            (rowid, similarity[rowid], *rows[rowid][1:]) for rowid, _ in nearest if rowid in rows
+        ]
+        if len(found) >= wanted or count >= len(ids):
+            break
+    return found[:wanted]
 
 
 @dataclass(frozen=True)
@@ -165,23 +255,31 @@ def _best_matches(
                 visible = [row for row in found if filters.include_hidden or row[5] not in RETIRED]
                 if len(visible) == len(found) or not cut:
                     return sorted((row[:5] for row in visible), key=lambda row: (-row[4], row[1]))
-    where = ["fts MATCH ?"]
-    params: list[Any] = [match]
-    if filters.kind is not None:
-        where.append("docs.type = ?")
-        params.append(filters.kind)
-    for tag in filters.tags:
-        where.append("instr(char(31) || docs.tags || char(31), char(31) || ? || char(31)) > 0")
-        params.append(tag.lower())
-    if not filters.include_hidden:
-        where.append("docs.status NOT IN (?, ?)")
-        params.extend(RETIRED)
+    where, params = _filter_sql(filters, "docs.")
+    where.insert(0, "fts MATCH ?")
+    params.insert(0, match)
     sql = (
         f"SELECT docs.id, docs.path, docs.title, docs.type, -bm25(fts, {weights}) AS score "
         f"FROM fts JOIN docs ON docs.id = fts.rowid WHERE {' AND '.join(where)} "
         "ORDER BY score DESC, docs.path LIMIT ?"
     )
     return db.execute(sql, (*params, wanted)).fetchall()
+
+
+def _filter_sql(filters: Filters, table: str = "") -> tuple[list[str], list[Any]]:
+    """The conditions on the docs table (as `table`) that the filters make, with parameters."""
+    where: list[str] = []
+    params: list[Any] = []
+    if filters.kind is not None:
+        where.append(f"{table}type = ?")
+        params.append(filters.kind)
+    for tag in filters.tags:
+        where.append(f"instr(char(31) || {table}tags || char(31), char(31) || ? || char(31)) > 0")
+        params.append(tag.lower())
+    if not filters.include_hidden:
+        where.append(f"{table}status NOT IN (?, ?)")
+        params.extend(RETIRED)
+    return where, params
 
 
 def _docs(db: sqlite3.Connection, best: list[Any]) -> list[Any] | None:

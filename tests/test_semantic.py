@@ -1,0 +1,232 @@
+"""Semantic search (the `semantic` extra): vectors equal to WordLlama's own, kept per article in
+the index, fused with the text ranking by reciprocal rank, never a socket, nothing imported
+when it is off."""
+
+from __future__ import annotations
+
+import json
+import socket
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillwiki.search import index_path, rank, semantic
+from skillwiki.workspace import find_workspace
+from tests.support import DATA, DEMO, REPO, Invoke, write
+
+pytestmark = pytest.mark.skipif(
+    not semantic._installed(), reason="the semantic extra is not installed"
+)
+CORPORA = REPO.parent / "shared" / "corpora"
+EVAL = REPO / "bench" / "eval"
+
+
+@pytest.fixture(autouse=True)
+def semantic_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SKILLWIKI_SEMANTIC", "1")
+
+
+def _texts() -> list[str]:
+    """Markdown nobody here wrote where ../shared is beside the checkout (every 7th tldr page in
+    English and Chinese, every docs tree page), the demo and test data, and the evaluation's
+    queries."""
+    files = sorted(DEMO.rglob("*.md")) + sorted(DATA.rglob("*.md"))
+    if CORPORA.is_dir():
+        files += sorted((CORPORA / "tldr" / "en").rglob("*.md"))[::7]
+        files += sorted((CORPORA / "tldr" / "zh").rglob("*.md"))[::7]
+        files += sorted((CORPORA / "docs").rglob("*.md"))
+    texts = [path.read_text(encoding="utf-8", errors="replace") for path in files]
+    for name in ("en.tsv", "zh.tsv", "fastapi.tsv"):
+        for line in (EVAL / name).read_text(encoding="utf-8").splitlines():
+            if line and not line.startswith("#"):
+                texts.append(line.split("\t")[0])
+    return texts + ["", "   ", "x"]
+
+
+def test_vectors_equal_wordllamas_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast path (the wheel's files read with tokenizers and NumPy) gives the vectors
+    WordLlama.embed(norm=True) gives, on real Markdown and queries; and loading either opens
+    no socket."""
+    _no_sockets(monkeypatch)
+    from wordllama import WordLlama
+
+    texts = _texts()
+    package = semantic._package_dir()
+    assert package is not None
+    library = WordLlama.load(cache_dir=package, disable_download=True)
+    semantic._model.cache_clear()
+    ours = semantic.embed(texts)
+    assert ours.shape == (len(texts), semantic.DIMENSIONS)
+    for row, text in enumerate(texts):
+        if text.strip():  # the library divides by a zero norm where a text has no token
+            theirs = library.embed([text], norm=True)[0]
+            assert abs(ours[row] - theirs).max() < 1e-5, text[:80]
+    assert not ours[texts.index("")].any()
+
+
+def _no_sockets(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    opened: list[Any] = []
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        opened.append(args)
+        raise AssertionError("a socket was opened")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    return opened
+
+
+def _workspace(ws: Path, invoke: Invoke, pages: dict[str, str]) -> None:
+    for name, text in pages.items():
+        write(ws / "notes" / name, text)
+    result = invoke("ingest", "-w", str(ws), str(ws / "notes"))
+    assert result.exit_code == 0, result.output
+
+
+PAGES = {
+    "nohup.md": "# nohup\n\nAllows for a process to live when the terminal gets killed.\n\n"
+    "- Run a command that can live beyond the terminal: `nohup command`\n",
+    "tail.md": "# tail\n\nDisplay the last part of a file, keep reading the output as it grows.\n",
+    "ps.md": "# ps\n\nInformation about running processes.\n\n- List all running processes.\n",
+    "logger.md": "# logger\n\nAdd messages to the system log, logging from scripts.\n",
+    "cake.md": "# Baking\n\nFlour, sugar, butter and eggs, mixed and baked at 180 degrees.\n",
+}
+
+
+def _query(invoke: Invoke, ws: Path, text: str, *flags: str) -> list[dict[str, Any]]:
+    result = invoke("query", "-w", str(ws), text, "--json", "--explain", *flags)
+    assert result.exit_code == 0, result.output
+    hits: list[dict[str, Any]] = json.loads(result.output)["results"]
+    return hits
+
+
+def test_hybrid_ranking_is_the_fusion_of_both(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each hit's score is its reciprocal-rank fusion of the text ranking (as with the extra
+    off) and the semantic one, over the best it can reach; the order follows the score."""
+    _no_sockets(monkeypatch)
+    _workspace(ws, invoke, PAGES)
+    text = "keep a process running after logging out"
+    monkeypatch.setenv("SKILLWIKI_SEMANTIC", "0")
+    text_only = [hit["path"] for hit in _query(invoke, ws, text, "--limit", "50")]
+    monkeypatch.setenv("SKILLWIKI_SEMANTIC", "1")
+    hits = _query(invoke, ws, text, "--limit", "50")
+    root = find_workspace(ws)
+    with sqlite3.connect(index_path(root)) as db:
+        stored = db.execute("SELECT id, vec FROM vecs ORDER BY id").fetchall()
+        paths = dict(db.execute("SELECT id, path FROM docs"))
+    ids = [rowid for rowid, _ in stored]
+    near = semantic.nearest(text, ids, semantic.matrix([vec for _, vec in stored]), len(ids))
+    semantic_order = [f".wiki/wiki/{paths[rowid]}" for rowid, _ in near]
+    assert len(ids) == len(paths) == len(PAGES)
+    expected = {}
+    for path in set(text_only) | set(semantic_order):
+        places = [order.index(path) + 1 for order in (text_only, semantic_order) if path in order]
+        expected[path] = round(sum(1 / (rank.RRF_K + place) for place in places) * 61 / 2, 4)
+    assert {hit["path"]: hit["score"] for hit in hits} == expected
+    assert [hit["score"] for hit in hits] == sorted(expected.values(), reverse=True)
+    by_path = {hit["path"]: hit for hit in hits}
+    nohup = by_path[".wiki/wiki/notes/nohup.md"]["signals"]
+    assert (
+        nohup["fused"]
+        and nohup["semantic_rank"] == semantic_order.index(".wiki/wiki/notes/nohup.md") + 1
+    )
+    # The cake page holds none of the query's words: only the semantic ranking has it.
+    cake = by_path[".wiki/wiki/notes/cake.md"]["signals"]
+    assert cake["text_rank"] is None and cake["words"] == 0
+    assert ".wiki/wiki/notes/cake.md" not in text_only
+
+
+def test_words_in_no_article_find_nothing(ws: Path, invoke: Invoke) -> None:
+    """The semantic ranking widens what the text found, never answers alone: a query none of
+    whose words any article holds finds nothing, as without the extra."""
+    _workspace(ws, invoke, PAGES)
+    assert _query(invoke, ws, "xyzzy plugh") == []
+
+
+def test_filters_hold_for_semantic_hits(ws: Path, invoke: Invoke) -> None:
+    _workspace(ws, invoke, PAGES)
+    result = invoke(
+        "record-lesson",
+        "-w",
+        str(ws),
+        "--title",
+        "Daemons need nohup",
+        "--summary",
+        "A long process died when the terminal closed.",
+        "--prevention-rule",
+        "Start long jobs with nohup.",
+    )
+    assert result.exit_code == 0, result.output
+    hits = _query(invoke, ws, "keep a process running after logging out", "--type", "lesson")
+    assert [hit["type"] for hit in hits] == ["lesson"]
+
+
+def test_vectors_follow_the_articles(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a new or changed article is embedded; a removed one's vector goes; an index made
+    with the extra off gets every vector once it is on."""
+    monkeypatch.setenv("SKILLWIKI_SEMANTIC", "0")
+    _workspace(ws, invoke, PAGES)
+    assert _query(invoke, ws, "process")  # the index, made without vectors
+    root = find_workspace(ws)
+
+    def vectors() -> dict[str, bytes]:
+        with sqlite3.connect(index_path(root)) as db:
+            rows = db.execute("SELECT path, vec FROM vecs JOIN docs USING (id)").fetchall()
+        return dict(rows)
+
+    assert vectors() == {}
+    embedded: list[str] = []
+    real = semantic.embed
+
+    def counting(texts: Any) -> Any:
+        embedded.extend(texts)
+        return real(texts)
+
+    monkeypatch.setattr(semantic, "embed", counting)
+    monkeypatch.setenv("SKILLWIKI_SEMANTIC", "1")
+    assert _query(invoke, ws, "process")
+    first = vectors()
+    assert len(first) == len(PAGES) and len(embedded) == len(PAGES) + 1  # and the query
+    embedded.clear()
+    write(ws / "notes" / "tail.md", "# tail\n\nFollow a log file as it grows.\n")
+    assert invoke("ingest", "-w", str(ws), str(ws / "notes")).exit_code == 0
+    (ws / ".wiki" / "raw" / "notes" / "cake.md").unlink()
+    assert _query(invoke, ws, "process")
+    after = vectors()
+    assert len(embedded) == 2 and "Follow a log file" in embedded[0]
+    assert "notes/cake.md" not in after
+    changed = {path for path in after if after[path] != first.get(path)}
+    assert changed == {"notes/tail.md"}
+
+
+def _imports(root: Path, setting: str) -> list[str]:
+    code = (
+        "import sys\n"
+        "from skillwiki.cli.app import make_app\n"
+        "sys.argv = ['skillwiki', '-w', sys.argv[1], 'query', 'tool failure retry']\n"
+        "try:\n    make_app('query')()\nexcept SystemExit as exc:\n    assert not exc.code\n"
+        "print(*sorted(n for n in ('numpy', 'tokenizers', 'wordllama', 'pydantic', 'requests')"
+        " if n in sys.modules))\n"
+    )
+    env = {**__import__("os").environ, "SKILLWIKI_SEMANTIC": setting}
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(root)], capture_output=True, text=True, check=True, env=env
+    )
+    return out.stdout.splitlines()[-1].split()
+
+
+def test_what_a_query_imports(demo: Path) -> None:
+    """Off: nothing of the extra. On: its three libraries, never WordLlama itself nor what it
+    brings (pydantic, requests)."""
+    assert _imports(demo, "0") == []
+    assert _imports(demo, "1") == ["numpy", "tokenizers"]
