@@ -7,11 +7,17 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from skillwiki.config import load_config
-from skillwiki.memory.block import END_MARKER, START_MARKER, neutralise_markers, write_block
+from skillwiki.memory.block import (
+    END_MARKER,
+    START_MARKER,
+    _code_ranges,
+    neutralise_markers,
+    write_block,
+)
 from skillwiki.memory.recall import HEADER, Request, recall
 from skillwiki.workspace import Workspace
 from tests.support import Invoke, write
@@ -260,7 +266,11 @@ def test_write_block_preserves_every_byte_outside_the_markers(
     old = old.replace(START_MARKER, "").replace(END_MARKER, "")
     block = neutralise_markers(block)
     target = tmp_path / "AGENTS.md"
-    target.write_bytes(f"{before}{START_MARKER}{old}{END_MARKER}{after}".encode())
+    data = f"{before}{START_MARKER}{old}{END_MARKER}{after}".encode()
+    # Markers that CommonMark reads as code (after a tab or an open fence) are the file's own
+    # text, left alone by design: another test covers those.
+    assume(not any(first <= len(before.encode()) < last for first, last in _code_ranges(data)))
+    target.write_bytes(data)
     write_block(target, block)
     assert target.read_bytes() == f"{before}{START_MARKER}\n{block}{END_MARKER}{after}".encode()
     write_block(target, block)
