@@ -230,3 +230,22 @@ def test_what_a_query_imports(demo: Path) -> None:
     brings (pydantic, requests)."""
     assert _imports(demo, "0") == []
     assert _imports(demo, "1") == ["numpy", "tokenizers"]
+
+
+def test_the_nearest_few_are_the_first_of_all_sorted() -> None:
+    """Only the nearest `count` are sorted: the same as sorting all, ties (by id) included."""
+    import numpy as np
+
+    generator = np.random.default_rng(1)
+    for size in (1, 5, 50, 500):
+        for trial in range(20):
+            vectors = generator.standard_normal((size, semantic.DIMENSIONS)).astype(np.float32)
+            if trial % 3 == 0:
+                vectors[: size // 2] = vectors[0]  # many exactly as near
+            ids = [int(rowid) for rowid in generator.permutation(10 * size)[:size]]
+            every = semantic.nearest("keep a process running", ids, vectors, size)
+            for count in {1, 3, max(1, size // 2), size}:
+                assert (
+                    semantic.nearest("keep a process running", ids, vectors, count)
+                    == (every[:count])
+                )

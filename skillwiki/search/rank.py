@@ -200,7 +200,7 @@ def _nearest(db: sqlite3.Connection, text: str, filters: Filters, wanted: int) -
     _, ids, vectors = cached
     where, params = _filter_sql(filters)
     found: list[Any] = []
-    for count in (wanted * 4, len(ids)):
+    for count in (wanted, len(ids)):
         nearest = semantic.nearest(text, ids, vectors, count)
         similarity = dict(nearest)
         rows: dict[int, Any] = {}

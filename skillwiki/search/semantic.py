@@ -127,5 +127,10 @@ def nearest(
     if not ids:
         return []
     similarity = vectors @ embed([query])[0]
-    order = np.lexsort((np.asarray(ids), -similarity))[:count]
+    among = np.arange(len(ids))
+    if count < len(ids):  # those at least as near as the count-th (ties kept), then sorted
+        least = np.partition(similarity, len(ids) - count)[len(ids) - count]
+        among = np.flatnonzero(similarity >= least)
+    chosen = np.asarray(ids)[among]
+    order = among[np.lexsort((chosen, -similarity[among]))][:count]
     return [(ids[i], float(similarity[i])) for i in order]
