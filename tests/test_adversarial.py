@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -74,6 +74,27 @@ SECRETS: dict[str, Callable[[int], str]] = {
     "sas signatures": _repeat("?sig="),
 }
 PLAIN = _repeat("Some words of plain prose, a sentence or two about a [link](x.md).\n\n")
+
+
+@pytest.fixture(autouse=True)
+def untraced() -> Iterator[None]:
+    """Time the readers, not coverage's tracer, which slows Python code unevenly (these tests
+    ran three times as long under it): what they test is how the cost grows, not which lines
+    run, and the rest of the suite runs the same lines traced."""
+    try:
+        import coverage
+    except ImportError:  # the suite run without its test extras
+        yield
+        return
+    current = coverage.Coverage.current()
+    if current is None:
+        yield
+        return
+    current.stop()
+    try:
+        yield
+    finally:
+        current.start()
 
 
 def _best(run: Callable[[str], object], text: str, runs: int = 3) -> float:

@@ -19,6 +19,8 @@ import pytest
 
 from tests.support import DEMO, Invoke
 
+pytestmark = pytest.mark.own
+
 Damage = Callable[[Path], object]
 
 

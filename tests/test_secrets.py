@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.secret_corpus import lookalikes, secrets
 from tests.support import Invoke, write
 
+pytestmark = pytest.mark.own
 SECRETS = secrets()
 LOOKALIKES = lookalikes()
 
