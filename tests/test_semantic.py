@@ -141,6 +141,10 @@ def test_hybrid_ranking_is_the_fusion_of_both(
     # The cake page holds none of the query's words: only the semantic ranking has it.
     cake = by_path[".wiki/wiki/notes/cake.md"]["signals"]
     assert cake["text_rank"] is None and cake["words"] == 0
+    # Its snippet is its first line of text, for it holds none of the query's words.
+    assert by_path[".wiki/wiki/notes/cake.md"]["snippet"] == (
+        "Flour, sugar, butter and eggs, mixed and baked at 180 degrees."
+    )
     assert ".wiki/wiki/notes/cake.md" not in text_only
 
 

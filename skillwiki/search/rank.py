@@ -144,7 +144,7 @@ def search(
             title,
             kind_,
             round(score, 4),
-            snippet(ws.wiki / rel, query_words),
+            snippet(ws.wiki / rel, query_words, opening=signals.words == 0),
             signals,
         )
         for score, rel, title, kind_, signals, _ in ranked[:limit]
@@ -337,8 +337,9 @@ def _coverage(db: sqlite3.Connection, terms: Sequence[str], ids: list[int]) -> d
     return counts
 
 
-def snippet(path: Path, terms: Sequence[str], width: int = 160) -> str:
-    """Return the line of the article that matches the most terms, with them in **bold**."""
+def snippet(path: Path, terms: Sequence[str], width: int = 160, *, opening: bool = False) -> str:
+    """Return the line of the article that matches the most terms, with them in **bold**; with
+    `opening` (a page found by meaning alone, holding none of them), its first line of text."""
     try:
         body = body_of(path.read_bytes().decode("utf-8", errors="replace"))
     except OSError:
@@ -348,6 +349,8 @@ def snippet(path: Path, terms: Sequence[str], width: int = 160) -> str:
         return ""
     pattern = re.compile("|".join(_term_pattern(root) for root in roots), re.IGNORECASE)
     best = _best_line(body, pattern)
+    if not best and opening:
+        best = best_line_by_line(body, re.compile(r"\A"))  # every line once: the first
     if not best:
         return ""
     first = pattern.search(best)
