@@ -5,6 +5,7 @@ when it is off."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 import sqlite3
 import subprocess
@@ -253,3 +254,15 @@ def test_the_nearest_few_are_the_first_of_all_sorted() -> None:
                     semantic.nearest("keep a process running", ids, vectors, count)
                     == (every[:count])
                 )
+
+
+def test_explain_says_both_places(ws: Path, invoke: Invoke) -> None:
+    _workspace(ws, invoke, PAGES)
+    result = invoke("query", "-w", str(ws), "keep a process running after logging out", "--explain")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    cake = lines.index("   .wiki/wiki/notes/cake.md")
+    assert lines[cake + 3].startswith("   fused: not among by words, #")
+    assert re.fullmatch(
+        r"   fused: not among by words, #\d by meaning \(similarity -?0\.\d\d\)", lines[cake + 3]
+    )

@@ -94,6 +94,15 @@ def query(
                 f"referred to by {signals.referred_by} (BM25 ×{signals.boost:.2f})",
                 style="dim",
             )
+            if signals.fused:
+                text_place = f"#{signals.text_rank}" if signals.text_rank else "not among"
+                meaning = f"#{signals.semantic_rank}" if signals.semantic_rank else "not among"
+                similar = (
+                    "" if signals.similarity is None else f" (similarity {signals.similarity:.2f})"
+                )
+                render.echo(
+                    f"   fused: {text_place} by words, {meaning} by meaning{similar}", style="dim"
+                )
 
 
 def show(
