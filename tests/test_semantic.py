@@ -266,3 +266,28 @@ def test_explain_says_both_places(ws: Path, invoke: Invoke) -> None:
     assert re.fullmatch(
         r"   fused: not among by words, #\d by meaning \(similarity -?0\.\d\d\)", lines[cake + 3]
     )
+
+
+def test_a_warm_server_sees_new_vectors(ws: Path, invoke: Invoke) -> None:
+    """The vectors read once for an open index are read again after the index changed: a page
+    written between two queries is ranked by meaning in the second."""
+    from skillwiki.search import search
+    from skillwiki.warm import Place, Warm
+
+    _workspace(ws, invoke, PAGES)
+    warm = Warm(Place(ws))
+    text = "keep a process running after logging out"
+
+    def ranked() -> dict[str, Any]:
+        with warm.reading() as read:
+            hits = search(read.ws, text, limit=50, db=read.index)
+        return {hit.path: hit.signals for hit in hits}
+
+    before = ranked()
+    assert ".wiki/wiki/notes/screen.md" not in before
+    write(ws / ".wiki" / "raw" / "notes" / "screen.md", "# screen\n\nDetach a terminal session.\n")
+    after = ranked()
+    warm.close()
+    signals = after[".wiki/wiki/notes/screen.md"]
+    assert signals.semantic_rank is not None and signals.text_rank is None
+    assert len(after) == len(before) + 1

@@ -65,8 +65,9 @@ class _Model:
         self.tokenizer = Tokenizer.from_file(str(folder / _TOKENIZER))
         self.tokenizer.no_padding()
         self.tokenizer.no_truncation()
-        weights = load_file(str(folder / _WEIGHTS))["embedding.weight"]
-        self.vectors = np.ascontiguousarray(weights.astype(np.float32))
+        # Kept in half precision as stored: a text's rows are widened when it is embedded,
+        # exactly as WordLlama widens the whole table first, without paying for all of it.
+        self.vectors = np.ascontiguousarray(load_file(str(folder / _WEIGHTS))["embedding.weight"])
 
 
 @functools.cache
@@ -89,7 +90,8 @@ def embed(texts: Sequence[str]) -> NDArray[np.float32]:
         if not encoding.ids:
             continue
         ids = np.clip(np.asarray(encoding.ids, dtype=np.int32), 0, last)
-        mean = np.sum(model.vectors[ids], axis=0, dtype=np.float32) / np.float32(len(ids))
+        rows = model.vectors[ids].astype(np.float32)
+        mean = np.sum(rows, axis=0, dtype=np.float32) / np.float32(len(ids))
         norm = np.linalg.norm(mean)
         matrix[row] = mean / norm if norm else mean
     return matrix
