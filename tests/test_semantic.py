@@ -291,3 +291,19 @@ def test_a_warm_server_sees_new_vectors(ws: Path, invoke: Invoke) -> None:
     signals = after[".wiki/wiki/notes/screen.md"]
     assert signals.semantic_rank is not None and signals.text_rank is None
     assert len(after) == len(before) + 1
+
+
+@pytest.mark.parametrize("damage", [b"short", "text", None], ids=["cut", "text", "null"])
+def test_a_damaged_vector_has_the_index_rebuilt(ws: Path, invoke: Invoke, damage: Any) -> None:
+    _workspace(ws, invoke, PAGES)
+    text = "keep a process running after logging out"
+    expected = _query(invoke, ws, text)
+    with sqlite3.connect(index_path(find_workspace(ws))) as db:
+        if damage is None:
+            db.execute("PRAGMA ignore_check_constraints = 1")
+            db.execute("DROP TABLE vecs")
+            db.execute("CREATE TABLE vecs(id INTEGER PRIMARY KEY, vec BLOB)")
+            db.execute("INSERT INTO vecs VALUES (1, NULL)")
+        else:
+            db.execute("UPDATE vecs SET vec = ? WHERE id = 1", (damage,))
+    assert _query(invoke, ws, text) == expected

@@ -194,6 +194,10 @@ def _nearest(db: sqlite3.Connection, text: str, filters: Filters, wanted: int) -
     state = (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes)
     if not _VECTORS or _VECTORS[0][0] is not db or _VECTORS[0][1] != state:
         stored = db.execute("SELECT id, vec FROM vecs ORDER BY id").fetchall()
+        if any(not isinstance(vec, bytes) or len(vec) != semantic.PACKED for _, vec in stored):
+            damaged = sqlite3.DatabaseError("a stored vector is not one")
+            damaged.sqlite_errorname = "SQLITE_CORRUPT"  # index.read rebuilds the index
+            raise damaged
         ids = [rowid for rowid, _ in stored]
         _VECTORS[:] = [(db, state, ids, semantic.matrix([vec for _, vec in stored]))]
     cached = _VECTORS[0][1:]

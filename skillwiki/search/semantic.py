@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 MODEL = "wordllama l2_supercat 256"  # kept in the index: vectors of another model are redone
 DIMENSIONS = 256
+PACKED = 2 * DIMENSIONS  # bytes of a stored vector (`pack`)
 _WEIGHTS = "weights/l2_supercat_256.safetensors"
 _TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 _NEEDED = ("numpy", "safetensors", "tokenizers")
