@@ -34,6 +34,21 @@ def test_query_finds_chinese_by_bigram(demo: Path, invoke: Invoke) -> None:
     assert "**重试**" in report["results"][0]["snippet"]
 
 
+def test_a_snippet_is_text_not_an_anchor(ws: Path, invoke: Invoke) -> None:
+    """Books put an anchor before each heading, its id made of the heading's words: that line
+    of tags alone is not shown as the snippet, the text is (both ways of finding it agree)."""
+    write(
+        ws / "book" / "threads.md",
+        '# Threads\n\n<a id="share-data-between-threads"></a>\n\n## Sharing\n\n'
+        "To share data between threads, wrap it in a mutex.\n",
+    )
+    assert invoke("ingest", "-w", str(ws), str(ws / "book")).exit_code == 0
+    report = _query(invoke, ws, "share data between threads")
+    assert report["results"][0]["snippet"] == (
+        "To **share** **data** **between** **threads**, wrap it in a mutex."
+    )
+
+
 def test_query_filters_by_type_and_tag(demo: Path, invoke: Invoke) -> None:
     lessons = _query(invoke, demo, "retry", "--type", "lesson")
     assert lessons["results"] and all(hit["type"] == "lesson" for hit in lessons["results"])

@@ -27,6 +27,8 @@ RRF_K = 60
 _LINK_TEXT = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
 # The same, for a whole body at once: no match may run past the end of its line.
 _LINK_TEXT_IN_A_LINE = re.compile(r"!?\[([^\[\]\n]*)\]\([^()\n]*\)")
+# A line of HTML tags alone (`<a id="x"></a>`, an anchor before a heading): not text to show.
+_TAGS_ONLY = re.compile(r"(?:<[^<>]*>\s*)+")
 # Line breaks other than \n that str.splitlines cuts at too.
 _ODD_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
@@ -391,7 +393,7 @@ def _best_line(body: str, pattern: re.Pattern[str]) -> str:
             continue
         end = text.find("\n", start)
         line = text[start : end if end >= 0 else len(text)].strip()
-        if not line.startswith("# "):
+        if not line.startswith("# ") and not _TAGS_ONLY.fullmatch(line):
             best, best_count = line, len(matches)
     return best
 
@@ -403,7 +405,7 @@ def best_line_by_line(body: str, pattern: re.Pattern[str]) -> str:
         if raw_line == "## Sources":
             break
         line = _LINK_TEXT.sub(r"\1", raw_line).strip()
-        if not line or line.startswith("# "):
+        if not line or line.startswith("# ") or _TAGS_ONLY.fullmatch(line):
             continue
         count = len({match.group(0).lower() for match in pattern.finditer(line)})
         if count > best_count:
