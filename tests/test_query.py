@@ -49,6 +49,16 @@ def test_a_snippet_is_text_not_an_anchor(ws: Path, invoke: Invoke) -> None:
     )
 
 
+def test_a_snippet_marks_words_inside_the_texts_own_bold(ws: Path, invoke: Invoke) -> None:
+    """The text's own `**` are dropped from the snippet: a mark inside them would nest."""
+    write(
+        ws / "notes" / "kinds.md", "# Kinds\n\nIt decides if it is a **single page** or a list.\n"
+    )
+    assert invoke("ingest", "-w", str(ws), str(ws / "notes")).exit_code == 0
+    report = _query(invoke, ws, "single page")
+    assert report["results"][0]["snippet"] == "It decides if it is a **single** **page** or a list."
+
+
 def test_query_filters_by_type_and_tag(demo: Path, invoke: Invoke) -> None:
     lessons = _query(invoke, demo, "retry", "--type", "lesson")
     assert lessons["results"] and all(hit["type"] == "lesson" for hit in lessons["results"])

@@ -359,6 +359,7 @@ def snippet(path: Path, terms: Sequence[str], width: int = 160, *, opening: bool
         best = best_line_by_line(body, re.compile(r"\A"))  # every line once: the first
     if not best:
         return ""
+    best = best.replace("**", "")  # the text's own bold: a mark inside it would nest
     first = pattern.search(best)
     start = max(0, (first.start() if first else 0) - width // 3)
     cut = best[start : start + width]
