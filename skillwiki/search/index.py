@@ -62,8 +62,15 @@ _TROUBLES = {
 }
 
 
+class Damaged(sqlite3.DatabaseError):
+    """What a reader found in the index is not what this code stored there (a vector of the
+    wrong size, say): the index is damaged, as for SQLITE_CORRUPT."""
+
+
 def trouble(exc: sqlite3.Error) -> Trouble:
     """Sort a SQLite failure by its error code (extended codes count as their primary)."""
+    if isinstance(exc, Damaged):
+        return Trouble.DAMAGED
     name = getattr(exc, "sqlite_errorname", None) or ""
     return _TROUBLES.get("_".join(name.split("_")[:2]), Trouble.OTHER)
 

@@ -158,29 +158,24 @@ def _fuse(ranked: list[Any], near: list[Any]) -> list[Any]:
     scores the sum of 1 / (RRF_K + its rank) in each, over the most it can reach (first in
     both), so 1.0 is the best score."""
     best = 2.0 / (RRF_K + 1)
-    places: dict[int, dict[str, Any]] = {}
-    for place, (_, rel, title, kind_, signals, rowid) in enumerate(ranked, start=1):
-        places[rowid] = {"rel": rel, "title": title, "kind": kind_, "signals": signals}
-        places[rowid]["text_rank"] = place
-    for place, (rowid, similarity, rel, title, kind_) in enumerate(near, start=1):
-        found = places.setdefault(
-            rowid,
-            {"rel": rel, "title": title, "kind": kind_, "signals": Signals(0, 0.0, 0, 1.0)},
-        )
-        found["semantic_rank"] = place
-        found["similarity"] = round(similarity, 4)
+    text_places = {row[5]: place for place, row in enumerate(ranked, start=1)}
+    near_places = {row[0]: (place, row[1]) for place, row in enumerate(near, start=1)}
+    pages = {row[5]: row[1:5] for row in ranked}  # (path, title, type, signals) by id
+    for rowid, _, rel, title, kind_ in near:
+        pages.setdefault(rowid, (rel, title, kind_, Signals(0, 0.0, 0, 1.0)))
     fused = []
-    for rowid, found in places.items():
-        text_rank, semantic_rank = found.get("text_rank"), found.get("semantic_rank")
+    for rowid, (rel, title, kind_, signals) in pages.items():
+        text_rank = text_places.get(rowid)
+        semantic_rank, similarity = near_places.get(rowid, (None, None))
         score = sum(1.0 / (RRF_K + rank) for rank in (text_rank, semantic_rank) if rank)
         signals = replace(
-            found["signals"],
+            signals,
             fused=True,
             text_rank=text_rank,
             semantic_rank=semantic_rank,
-            similarity=found.get("similarity"),
+            similarity=None if similarity is None else round(similarity, 4),
         )
-        fused.append((score / best, found["rel"], found["title"], found["kind"], signals, rowid))
+        fused.append((score / best, rel, title, kind_, signals, rowid))
     fused.sort(key=lambda row: (-row[0], row[1]))
     return fused
 
@@ -197,18 +192,18 @@ def _nearest(db: sqlite3.Connection, text: str, filters: Filters, wanted: int) -
     if not _VECTORS or _VECTORS[0][0] is not db or _VECTORS[0][1] != state:
         stored = db.execute("SELECT id, vec FROM vecs ORDER BY id").fetchall()
         if any(not isinstance(vec, bytes) or len(vec) != semantic.PACKED for _, vec in stored):
-            damaged = sqlite3.DatabaseError("a stored vector is not one")
-            damaged.sqlite_errorname = "SQLITE_CORRUPT"  # index.read rebuilds the index
-            raise damaged
+            raise index.Damaged("a stored vector is not one")
         ids = [rowid for rowid, _ in stored]
         _VECTORS[:] = [(db, state, ids, semantic.matrix([vec for _, vec in stored]))]
-    cached = _VECTORS[0][1:]
-    _, ids, vectors = cached
+    _, _, ids, vectors = _VECTORS[0]
+    if not ids:
+        return []
+    similarity = vectors @ semantic.embed([text])[0]
     where, params = _filter_sql(filters)
     found: list[Any] = []
-    for count in (wanted, len(ids)):
-        nearest = semantic.nearest(text, ids, vectors, count)
-        similarity = dict(nearest)
+    for count in (wanted, len(ids)):  # all of them only when the filters left too few
+        nearest = semantic.top(ids, similarity, count)
+        near = dict(nearest)
         rows: dict[int, Any] = {}
         for start in range(0, len(nearest), 500):
             chunk = [rowid for rowid, _ in nearest[start : start + 500]]
@@ -217,9 +212,7 @@ def _nearest(db: sqlite3.Connection, text: str, filters: Filters, wanted: int) -
                 f"SELECT id, path, title, type FROM docs WHERE {clauses}", [*chunk, *params]
             ):
                 rows[row[0]] = row
-        found = [
-            (rowid, similarity[rowid], *rows[rowid][1:]) for rowid, _ in nearest if rowid in rows
-        ]
+        found = [(rowid, near[rowid], *rows[rowid][1:]) for rowid, _ in nearest if rowid in rows]
         if len(found) >= wanted or count >= len(ids):
             break
     return found[:wanted]

@@ -125,11 +125,16 @@ def nearest(
 ) -> list[tuple[int, float]]:
     """The `count` rows of `vectors` (one per id) nearest the query's vector, as (id, cosine
     similarity), nearest first, ties by id."""
+    return top(ids, vectors @ embed([query])[0], count)
+
+
+def top(ids: Sequence[int], similarity: NDArray[np.float32], count: int) -> list[tuple[int, float]]:
+    """The `count` ids of highest similarity (one per id), as (id, similarity), highest first,
+    ties by id."""
     import numpy as np
 
     if not ids:
         return []
-    similarity = vectors @ embed([query])[0]
     among = np.arange(len(ids))
     if count < len(ids):  # those at least as near as the count-th (ties kept), then sorted
         least = np.partition(similarity, len(ids) - count)[len(ids) - count]
