@@ -5,6 +5,7 @@ when it is off."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
 import sqlite3
@@ -223,7 +224,7 @@ def _imports(root: Path, setting: str) -> list[str]:
         "print(*sorted(n for n in ('numpy', 'tokenizers', 'wordllama', 'pydantic', 'requests')"
         " if n in sys.modules))\n"
     )
-    env = {**__import__("os").environ, "SKILLWIKI_SEMANTIC": setting}
+    env = {**os.environ, "SKILLWIKI_SEMANTIC": setting}
     out = subprocess.run(
         [sys.executable, "-c", code, str(root)], capture_output=True, text=True, check=True, env=env
     )
