@@ -3,8 +3,10 @@
 Each case is timed at two sizes: four times the input may take at most eight times as long
 (a linear reader takes four; a quadratic one, a regex that backtracks, sixteen or more, so
 a busy machine does not blur the two), and the larger input may not cost more than a
-bounded multiple of plain prose of the same size. Timings are
-the best of a few runs, compared with each other in the same test, never with a wall clock.
+bounded multiple of plain prose of the same size. Timings are the process's own CPU time
+(another process on a busy machine does not add to it), the best of a few runs, compared with
+each other in the same test, never with a wall clock; a case that misses its bound is measured
+again, and fails only if it misses every time.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -98,26 +101,45 @@ def untraced() -> Iterator[None]:
 
 
 def _best(run: Callable[[str], object], text: str, runs: int = 3) -> float:
-    """The best of `runs` timings, with the cyclic garbage collector held off: in a long test
-    run its passes over the whole process's heap land at random and are not the input's cost."""
+    """The best of `runs` timings (taken with the cyclic garbage collector held off)."""
     best = float("inf")
     for _ in range(runs):
-        gc.collect()
-        gc.disable()
-        try:
-            started = time.perf_counter()
-            run(text)
-            best = min(best, time.perf_counter() - started)
-        finally:
-            gc.enable()
+        started = time.process_time()
+        run(text)
+        best = min(best, time.process_time() - started)
     return best
 
 
+@contextmanager
+def _no_collector() -> Iterator[None]:
+    """Hold off the cyclic garbage collector: in a long test run its passes over the whole
+    process's heap land at random and are not the input's cost. One pass before, not one per
+    timing: each costs more than most timings here."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+ATTEMPTS = 3  # a super-linear reader misses its bound every time; a busy machine, now and then
+
+
 def _check(run: Callable[[str], object], make: Callable[[int], str], plain_ratio: float) -> None:
-    small, large = _best(run, make(SIZE)), _best(run, make(4 * SIZE))
-    plain = _best(run, PLAIN(4 * SIZE))
-    assert large < 0.02 or large < 8 * small, f"4x the input: {small:.4f}s -> {large:.4f}s"
-    assert large < 0.02 or large < plain_ratio * plain, f"{large:.4f}s, plain prose {plain:.4f}s"
+    small_text, large_text, plain_text = make(SIZE), make(4 * SIZE), PLAIN(4 * SIZE)
+    missed = ""
+    for _ in range(ATTEMPTS):
+        with _no_collector():
+            small, large = _best(run, small_text), _best(run, large_text)
+            plain = _best(run, plain_text)
+        if large >= 0.02 and large >= 8 * small:
+            missed = f"4x the input: {small:.4f}s -> {large:.4f}s"
+        elif large >= 0.02 and large >= plain_ratio * plain:
+            missed = f"{large:.4f}s, plain prose {plain:.4f}s"
+        else:
+            return
+    pytest.fail(f"missed its bound {ATTEMPTS} times; the last: {missed}")
 
 
 @pytest.mark.parametrize("case", MARKDOWN, ids=str)
@@ -127,6 +149,7 @@ def test_markdown_reading_is_linear(case: str) -> None:
     _check(markdown.analyze, MARKDOWN[case], plain_ratio=100)
 
 
+@pytest.mark.own
 @pytest.mark.parametrize("case", SECRETS, ids=str)
 def test_secret_search_is_linear(case: str) -> None:
     _check(secrets.redact, SECRETS[case], plain_ratio=100)
@@ -143,3 +166,13 @@ def test_lesson_sections_and_snippets_are_linear(case: str, tmp_path: Path) -> N
         return search.snippet(article, ["retry"])
 
     _check(snippet, make, plain_ratio=100)
+
+
+def test_the_bound_catches_a_quadratic_reader() -> None:
+    def quadratic(text: str) -> int:
+        step = range(0, len(text), 40)
+        return sum(1 for _ in step for _ in step)
+
+    with pytest.raises(pytest.fail.Exception, match="missed its bound 3 times"):
+        _check(quadratic, PLAIN, plain_ratio=100)
+    _check(lambda text: sum(1 for _ in range(0, len(text), 4)), PLAIN, plain_ratio=100)
