@@ -5,9 +5,11 @@ Helpers and constants live in tests/support.py."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import typer.testing
 from typer.testing import CliRunner, Result
 
 from skillwiki.cli.app import app
@@ -24,6 +26,23 @@ def text_search_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """Search as without the semantic extra, whose fused ranking would change the orders and
     scores the tests expect; tests/test_semantic.py turns it on where it is tested."""
     monkeypatch.setenv("SKILLWIKI_SEMANTIC", "0")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def command_built_once() -> Iterator[None]:
+    """Typer turns an app into its command anew on every CliRunner.invoke: for the whole app
+    that took a third of the suite's time. The tests invoke one app, turned once here. (The
+    CLI itself builds only the command it runs, once a process.)"""
+    turn = getattr(typer.testing, "_get_command", None)
+    if turn is None:  # another Typer: every invoke builds its own, as before
+        yield
+        return
+    built = turn(app)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            typer.testing, "_get_command", lambda given: built if given is app else turn(given)
+        )
+        yield
 
 
 @pytest.fixture

@@ -119,8 +119,11 @@ def _pieces(secret: str) -> list[str]:
 
 def test_every_field_that_is_written_is_redacted(ws: Path, invoke: Invoke) -> None:
     """Besides title, summary and body: agents, tags, category, prevention rule, the reason of
-    a rejection, the note of a feedback, and the agent of a suggested command."""
-    for number, (_, text, secret) in enumerate(SECRETS):
+    a rejection, the note of a feedback, and the agent of a suggested command. One secret of
+    each kind: every field goes through the same redaction, which the body's test holds to
+    every secret of the corpus."""
+    one_of_each = list({kind: (kind, text, secret) for kind, text, secret in SECRETS}.values())
+    for number, (_, text, secret) in enumerate(one_of_each):
         line = text.replace("\n", " ") if "PRIVATE KEY" not in text else text
         recorded = invoke(
             "record-lesson", "-w", str(ws), "--title", f"Fields {number}", "--summary", "S.",
@@ -138,6 +141,6 @@ def test_every_field_that_is_written_is_redacted(ws: Path, invoke: Invoke) -> No
         for piece in _pieces(secret):
             assert piece not in suggested.stdout, number
     everything = _written(ws)
-    for number, (_, _, secret) in enumerate(SECRETS):
+    for number, (_, _, secret) in enumerate(one_of_each):
         for piece in _pieces(secret):
             assert piece not in everything, number
