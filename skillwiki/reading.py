@@ -28,6 +28,7 @@ class Refresh:
     index: sqlite3.Connection | None = None
     skipped: str | None = None
     wrote: frozenset[str] = frozenset()  # what the compile wrote, relative to .wiki/
+    listing: statcache.Listing | None = None  # the files as the compile left them
 
     def __enter__(self) -> Refresh:
         return self
@@ -38,17 +39,25 @@ class Refresh:
 
 
 def refresh(
-    ws: Workspace, config: Config, progress: Progress | None = None, *, shared: bool = False
+    ws: Workspace,
+    config: Config,
+    progress: Progress | None = None,
+    *,
+    shared: bool = False,
+    earlier: statcache.Earlier | None = None,
 ) -> Refresh:
     """Compile what changed and bring the search index in step with the articles.
 
     A reader never waits for a writer: when another process holds the workspace lock (or the
     checkout cannot be written), nothing is compiled and the answer comes from the articles
     as they are. In a checkout that cannot be written, the index is built in memory. A
-    `shared` index may be used from other threads (one at a time), as a server does.
+    `shared` index may be used from other threads (one at a time), as a server does, which
+    also tells what changed since its `earlier` look.
     """
     try:
-        result = compile_workspace(ws, config, progress=progress, trust_articles=True, wait=False)
+        result = compile_workspace(
+            ws, config, progress=progress, trust_articles=True, wait=False, earlier=earlier
+        )
     except (LockTimeout, ReadOnlyWorkspace) as exc:
         reason = (
             "another skillwiki process is writing"
@@ -62,7 +71,9 @@ def refresh(
     wrote = {f"wiki/{article}" for article in result.written + result.removed}
     if wrote or result.indexes_written:
         wrote |= {"index.md", "index.json", "log.md"}
-    return Refresh(result.refreshed, result.problems, index, wrote=frozenset(wrote))
+    return Refresh(
+        result.refreshed, result.problems, index, wrote=frozenset(wrote), listing=result.listing
+    )
 
 
 def query(

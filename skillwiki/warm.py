@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from skillwiki import watch
 from skillwiki.config import Config, load_config
 from skillwiki.errors import WorkspaceNotFound
+from skillwiki.statcache import Earlier, Listing
 from skillwiki.workspace import Workspace, find_workspace
 
 if TYPE_CHECKING:
@@ -82,6 +83,8 @@ class Warm:
     _index_file: tuple[int, int] | None = None  # (device, inode) of the open index
     _watcher: watch.Watcher | None = None
     _rearm: bool = False
+    _listing: Listing | None = None  # the files as the last look left them
+    _since: set[str] | None = None  # what the watcher told changed since; None: unknown
 
     @contextmanager
     def reading(self) -> Iterator[Reading]:
@@ -97,6 +100,7 @@ class Warm:
     def close(self) -> None:
         with self._lock:
             self._last = None
+            self._listing = None
             self._keep(None)
             if self._watcher is not None:
                 self._watcher.close()
@@ -111,22 +115,37 @@ class Warm:
 
         ws, config = self.place.open()
         self._follow(ws)
-        done = refresh(ws, config, shared=True)
+        earlier = None
+        if self._listing is not None and self._since is not None:
+            earlier = Earlier(self._listing, frozenset(self._since))
+        done = refresh(ws, config, shared=True, earlier=earlier)
         assert done.index is not None
         self._keep(done.index)
+        self._listing = done.listing
+        self._since = set() if self._watcher is not None else None  # this look listed it all
         reading = Reading(ws, config, done.index, done.refreshed, done.skipped)
         if self._watcher is not None and done.skipped is None and self._index_file is not None:
             after = self._watcher.changes()
+            self._note(after)  # this look's own writes among them: listed again, to no harm
             if after is not None and all(path in done.wrote for path in after):
                 self._last = reading  # only this look's own writes happened meanwhile
             else:
                 self._rearm = True
         return reading
 
+    def _note(self, changes: set[str] | None) -> None:
+        """Add what the watcher told to what changed since the last look; a folder that came,
+        went or moved (or events the kernel lost) leave the next look to list everything."""
+        if watch.folders_moved(changes):
+            self._since = None
+        elif self._since is not None and changes is not None:
+            self._since |= changes
+
     def _unchanged(self, ws: Workspace) -> bool:
         """Tell whether nothing a read depends on changed since the last look."""
         assert self._watcher is not None and self._index_file is not None
         changes = self._watcher.changes()
+        self._note(changes)
         if watch.folders_moved(changes):
             self._rearm = True
             return False
@@ -147,10 +166,12 @@ class Warm:
         if self._watcher is None:
             self._watcher = watch.start(ws.dot)
             self._rearm = False
+            self._since = None  # nothing was watched: this look lists everything
             return
         # What happened before this look, which sees it anyway; but a folder that came since
         # the watches were set must be watched before the look.
         drained = self._watcher.changes()
+        self._note(drained)
         if self._rearm or watch.folders_moved(drained):
             self._rearm = False
             try:

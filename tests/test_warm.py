@@ -5,6 +5,7 @@ watcher every read looks as the CLI does."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -127,4 +128,57 @@ def test_a_folder_that_came_while_no_read_was_quiet_is_watched(demo: Path) -> No
     assert _hits(warm, "wallaby") == (True, [])
     write(raw / "empty" / "first.md", "# First\n\nWallaby.\n")
     assert _hits(warm, "wallaby") == (False, [".wiki/wiki/empty/first.md"])
+    warm.close()
+
+
+@needs_inotify
+def test_after_a_change_only_the_changed_files_are_looked_at_again(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Between reads, files are written, added, removed and edited in raw/ and wiki/; each
+    read lists only what the watcher named, and its listing and answers equal those of a look
+    at every file: the CLI's look after it finds nothing left to do."""
+    from skillwiki import statcache
+    from skillwiki.config import load_config
+    from skillwiki.reading import query
+    from skillwiki.workspace import find_workspace
+
+    warm = Warm(Place(demo))
+    _hits(warm, "retry")
+    whole = statcache.scan_folders
+
+    def no_whole_listing(*args: object, **kwargs: object) -> object:
+        raise AssertionError("a whole listing, where the watcher named every change")
+
+    raw = demo / ".wiki" / "raw" / "docs"
+    changes: list[Callable[[], object]] = [
+        lambda: write(raw / "ci.md", (raw / "ci.md").read_text() + "\nThe kookaburra step.\n"),
+        lambda: write(raw / "quokka.md", "# Quokka\n\nThe quokka page.\n"),
+        lambda: (raw / "quokka.md").unlink(),
+        lambda: write(raw / "numbat.md", "# Numbat\n\nThe numbat page.\n"),
+        lambda: (raw / "numbat.md").rename(raw / "bilby.md"),
+        lambda: write(
+            demo / ".wiki" / "wiki" / "docs" / "ci.md",
+            (demo / ".wiki" / "wiki" / "docs" / "ci.md").read_text() + "\nBy hand.\n",
+        ),
+    ]
+    for change in changes:
+        change()
+        monkeypatch.setattr(statcache, "scan_folders", no_whole_listing)
+        with warm.reading() as read:
+            assert not read.warm
+            listing = warm._listing
+            warm_hits = {w: search(read.ws, w, db=read.index) for w in ("kookaburra", "page")}
+        monkeypatch.setattr(statcache, "scan_folders", whole)
+        assert listing is not None
+        ws = find_workspace(demo)
+        config = load_config(ws.config_file)
+        assert listing.raw_folders == whole(ws.raw)
+        assert {f: set(names) for f, names in listing.wiki_folders.items()} == {
+            f: set(names) for f, names in whole(ws.wiki, stats=False).items()
+        }
+        for word, hits in warm_hits.items():  # the CLI's look at every file finds no work left
+            cold, done = query(ws, config, word)
+            assert done.refreshed == 0
+            assert [h.path for h in hits] == [h.path for h in cold]
     warm.close()

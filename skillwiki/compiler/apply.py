@@ -49,6 +49,7 @@ class CompileResult:
     rows_changed: bool = False  # a written article's catalog row differs from before
     # wiki/ as this compile left it, for the search index
     snapshot: Snapshot = field(default_factory=lambda: Snapshot(dict))
+    listing: statcache.Listing | None = None  # the files as this compile left them
 
     @property
     def refreshed(self) -> int:
@@ -63,15 +64,17 @@ def compile_workspace(
     progress: Progress | None = None,
     trust_articles: bool = False,
     wait: bool = True,
+    earlier: statcache.Earlier | None = None,
 ) -> CompileResult:
     """Compile what is new or stale, drop orphans, refresh index.md/index.json and the log.
 
-    `trust_articles` (for the read commands) lists wiki/ by name only: see make_plan. Without
-    `wait`, a workspace lock held by another writer raises LockTimeout at once.
+    `trust_articles` (for the read commands) lists wiki/ by name only, and `earlier` lists
+    again only the folders it names: see make_plan. Without `wait`, a workspace lock held by
+    another writer raises LockTimeout at once.
     """
     trust_articles = trust_articles and not force
     generation = _generation(ws)
-    plan = make_plan(ws, config, trust_articles=trust_articles)
+    plan = make_plan(ws, config, trust_articles=trust_articles, earlier=earlier)
     if not plan.pending(force) and not plan.temps and _indexes_current(ws, plan):
         result = CompileResult(plan.count(), kept_edited=plan.edited(), problems=plan.problems)
         entry_of: Callable[[str], str | None] = partial(plan.entry_json, ws)
@@ -85,7 +88,7 @@ def compile_workspace(
     now = time.time_ns()
     plan.renew_records(force, now)
     statcache.save(cache_path(ws), plan.cache, config.fingerprint, now)
-    listing = plan.listing
+    listing = result.listing = plan.listing
     result.snapshot = Snapshot(
         lambda: listing.wiki_stats,
         entry_of,

@@ -177,23 +177,43 @@ def cache_path(ws: Workspace) -> Path:
     return ws.cache / "state.marshal"
 
 
-def make_plan(ws: Workspace, config: Config, *, trust_articles: bool = False) -> Plan:
+def make_plan(
+    ws: Workspace,
+    config: Config,
+    *,
+    trust_articles: bool = False,
+    earlier: statcache.Earlier | None = None,
+) -> Plan:
     """Work out the state of every raw file and article, hashing only files whose stat changed.
 
     A folder whose listing matches its record is answered by the record; the others are
     planned file by file. With `trust_articles` the articles of wiki/ are listed by name
     only, not stat'ed: an article edited by hand in place goes unseen until a full look
     (compile, status, lint), but never lost, for an article is looked at before it is rewritten.
+    With `earlier` (a server that watches the files) only the folders it says changed are
+    listed again.
     """
     cache = statcache.load(cache_path(ws), config.fingerprint)
     temps: list[str] = []
-    raw_folders = statcache.scan_folders(ws.raw, temps)
-    temps = [f"raw/{rel}" for rel in temps]
     wiki_temps: list[str] = []
     folder_stats: dict[str, Stat] = {}
-    wiki_folders = statcache.scan_folders(
-        ws.wiki, wiki_temps, stats=not trust_articles, folder_stats=folder_stats
-    )
+    if earlier is None:
+        raw_folders = statcache.scan_folders(ws.raw, temps)
+        wiki_folders = statcache.scan_folders(
+            ws.wiki, wiki_temps, stats=not trust_articles, folder_stats=folder_stats
+        )
+    else:
+        before = earlier.listing
+        raw_folders = statcache.relist_folders(ws.raw, before.raw_folders, earlier.below("raw/"))
+        wiki_folders = statcache.relist_folders(
+            ws.wiki,
+            before.wiki_folders,
+            earlier.below("wiki/"),
+            stats=not trust_articles,
+            folder_stats=folder_stats,
+            previous_stats=before.folder_stats,
+        )
+    temps = [f"raw/{rel}" for rel in temps]
     temps += [f"wiki/{rel}" for rel in wiki_temps]
     temps += [name for name in os.listdir(ws.dot) if name.endswith(fsio.TEMP_SUFFIX)]
     listing = Listing(raw_folders, wiki_folders, cache, ws.wiki, folder_stats)

@@ -27,13 +27,14 @@ from skillwiki.statcache.cache import (
     save_files,
     split,
 )
-from skillwiki.statcache.listing import Listing
+from skillwiki.statcache.listing import Earlier, Listing
 from skillwiki.statcache.scan import (
     Folder,
     Stat,
     folder_of,
     newest,
     older_than,
+    relist_folders,
     scan,
     scan_folders,
     stat_files,
@@ -47,6 +48,7 @@ __all__ = [
     "FileCache",
     "Folder",
     "Key",
+    "Earlier",
     "Listing",
     "Record",
     "Stat",
@@ -65,6 +67,7 @@ __all__ = [
     "save",
     "save_files",
     "scan",
+    "relist_folders",
     "scan_folders",
     "split",
     "stat_files",

@@ -217,6 +217,20 @@ class Listing:
         return (folder, count, bucket_of(name, count)) in self.looked
 
 
+@dataclass(frozen=True)
+class Earlier:
+    """A run's listing to start the next one from, and the paths below .wiki/ that changed
+    since, as the kernel told them (files only: a folder that came, went or moved needs a
+    whole listing)."""
+
+    listing: Listing
+    changed: frozenset[str]
+
+    def below(self, top: str) -> set[str]:
+        """The files changed below `top` ("raw/" or "wiki/"), relative to it."""
+        return {path[len(top) :] for path in self.changed if path.startswith(top)}
+
+
 def _flat(folders: dict[str, Folder]) -> dict[str, Stat]:
     return {
         folder + name: stat for folder, files in folders.items() for name, stat in files.items()

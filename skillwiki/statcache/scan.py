@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from stat import S_ISREG
 from typing import Any
@@ -65,6 +65,60 @@ def scan_folders(
     finally:
         os.close(fd)
     return found
+
+
+def relist_folders(
+    root: Path,
+    previous: Mapping[str, Folder],
+    changed: Collection[str],
+    *,
+    stats: bool = True,
+    folder_stats: dict[str, Stat] | None = None,
+    previous_stats: Mapping[str, Stat] | None = None,
+) -> dict[str, Folder]:
+    """What scan_folders would list now, given its listing of an earlier moment and the files
+    changed since (relative to `root`; no folder came, went or moved meanwhile): each of those
+    is looked at again, the rest copied. Temp files are not looked for."""
+    found = {folder: dict(files) for folder, files in previous.items()}
+    if folder_stats is not None and previous_stats is not None:
+        folder_stats.update(previous_stats)
+    by_folder: dict[str, list[str]] = {}
+    for path in changed:
+        folder = folder_of(path)
+        by_folder.setdefault(folder, []).append(path[len(folder) :])
+    for folder, names in sorted(by_folder.items()):
+        files = found.setdefault(folder, {})
+        try:
+            fd = os.open(root / folder if folder else root, os.O_RDONLY | os.O_DIRECTORY)
+        except (FileNotFoundError, NotADirectoryError):
+            files.clear()
+        else:
+            try:
+                _look_again(fd, names, files, stats)
+                if folder_stats is not None:
+                    own = os.fstat(fd)
+                    folder_stats[folder] = (own.st_size, own.st_mtime_ns, own.st_ino)
+            finally:
+                os.close(fd)
+        if not files:
+            del found[folder]
+            if folder_stats is not None:
+                folder_stats.pop(folder, None)
+    return found
+
+
+def _look_again(directory: int, names: list[str], files: Folder, stats: bool) -> None:
+    """Bring these names of one folder's listing in step with the folder."""
+    for name in names:
+        try:
+            stat = os.stat(name, dir_fd=directory, follow_symlinks=False)
+        except (FileNotFoundError, NotADirectoryError):
+            files.pop(name, None)
+            continue
+        if not S_ISREG(stat.st_mode):
+            files.pop(name, None)
+        else:
+            files[name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino) if stats else None
 
 
 def stat_of(path: Path) -> Stat:
