@@ -182,3 +182,37 @@ def test_after_a_change_only_the_changed_files_are_looked_at_again(
             assert done.refreshed == 0
             assert [h.path for h in hits] == [h.path for h in cold]
     warm.close()
+
+
+def test_a_relisting_equals_a_whole_listing(tmp_path: Path) -> None:
+    """Given the files that changed, a relisting equals a listing of every file, folder stats
+    included: files written, added, removed, renamed, a folder emptied, one gone meanwhile."""
+    from skillwiki.statcache import relist_folders, scan_folders
+
+    for name in ("a/one.md", "a/two.md", "b/three.md", "c/d/four.md", "top.md"):
+        write(tmp_path / name, name)
+    before_stats: dict[str, tuple[int, int, int]] = {}
+    before = {stats: scan_folders(tmp_path, stats=stats) for stats in (True, False)}
+    scan_folders(tmp_path, folder_stats=before_stats)
+    write(tmp_path / "a" / "one.md", "longer than it was")
+    write(tmp_path / "a" / "new.md", "new")
+    (tmp_path / "a" / "two.md").rename(tmp_path / "a" / "renamed.md")
+    (tmp_path / "b" / "three.md").unlink()
+    (tmp_path / "c" / "d" / "four.md").unlink()
+    (tmp_path / "c" / "d").rmdir()
+    changed = ["a/one.md", "a/new.md", "a/two.md", "a/renamed.md", "b/three.md", "c/d/four.md"]
+    for stats in (True, False):
+        folder_stats: dict[str, tuple[int, int, int]] = {}
+        whole_stats: dict[str, tuple[int, int, int]] = {}
+        relisted = relist_folders(
+            tmp_path,
+            before[stats],
+            changed,
+            stats=stats,
+            folder_stats=folder_stats,
+            previous_stats=before_stats,
+        )
+        whole = scan_folders(tmp_path, stats=stats, folder_stats=whole_stats)
+        assert relisted == whole
+        assert folder_stats == whole_stats
+    assert before[True]["a/"].keys() == {"one.md", "two.md"}  # the earlier one is left as it was

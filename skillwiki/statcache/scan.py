@@ -88,37 +88,23 @@ def relist_folders(
         by_folder.setdefault(folder, []).append(path[len(folder) :])
     for folder, names in sorted(by_folder.items()):
         files = found.setdefault(folder, {})
+        now = stat_files(root, folder, names)
+        for name in names:
+            if name in now:
+                files[name] = now[name] if stats else None
+            else:
+                files.pop(name, None)
         try:
-            fd = os.open(root / folder if folder else root, os.O_RDONLY | os.O_DIRECTORY)
-        except (FileNotFoundError, NotADirectoryError):
+            own = stat_of(root / folder)
+        except OSError:  # the folder went since: none of its files is there
             files.clear()
-        else:
-            try:
-                _look_again(fd, names, files, stats)
-                if folder_stats is not None:
-                    own = os.fstat(fd)
-                    folder_stats[folder] = (own.st_size, own.st_mtime_ns, own.st_ino)
-            finally:
-                os.close(fd)
+        if folder_stats is not None:
+            folder_stats.pop(folder, None)
+            if files:
+                folder_stats[folder] = own
         if not files:
             del found[folder]
-            if folder_stats is not None:
-                folder_stats.pop(folder, None)
     return found
-
-
-def _look_again(directory: int, names: list[str], files: Folder, stats: bool) -> None:
-    """Bring these names of one folder's listing in step with the folder."""
-    for name in names:
-        try:
-            stat = os.stat(name, dir_fd=directory, follow_symlinks=False)
-        except (FileNotFoundError, NotADirectoryError):
-            files.pop(name, None)
-            continue
-        if not S_ISREG(stat.st_mode):
-            files.pop(name, None)
-        else:
-            files[name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino) if stats else None
 
 
 def stat_of(path: Path) -> Stat:
