@@ -10,10 +10,16 @@ from pathlib import Path
 
 import pytest
 import typer.testing
+from hypothesis import settings
 from typer.testing import CliRunner, Result
 
 from skillwiki.cli.app import app
 from tests.support import DEMO, NOW, Invoke
+
+# No property test has a time limit per example: speed is measured in bench/, and a busy
+# machine would fail an example that takes 200 ms once (Hypothesis's default deadline).
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
 
 
 @pytest.fixture(autouse=True)
