@@ -214,5 +214,8 @@ def test_a_relisting_equals_a_whole_listing(tmp_path: Path) -> None:
         )
         whole = scan_folders(tmp_path, stats=stats, folder_stats=whole_stats)
         assert relisted == whole
+        assert {f: list(names) for f, names in relisted.items()} == {  # and in the same order
+            f: list(names) for f, names in whole.items()
+        }
         assert folder_stats == whole_stats
     assert before[True]["a/"].keys() == {"one.md", "two.md"}  # the earlier one is left as it was

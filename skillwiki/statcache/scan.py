@@ -78,7 +78,9 @@ def relist_folders(
 ) -> dict[str, Folder]:
     """What scan_folders would list now, given its listing of an earlier moment and the files
     changed since (relative to `root`; no folder came, went or moved meanwhile): each of those
-    is looked at again, the rest copied. Temp files are not looked for."""
+    is looked at again, the rest copied. A folder that gained a name is listed again whole, so
+    that its names keep the order a whole listing gives them (the stat cache's digests depend
+    on it). Temp files are not looked for."""
     found = {folder: dict(files) for folder, files in previous.items()}
     if folder_stats is not None and previous_stats is not None:
         folder_stats.update(previous_stats)
@@ -87,13 +89,7 @@ def relist_folders(
         folder = folder_of(path)
         by_folder.setdefault(folder, []).append(path[len(folder) :])
     for folder, names in sorted(by_folder.items()):
-        files = found.setdefault(folder, {})
-        now = stat_files(root, folder, names)
-        for name in names:
-            if name in now:
-                files[name] = now[name] if stats else None
-            else:
-                files.pop(name, None)
+        files = found[folder] = _look_again(root, folder, names, found.get(folder, {}), stats)
         try:
             own = stat_of(root / folder)
         except OSError:  # the folder went since: none of its files is there
@@ -105,6 +101,32 @@ def relist_folders(
         if not files:
             del found[folder]
     return found
+
+
+def _look_again(root: Path, folder: str, names: list[str], files: Folder, stats: bool) -> Folder:
+    """A folder's listing with these names looked at again (the folder listed whole when one
+    of them is new)."""
+    now = stat_files(root, folder, names)
+    if now.keys() - files.keys():
+        files = _files_of(root, folder, stats)
+    for name in names:
+        if name in now:
+            files[name] = now[name] if stats else None
+        else:
+            files.pop(name, None)
+    return files
+
+
+def _files_of(root: Path, folder: str, stats: bool) -> Folder:
+    """One folder's regular files, as scan_folders lists them (its subfolders aside)."""
+    try:
+        fd = os.open(root / folder if folder else root, os.O_RDONLY | os.O_DIRECTORY)
+    except (FileNotFoundError, NotADirectoryError):
+        return {}
+    try:
+        return _list(fd, folder, [], stats)[0]
+    finally:
+        os.close(fd)
 
 
 def stat_of(path: Path) -> Stat:
