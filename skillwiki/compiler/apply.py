@@ -68,8 +68,8 @@ def compile_workspace(
 ) -> CompileResult:
     """Compile what is new or stale, drop orphans, refresh index.md/index.json and the log.
 
-    `trust_articles` (for the read commands) lists wiki/ by name only, and `earlier` lists
-    again only the folders it names: see make_plan. Without `wait`, a workspace lock held by
+    `trust_articles` (for the read commands) lists wiki/ by name only, and `earlier` looks
+    again only at the files it names: see make_plan. Without `wait`, a workspace lock held by
     another writer raises LockTimeout at once.
     """
     trust_articles = trust_articles and not force

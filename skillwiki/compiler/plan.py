@@ -190,8 +190,8 @@ def make_plan(
     planned file by file. With `trust_articles` the articles of wiki/ are listed by name
     only, not stat'ed: an article edited by hand in place goes unseen until a full look
     (compile, status, lint), but never lost, for an article is looked at before it is rewritten.
-    With `earlier` (a server that watches the files) only the folders it says changed are
-    listed again.
+    With `earlier` (a server that watches the files) only the files it says changed are
+    looked at again.
     """
     cache = statcache.load(cache_path(ws), config.fingerprint)
     temps: list[str] = []

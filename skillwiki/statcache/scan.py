@@ -89,17 +89,17 @@ def relist_folders(
         folder = folder_of(path)
         by_folder.setdefault(folder, []).append(path[len(folder) :])
     for folder, names in sorted(by_folder.items()):
-        files = found[folder] = _look_again(root, folder, names, found.get(folder, {}), stats)
+        files = _look_again(root, folder, names, found.pop(folder, {}), stats)
+        if folder_stats is not None:
+            folder_stats.pop(folder, None)
         try:
             own = stat_of(root / folder)
         except OSError:  # the folder went since: none of its files is there
-            files.clear()
-        if folder_stats is not None:
-            folder_stats.pop(folder, None)
-            if files:
+            continue
+        if files:
+            found[folder] = files
+            if folder_stats is not None:
                 folder_stats[folder] = own
-        if not files:
-            del found[folder]
     return found
 
 
