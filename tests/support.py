@@ -11,6 +11,10 @@ from typer.testing import Result
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 DEMO = REPO / "fixtures" / "demo"
+CORPORA = REPO.parent / "shared" / "corpora"
+# tldr's pages all follow one short template, where the docs trees hold the variety that real
+# projects write: tests over real Markdown take every docs page and every fourth tldr page.
+TLDR_STRIDE = 4
 
 Invoke = Callable[..., Result]
 
@@ -18,6 +22,17 @@ Invoke = Callable[..., Result]
 # evidence ages and archive decisions do not drift as days pass (subprocesses inherit it).
 NOW = "2026-11-30T12:00:00Z"
 TODAY = NOW[:10]
+
+
+def real_pages(*languages: str) -> list[Path]:
+    """Markdown nobody here wrote, where ../shared is beside the checkout (else none): every
+    page of the docs trees, then every TLDR_STRIDE-th tldr page of each language named."""
+    if not CORPORA.is_dir():
+        return []
+    pages = sorted((CORPORA / "docs").rglob("*.md"))
+    for language in languages:
+        pages += sorted((CORPORA / "tldr" / language).rglob("*.md"))[::TLDR_STRIDE]
+    return pages
 
 
 def snapshot(root: Path) -> dict[str, bytes]:

@@ -18,9 +18,8 @@ from markdown_it.token import Token
 
 from skillwiki import markdown
 from skillwiki.documents import split
-from tests.support import DATA, DEMO, REPO
+from tests.support import DATA, DEMO, real_pages
 
-CORPORA = REPO.parent / "shared" / "corpora"
 SPEC = json.loads((DATA / "commonmark_spec.json").read_text(encoding="utf-8"))
 # What skillwiki adds to CommonMark (templates, wikilinks, footnotes, tables, strikethrough):
 # examples that hold these are read differently on purpose.
@@ -108,8 +107,7 @@ def test_spec_examples_are_nearly_all_checked() -> None:
 
 def _pages() -> list[Path]:
     roots = [DEMO / "docs", DATA / "compile" / "raw"]
-    roots += [CORPORA / "docs", CORPORA / "tldr" / "en"] if CORPORA.is_dir() else []
-    return [path for root in roots for path in sorted(root.rglob("*.md"))]
+    return [path for root in roots for path in sorted(root.rglob("*.md"))] + real_pages("en")
 
 
 def test_real_pages_agree_with_commonmark() -> None:

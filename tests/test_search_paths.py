@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 import shutil
 import sqlite3
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,11 +18,10 @@ from hypothesis import strategies as st
 
 from skillwiki import search
 from skillwiki.search import rank
-from skillwiki.search.text import STOP_WORDS, words
+from skillwiki.search.text import words
 from skillwiki.workspace import find_workspace
-from tests.support import DATA, DEMO, REPO, Invoke, write
+from tests.support import CORPORA, DATA, DEMO, REPO, Invoke, real_pages, write
 
-CORPORA = REPO.parent / "shared" / "corpora"
 EVAL = REPO / "bench" / "eval"
 
 
@@ -34,22 +35,14 @@ def _queries() -> list[str]:
     return found
 
 
-def _pattern(query: str) -> re.Pattern[str] | None:
-    roots = sorted(
-        {rank._root(term) for term in words(query) if term not in STOP_WORDS},
-        key=len,
-        reverse=True,
-    )
-    if not roots:
-        return None
-    return re.compile("|".join(rank._term_pattern(root) for root in roots), re.IGNORECASE)
+def _pattern(query: str) -> rank.Marks | None:
+    return rank.Marks.of(words(query))
 
 
 def _pages() -> list[Path]:
     roots = [DEMO / ".wiki" / "wiki", DATA / "compile" / "raw"]
-    if CORPORA.is_dir():
-        roots += [CORPORA / "docs", CORPORA / "tldr" / "en", CORPORA / "tldr" / "zh"]
-    return [path for root in roots for path in sorted(root.rglob("*.md"))]
+    pages = [path for root in roots for path in sorted(root.rglob("*.md"))]
+    return pages + real_pages("en", "zh")
 
 
 @pytest.mark.paths
@@ -65,12 +58,64 @@ def test_best_line_in_one_pass_equals_a_line_at_a_time() -> None:
         own = _pattern(" ".join(words(body[:400])[2:6]))
         chosen = [patterns[(number + step) % len(patterns)] for step in range(3)]
         for pattern in [*chosen, *([own] if own else [])]:
+            if _scanned(pattern, body) != _spans(pattern.pattern.finditer(body)):
+                differ.append((str(path), f"scan {pattern.pattern.pattern}"))
             best = rank._best_line(body, pattern)
             matched += bool(best)
             if best != rank.best_line_by_line(body, pattern):
-                differ.append((str(path), pattern.pattern))
+                differ.append((str(path), pattern.pattern.pattern))
     assert len(pages) >= 15 and matched >= len(pages)
     assert differ == []
+
+
+def _spans(matches: Iterator[re.Match[str]]) -> list[tuple[int, int]]:
+    return [match.span() for match in matches]
+
+
+def _scanned(marks: rank.Marks, text: str) -> list[tuple[int, int]]:
+    """The spans `marks` finds in `text` (lower-cased too when it may be), either way."""
+    found = list(marks.spans(text))
+    if not any(letter in text for letter in rank.CASE_ODD):
+        assert list(marks.spans(text, text.lower())) == found
+    return found
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    text=st.text(alphabet="abcAB_1 -.\n重试策ſKİıéÉΣς", max_size=60),
+    query=st.text(alphabet="abcAB_1 重试策ſéÉ", min_size=1, max_size=20),
+)
+def test_marks_found_by_scanning_for_roots_equal_the_word_start_pattern(
+    text: str, query: str
+) -> None:
+    """The scan for the roots alone, kept at word starts, finds what `\\broot\\w*` finds: in
+    any case, beside `_`, digits, CJK roots (then the pattern itself) and letters whose case
+    folds oddly (ſ, K, İ)."""
+    marks = rank.Marks.of(words(query))
+    if marks is not None:
+        assert _scanned(marks, text) == _spans(marks.pattern.finditer(text))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(text=st.text(alphabet="ab![]()\n ", max_size=60))
+def test_links_stripped_at_once_equal_a_line_at_a_time(text: str) -> None:
+    lines = [rank._LINK_TEXT.sub(rank._link_text, line) for line in text.split("\n")]
+    assert rank._strip_links(text) == "\n".join(lines)
+
+
+def test_the_letters_odd_in_case_are_all_there_are() -> None:
+    """CASE_ODD holds every letter outside ASCII that the regex engine, ignoring case, takes
+    for an ASCII word character, or whose lower case is another length or another kind of
+    character: this Python's Unicode tables, code point by code point."""
+    ascii_word = re.compile("[A-Za-z0-9_]", re.IGNORECASE)
+    odd = [
+        char
+        for char in map(chr, range(0x80, sys.maxunicode + 1))
+        if ascii_word.fullmatch(char)
+        or len(lower := char.lower()) != 1
+        or rank._is_word(lower) != rank._is_word(char)
+    ]
+    assert "".join(odd) == rank.CASE_ODD
 
 
 @settings(max_examples=400, deadline=None)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -25,12 +26,13 @@ RRF_K = 60
 # Neither part may hold its own opener: each `[` or `(` then ends the scan of the one before,
 # and a line of thousands of them costs its length, not its square.
 _LINK_TEXT = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
-# The same, for a whole body at once: no match may run past the end of its line.
-_LINK_TEXT_IN_A_LINE = re.compile(r"!?\[([^\[\]\n]*)\]\([^()\n]*\)")
+# The same without the `!` of an image, for a whole body at once: no match may run past the
+# end of its line. Opening with `[`, it lets the regex engine skip to each one (_strip_links).
+_LINK_IN_A_LINE = re.compile(r"\[([^\[\]\n]*)\]\([^()\n]*\)")
 # A line of HTML tags alone (`<a id="x"></a>`, an anchor before a heading): not text to show.
 _TAGS_ONLY = re.compile(r"(?:<[^<>]*>\s*)+")
 # Line breaks other than \n that str.splitlines cuts at too.
-_ODD_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_ODD_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
 @dataclass(frozen=True)
@@ -139,14 +141,14 @@ def search(
     ranked.sort(key=lambda row: (-row[0], row[1]))
     if near:
         ranked = _fuse(ranked, near)
-    query_words = words(text)
+    marks = Marks.of(words(text))
     return [
         Hit(
             f".wiki/wiki/{rel}",
             title,
             kind_,
             round(score, 4),
-            snippet(ws.wiki / rel, query_words, opening=signals.words == 0),
+            _snippet(ws.wiki / rel, marks, opening=signals.words == 0),
             signals,
         )
         for score, rel, title, kind_, signals, _ in ranked[:limit]
@@ -339,72 +341,179 @@ def _coverage(db: sqlite3.Connection, terms: Sequence[str], ids: list[int]) -> d
 def snippet(path: Path, terms: Sequence[str], width: int = 160, *, opening: bool = False) -> str:
     """Return the line of the article that matches the most terms, with them in **bold**; with
     `opening` (a page found by meaning alone, holding none of them), its first line of text."""
+    return _snippet(path, Marks.of(terms), width, opening=opening)
+
+
+def _snippet(path: Path, marks: Marks | None, width: int = 160, *, opening: bool = False) -> str:
+    """`snippet`, with the query's Marks made once for all the hits."""
+    if marks is None:
+        return ""
     try:
         body = body_of(path.read_bytes().decode("utf-8", errors="replace"))
     except OSError:
         return ""
-    roots = sorted({_root(term) for term in terms if term not in STOP_WORDS}, key=len, reverse=True)
-    if not roots:
-        return ""
-    pattern = re.compile("|".join(_term_pattern(root) for root in roots), re.IGNORECASE)
-    best = _best_line(body, pattern)
+    best = _best_line(body, marks)
     if not best and opening:
-        best = best_line_by_line(body, re.compile(r"\A"))  # every line once: the first
+        best = best_line_by_line(body, Marks(re.compile(r"\A")))  # the first line
     if not best:
         return ""
     best = best.replace("**", "")  # the text's own bold: a mark inside it would nest
-    first = pattern.search(best)
+    first = marks.pattern.search(best)
     start = max(0, (first.start() if first else 0) - width // 3)
     cut = best[start : start + width]
     cut = ("…" if start else "") + cut + ("…" if start + width < len(best) else "")
-    return pattern.sub(lambda match: f"**{match.group(0)}**", cut)
+    return marks.pattern.sub(lambda match: f"**{match.group(0)}**", cut)
 
 
-def _best_line(body: str, pattern: re.Pattern[str]) -> str:
+@dataclass(frozen=True)
+class Marks:
+    """What a snippet marks: each root of the query's words at the start of a word (a CJK
+    root anywhere), in any case, as `pattern` matches them.
+
+    `spans` gives the spans of `pattern.finditer`, found faster on long bodies. A pattern that
+    opens with `\\b`, or is read in any case, makes the regex engine try every position; one
+    that opens with letters of one case lets it skip to where they occur. So it scans for
+    the roots alone and keeps the matches at a word's start. That is exact: a match it drops
+    covers word characters to the end of its word, where no root can start a word. Roots
+    in ASCII are looked for in the lower-cased text, unless it holds one of the four letters
+    that the regex engine, ignoring case, takes for an ASCII one though lower-casing does not
+    give it (CASE_ODD). With CJK roots among the others (a dropped match could run over one)
+    it takes `pattern` itself.
+    """
+
+    pattern: re.Pattern[str]
+    scan: re.Pattern[str] | None = None  # the roots without `\b`; None: use `pattern`
+    lowered: re.Pattern[str] | None = None  # the same in lower case, when all are ASCII
+
+    @classmethod
+    def of(cls, terms: Sequence[str]) -> Marks | None:
+        roots = sorted(
+            {_root(term) for term in terms if term not in STOP_WORDS}, key=len, reverse=True
+        )
+        if not roots:
+            return None
+        pattern = re.compile("|".join(_term_pattern(root) for root in roots), re.IGNORECASE)
+        if any(CJK.match(root) for root in roots):
+            return cls(pattern)
+        scan = "|".join(rf"{re.escape(root)}\w*" for root in roots)
+        lowered = None
+        if all(root.isascii() for root in roots):
+            lowered = re.compile("|".join(rf"{re.escape(root.lower())}\w*" for root in roots))
+        return cls(pattern, re.compile(scan, re.IGNORECASE), lowered)
+
+    def spans(self, text: str, lowered: str | None = None) -> Iterator[tuple[int, int]]:
+        """The spans `pattern.finditer(text)` finds; `lowered`: `text.lower()`, when `text`
+        holds no CASE_ODD letter."""
+        if self.scan is None:
+            yield from (match.span() for match in self.pattern.finditer(text))
+            return
+        found = self.scan.finditer(text)
+        if self.lowered is not None and lowered is not None:
+            found = self.lowered.finditer(lowered)
+        for match in found:
+            start = match.start()
+            if start == 0 or not _is_word(text[start - 1]):
+                yield match.span()
+
+
+# The letters outside ASCII that the regex engine, ignoring case, matches to an ASCII word
+# character, or whose lower case is not one letter (İ, ı, ſ, and the Kelvin sign): held to
+# be all of them by a test that tries every code point.
+CASE_ODD = "\u0130\u0131\u017f\u212a"
+
+
+def _is_word(char: str) -> bool:
+    """Whether `char` is a word character as the regex engine's `\\w` has it (str patterns)."""
+    return char.isalnum() or char == "_"
+
+
+def _best_line(body: str, marks: Marks) -> str:
     """The article's line (link markup removed) with the most distinct matches; the first wins.
 
     One pass of the pattern over the whole body, then a look at the lines that matched: the
     same answer as `best_line_by_line` (held equal on real trees by a test), which a body with
     line breaks other than \\n still takes.
     """
-    if _ODD_BREAKS.search(body):
-        return best_line_by_line(body, pattern)
-    lines = body.split("\n")
-    if "## Sources" in lines:  # the back-link the compiler adds: not the article's text
-        lines = lines[: lines.index("## Sources")]
-    text = "\n".join(lines)
-    if "[" in text:
-        text = _LINK_TEXT_IN_A_LINE.sub(r"\1", text)
+    prose = _prose(body)
+    if prose is None:
+        return best_line_by_line(body, marks)
+    text, lowered = prose
     found: dict[int, set[str]] = {}  # start of a line -> the distinct matches in it
-    start = -1
-    for match in pattern.finditer(text):
-        if start < 0 or "\n" in text[start : match.start()]:
-            start = text.rfind("\n", 0, match.start()) + 1
-        found.setdefault(start, set()).add(match.group(0).lower())
+    line_start = -1
+    for start, end in marks.spans(text, lowered):
+        if line_start < 0 or "\n" in text[line_start:start]:
+            line_start = text.rfind("\n", 0, start) + 1
+        found.setdefault(line_start, set()).add(text[start:end].lower())
     best, best_count = "", 0
-    for start, matches in found.items():
+    for line_start, matches in found.items():
         if len(matches) <= best_count:
             continue
-        end = text.find("\n", start)
-        line = text[start : end if end >= 0 else len(text)].strip()
+        end = text.find("\n", line_start)
+        line = text[line_start : end if end >= 0 else len(text)].strip()
         if not line.startswith("# ") and not _TAGS_ONLY.fullmatch(line):
             best, best_count = line, len(matches)
     return best
 
 
-def best_line_by_line(body: str, pattern: re.Pattern[str]) -> str:
+@functools.lru_cache(maxsize=32)
+def _prose(body: str) -> tuple[str, str | None] | None:
+    """The body's text as snippets read it (cut at the compiler's `## Sources`, each link's
+    markup replaced by its text) and that text lower-cased, unless it holds a CASE_ODD letter;
+    None for a body with line breaks other than \\n.
+
+    Kept for the last bodies read: a server asked again and again finds the same pages, and
+    a long one (a release log of thousands of links) takes milliseconds to prepare.
+    """
+    if _holds_any(body, _ODD_BREAKS):
+        return None
+    lines = body.split("\n")
+    if "## Sources" in lines:  # the back-link the compiler adds: not the article's text
+        lines = lines[: lines.index("## Sources")]
+    text = "\n".join(lines)
+    if "[" in text:
+        text = _strip_links(text)
+    return text, None if _holds_any(text, CASE_ODD) else text.lower()
+
+
+def _strip_links(text: str) -> str:
+    """`_LINK_TEXT.sub(_link_text, line)` for every line of `text` at once: each link (with
+    the `!` just before it, an image's) becomes its text."""
+    parts: list[str] = []
+    done = 0
+    for match in _LINK_IN_A_LINE.finditer(text):
+        start = match.start()
+        if start > done and text[start - 1] == "!":
+            start -= 1
+        parts += (text[done:start], match.group(1))
+        done = match.end()
+    parts.append(text[done:])
+    return "".join(parts)
+
+
+def _holds_any(text: str, chars: str) -> bool:
+    """Whether `text` holds one of `chars`: a search per character beats a character class
+    on long texts (each is a memchr-like scan)."""
+    return any(char in text for char in chars)
+
+
+def best_line_by_line(body: str, marks: Marks) -> str:
     """`_best_line`, a line at a time as str.splitlines cuts them."""
     best, best_count = "", 0
     for raw_line in body.splitlines():
         if raw_line == "## Sources":
             break
-        line = _LINK_TEXT.sub(r"\1", raw_line).strip()
+        line = _LINK_TEXT.sub(_link_text, raw_line).strip()
         if not line or line.startswith("# ") or _TAGS_ONLY.fullmatch(line):
             continue
-        count = len({match.group(0).lower() for match in pattern.finditer(line)})
+        count = len({match.group(0).lower() for match in marks.pattern.finditer(line)})
         if count > best_count:
             best, best_count = line, count
     return best
+
+
+def _link_text(match: re.Match[str]) -> str:
+    """A link's text, for its whole markup (a function: a `\\1` template costs more per link)."""
+    return match.group(1)
 
 
 def _root(term: str) -> str:
