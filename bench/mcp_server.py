@@ -5,9 +5,9 @@ Usage:
 
 Figures are medians over --runs rounds in one server process, after one warm-up call. With
 --queries, a round asks every query of the file (its first column) and the median is over
-all those calls; else a round asks --word. "After a change" appends a line to one raw file
-before a call, and "the call after" is the next call, with nothing changed. Run by hand: CI
-does not run it.
+all those calls; else a round asks --word. "After a change" gives one raw file another last
+line before a call (the file is put back as it was at the end: runs do not make it grow), and
+"the call after" is the next call, with nothing changed. Run by hand: CI does not run it.
 """
 
 from __future__ import annotations
@@ -47,10 +47,14 @@ async def measure(ws: Path, runs: int, words: list[str]) -> None:
         print(f"query, no change: {ms(plain)} (median of {len(plain)})")
         changed, after = [], []
         raw = next((ws / ".wiki" / "raw").rglob("*.md"))
-        for number in range(runs):
-            raw.write_text(raw.read_text() + f"\nline {number}\n")
-            changed.append(await timed(words[number % len(words)]))
-            after.append(await timed(words[number % len(words)]))
+        original = raw.read_bytes()
+        try:
+            for number in range(runs):  # another last line each time; its bytes put back after
+                raw.write_bytes(original + f"\nline {number}\n".encode())
+                changed.append(await timed(words[number % len(words)]))
+                after.append(await timed(words[number % len(words)]))
+        finally:
+            raw.write_bytes(original)
         print(f"query after 1 raw change: {ms(changed)}; the call after: {ms(after)}")
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"peak RSS of the server: {peak:.0f} MiB")

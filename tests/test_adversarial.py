@@ -100,7 +100,7 @@ def untraced() -> Iterator[None]:
         current.start()
 
 
-def _best(run: Callable[[str], object], text: str, runs: int = 3) -> float:
+def _best(run: Callable[[str], object], text: str, runs: int = 2) -> float:
     """The best of `runs` timings (taken with the cyclic garbage collector held off)."""
     best = float("inf")
     for _ in range(runs):
