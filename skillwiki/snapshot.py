@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from skillwiki.statcache.scan import Stat
 
@@ -19,12 +19,16 @@ def _covers_all(rel: str) -> bool:
 @dataclass(frozen=True)
 class Since:
     """What changed since a known state: if the index was last synced to `token`, only the
-    articles of these folders (folder -> every article in it now, with its stat), and of
-    those only the ones `covers` accepts, may differ."""
+    articles of these folders (folder -> the articles in it now that were looked at, with
+    their stats), and of those only the ones `covers` accepts, may differ.
+
+    `present` (folder -> the names of every article in it now) spares `covers` the many rows
+    of a big folder: an article there now that `folders` does not hold was not looked at."""
 
     token: str
     folders: Mapping[str, Mapping[str, Stat]]
     covers: Callable[[str], bool] = _covers_all
+    present: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,7 @@ def compile_workspace(
         lambda: listing.wiki_stats,
         entry_of,
         token=None if plan.cache.dirty else str(plan.cache.saved_ns),
-        since=Since(str(loaded_at), listing.looked_articles(), listing.covers)
+        since=Since(str(loaded_at), listing.looked_articles(), listing.covers, listing.wiki_folders)
         if loaded_at
         else None,
     )

@@ -297,11 +297,14 @@ def _differences(
                 "SELECT path, stamp FROM docs WHERE path >= ? AND path < ?",
                 (folder, folder + "\U0010ffff"),
             )
-            have.update(
-                (rel, stamp)
-                for rel, stamp in rows
-                if "/" not in rel[len(folder) :] and since.covers(rel)
-            )
+            present = since.present.get(folder, {})
+            for rel, stamp in rows:
+                if rel in found:
+                    have[rel] = stamp
+                    continue
+                name = rel[len(folder) :]
+                if "/" not in name and name not in present and since.covers(rel):
+                    have[rel] = stamp  # gone, from a part looked at
     changed = sorted(rel for rel, stamp in wanted.items() if have.get(rel) != stamp)
     gone = sorted(rel for rel in have if rel not in wanted)
     return wanted, changed, gone
