@@ -4,6 +4,9 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.support import Invoke, write
 
@@ -235,6 +238,40 @@ def test_a_big_folder_is_kept_in_step_bucket_by_bucket(ws: Path, invoke: Invoke)
     assert [_query(invoke, ws, text, "--limit", "50") for text in ("page", "text", "notes")] == [
         {**answer, "refreshed": 0} for answer in answers
     ]
+
+
+def test_a_big_folder_s_rows_are_read_whole_only_when_an_article_went(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After an edit in a big folder the sync reads the rows of the articles looked at, by
+    path, and counts the rest: they are in step. Only when an article went does it read the
+    folder's rows (to find which), and the article leaves the index."""
+    from skillwiki import statcache
+    from skillwiki.search import index
+
+    raw = ws / ".wiki" / "raw" / "big"
+    for number in range(statcache.BUCKET_FILES + 100):
+        write(raw / f"page-{number:04d}.md", f"# Page {number}\n\nMarker m{number:04d}x.\n")
+    assert invoke("compile", "-w", str(ws)).exit_code == 0
+    _settle(ws)
+    _query(invoke, ws, "marker")
+    read_whole: list[str] = []
+    whole = index._gone_rows
+
+    def spy(db: Any, folder: str, *rest: Any) -> dict[str, str]:
+        read_whole.append(folder)
+        return whole(db, folder, *rest)
+
+    monkeypatch.setattr(index, "_gone_rows", spy)
+    with (raw / "page-0007.md").open("a") as handle:
+        handle.write("\nThe numbat was here.\n")
+    assert [hit["path"] for hit in _query(invoke, ws, "numbat")["results"]] == [
+        ".wiki/wiki/big/page-0007.md"
+    ]
+    assert read_whole == []
+    (raw / "page-0008.md").unlink()
+    assert _query(invoke, ws, "m0008x")["results"] == []
+    assert read_whole == ["big/"]
 
 
 def _found(invoke: Invoke, demo: Path, text: str) -> list[str]:
