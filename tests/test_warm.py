@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -181,6 +182,49 @@ def test_after_a_change_only_the_changed_files_are_looked_at_again(
             cold, done = query(ws, config, word)
             assert done.refreshed == 0
             assert [h.path for h in hits] == [h.path for h in cold]
+    warm.close()
+
+
+@needs_inotify
+def test_a_big_folder_keeps_its_spread_while_its_names_stay(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A look after an edit in a big folder takes the last look's spread of its names over
+    the buckets (with the new stats) instead of hashing every name again; a look after a name
+    came spreads them anew. Either way the spread equals one made from the listing."""
+    from skillwiki import statcache
+    from skillwiki.statcache import listing as listing_module
+
+    raw = ws / ".wiki" / "raw" / "big"
+    for number in range(statcache.BUCKET_FILES + 100):
+        write(raw / f"page-{number:04d}.md", f"# Page {number}\n\nMarker m{number:04d}x.\n")
+    warm = Warm(Place(ws))
+    _hits(warm, "marker")  # compiles them all; wiki/big/ came: the next look lists it all
+    write(raw / "page-0001.md", "# Page 1\n\nMarker m0001x, again.\n")
+    _hits(warm, "marker")
+    spread: list[str] = []
+    split = statcache.split
+
+    def counted(folder: str, *rest: Any) -> Any:
+        spread.append(folder)
+        return split(folder, *rest)
+
+    monkeypatch.setattr(listing_module, "split", counted)
+    for name, word, spread_anew in (
+        ("page-0007.md", "numbat", False),
+        ("page-9999.md", "quoll", True),  # a new name
+        ("page-0008.md", "bilby", False),
+    ):
+        spread.clear()
+        write(raw / name, f"# {name}\n\nThe {word} was here.\n")
+        _, hits = _hits(warm, "numbat quoll bilby")
+        assert ("big/" in spread) is spread_anew
+        listing = warm._listing
+        assert listing is not None
+        for (folder, count), (raws, wikis) in listing.splits.items():
+            assert raws == split(folder, listing.raw_folders.get(folder, {}), count)
+            assert wikis == split(folder, listing.wiki_folders.get(folder, {}), count)
+    assert sorted(hits) == [f".wiki/wiki/big/page-{n}.md" for n in ("0007", "0008", "9999")]
     warm.close()
 
 

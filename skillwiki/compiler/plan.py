@@ -217,6 +217,7 @@ def make_plan(
     temps += [f"wiki/{rel}" for rel in wiki_temps]
     temps += [name for name in os.listdir(ws.dot) if name.endswith(fsio.TEMP_SUFFIX)]
     listing = Listing(raw_folders, wiki_folders, cache, ws.wiki, folder_stats)
+    listing.earlier = earlier.listing if earlier is not None else None
     plan = Plan(listing, temps=temps)
     seen: set[Key] = set()
     for folder in sorted(raw_folders.keys() | wiki_folders.keys()):
@@ -241,6 +242,7 @@ def make_plan(
                 wiki = wikis[key] = _stat_listed(ws, folder, wiki, wiki_files)
             _plan_folder(ws, config, plan, key, raw, wiki)
     listing.looked |= cache.records.keys() - seen  # records of files that are gone
+    listing.earlier = None  # its spreads were taken over where they could be: let it go
     plan.others.sort()
     plan.problems.sort()
     return plan

@@ -42,6 +42,8 @@ class Listing:
     _raw_stats: dict[str, Stat] | None = None
     _wiki_stats: dict[str, Stat] | None = None
     _looked_articles: set[str] = field(default_factory=set)
+    # The listing this one was made from (relist_folders), whose spreads it may take over.
+    earlier: Listing | None = None
 
     @property
     def raw_stats(self) -> dict[str, Stat]:
@@ -110,11 +112,40 @@ class Listing:
         """A folder's raw files and articles spread over its `count` keys (computed once)."""
         found = self.splits.get((folder, count))
         if found is None:
-            found = self.splits[folder, count] = (
-                split(folder, self.raw_folders.get(folder, {}), count),
-                split(folder, self.wiki_folders.get(folder, {}), count),
+            raw = self.raw_folders.get(folder, {})
+            wiki = self.wiki_folders.get(folder, {})
+            found = self.splits[folder, count] = self._spread_as_before(folder, count) or (
+                split(folder, raw, count),
+                split(folder, wiki, count),
             )
         return found
+
+    def _spread_as_before(
+        self, folder: str, count: int
+    ) -> tuple[dict[Key, Folder], dict[Key, Folder]] | None:
+        """The earlier listing's spread of a folder, with today's stats, when the folder holds
+        the same names in the same order (then `split` would spread them the same way): a
+        change to a file of a big folder need not hash every name again."""
+        if self.earlier is None or count == 1:  # one key: the folder itself, nothing to hash
+            return None
+        before = self.earlier.splits.get((folder, count))
+        if before is None:
+            return None
+        sides = []
+        for now, then, spread in (
+            (self.raw_folders.get(folder, {}), self.earlier.raw_folders.get(folder, {}), before[0]),
+            (
+                self.wiki_folders.get(folder, {}),
+                self.earlier.wiki_folders.get(folder, {}),
+                before[1],
+            ),
+        ):
+            if list(now) != list(then):
+                return None
+            sides.append(
+                {key: {name: now[name] for name in files} for key, files in spread.items()}
+            )
+        return sides[0], sides[1]
 
     def files_of(self, key: Key) -> tuple[Folder, Folder]:
         """The raw files and articles a key covers now (none if its folder is split otherwise)."""
