@@ -168,3 +168,27 @@ def test_cursor_payloads(demo: Path, tmp_path: Path) -> None:
     assert (prompt.returncode, prompt.stdout, prompt.stderr) == (0, "", "")
     sessions = (demo / ".wiki" / ".cache" / "hook-sessions.log").read_text()
     assert sessions.startswith("c-7f3a ")
+
+
+def test_the_sessions_log_keeps_its_newest_half(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every hook reads the log of what each session was shown: once it outgrows its size it
+    keeps its newest whole lines, and what the current session was shown is still known."""
+    from skillwiki.memory import hooks
+    from skillwiki.workspace import find_workspace
+
+    ws = find_workspace(demo)
+    monkeypatch.setattr(hooks, "SESSIONS_BYTES", 2000)
+    log = demo / ".wiki" / ".cache" / "hook-sessions.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("".join(f"old-{n:03d} lesson-{n}\n" for n in range(200)))
+    hooks._remember_shown(ws, "new-session", ["lesson-a", "lesson-b"])
+    kept = log.read_text().splitlines()
+    assert len(log.read_bytes()) <= 2000
+    assert kept[-2:] == ["new-session lesson-a", "new-session lesson-b"]
+    assert all(line.startswith(("old-", "new-session ")) and " lesson-" in line for line in kept)
+    assert "old-000 lesson-0" not in kept and "old-199 lesson-199" in kept
+    assert hooks._shown_in(ws, "new-session") == {"lesson-a", "lesson-b"}
+    hooks._remember_shown(ws, "new-session", ["lesson-c"])  # below the size: only appended
+    assert log.read_text().splitlines() == [*kept, "new-session lesson-c"]

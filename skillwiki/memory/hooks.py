@@ -149,6 +149,11 @@ def _edited_file(ws: Workspace, payload: dict[str, Any]) -> str | None:
         return None
 
 
+# The log of what each session was shown is read by every hook call, under the hooks' time
+# budget: past this size it keeps its newest half (the sessions of the last days).
+SESSIONS_BYTES = 256 * 1024
+
+
 def _sessions(ws: Workspace) -> Path:
     return ws.cache / "hook-sessions.log"
 
@@ -172,5 +177,17 @@ def _remember_shown(ws: Workspace, session: str, ids: list[str]) -> None:
     try:
         fsio.make_dirs(ws.cache)
         fsio.append(_sessions(ws), lines.encode(), durable=False)
+        _keep_newest(_sessions(ws))
     except (OSError, SkillwikiError):
         pass
+
+
+def _keep_newest(log: Path) -> None:
+    """Cut the sessions log to its newest half once it outgrows SESSIONS_BYTES, whole lines
+    only. Two hooks cutting at once, or a line appended meanwhile, can lose a line: then a
+    lesson is shown (and counted) once more in that session, no worse."""
+    if log.stat().st_size <= SESSIONS_BYTES:
+        return
+    data = log.read_bytes()
+    start = data.find(b"\n", len(data) - SESSIONS_BYTES // 2) + 1
+    fsio.atomic_write(log, data[start:] if start > 0 else b"", durable=False)
