@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from skillwiki.headcache import Known
 from skillwiki.statcache.scan import Stat
 
 
@@ -40,10 +41,12 @@ class Snapshot:
     again; None for an article without one. `token` names this exact state as recorded in
     the saved stat cache (None when unsaved): an index synced to the same token is in step
     without a comparison. `since`: the folders that may differ from the state the index may
-    have been synced to.
+    have been synced to. `told`: what compile found in the articles it wrote (headcache), so
+    that the index need not parse them again.
     """
 
     articles: Callable[[], Mapping[str, Stat]]
     entry_of: Callable[[str], str | None] = _no_entry
     token: str | None = None
     since: Since | None = None
+    told: Mapping[str, Known] = field(default_factory=dict)

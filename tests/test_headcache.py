@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from skillwiki import headcache, search
 from skillwiki.search import index
 from skillwiki.workspace import Workspace
@@ -58,3 +60,30 @@ def test_headings_told_for_another_body_are_not_used(ws: Path, invoke: Invoke) -
         "text",
     ):
         assert headcache.told_of(damaged, body) is None  # type: ignore[arg-type]
+
+
+def test_an_article_just_written_is_not_parsed_again_by_the_index(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a compile of a few articles (too few for the headings file), the index takes
+    their headings and references from compile itself; a hand edit is still parsed."""
+    raw = ws / ".wiki" / "raw" / "notes"
+    write(raw / "a.md", "# A\n\nIntro.\n\n## Retry budget\n\nSee `b`.\n")
+    write(raw / "b.md", "# B\n\nText.\n")
+    assert invoke("-w", str(ws), "query", "intro").exit_code == 0
+    parsed: list[str] = []
+    read_article = headcache.read_article
+
+    def counted(body: str, path: str, title: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        parsed.append(path)
+        return read_article(body, path, title)
+
+    monkeypatch.setattr(headcache, "read_article", counted)
+    write(raw / "a.md", "# A\n\nIntro.\n\n## Backoff budget\n\nSee `b`.\n")
+    found = invoke("-w", str(ws), "query", "backoff", "--json")
+    assert found.exit_code == 0 and "notes/a.md" in found.stdout
+    assert parsed == []
+    article = ws / ".wiki" / "wiki" / "notes" / "b.md"
+    article.write_text(article.read_text().replace("Text.", "## Jitter\n\nText."))
+    assert "notes/b.md" in invoke("-w", str(ws), "query", "jitter", "--json").stdout
+    assert parsed == ["notes/b.md"]

@@ -96,6 +96,7 @@ def compile_workspace(
         since=Since(str(loaded_at), listing.looked_articles(), listing.covers, listing.wiki_folders)
         if loaded_at
         else None,
+        told=result.headings,
     )
     return result
 

@@ -137,7 +137,9 @@ def _sync_db(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot) -> bool:
         synced = db.execute("SELECT value FROM meta WHERE key = 'synced'").fetchone()
         since = wiki.since if wiki.since is not None and synced == (wiki.since.token,) else None
         wanted, changed, gone = _differences(db, wiki.articles, since)
-        told = headcache.load(ws) if len(changed) >= headcache.MIN_ARTICLES else {}
+        told = wiki.told  # of the articles just written; after a bulk compile, from its file
+        if len(changed) >= headcache.MIN_ARTICLES:
+            told = {**headcache.load(ws), **told}
         jobs = [(ws.wiki / rel, rel, wiki.entry_of(rel), told.get(rel)) for rel in changed]
         documents = list(zip(changed, parallel.imap(_document, jobs), strict=True))
         packer = _Packer(db, [doc.values for _, doc in documents if doc is not None])
