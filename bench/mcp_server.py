@@ -2,11 +2,12 @@
 
 Usage:
   python bench/mcp_server.py WORKSPACE [--runs 15] [--word archive] [--queries bench/eval/en.tsv]
+                             [--change pages/common/tar.md]
 
 Figures are medians over --runs rounds in one server process, after one warm-up call. With
 --queries, a round asks every query of the file (its first column) and the median is over
-all those calls; else a round asks --word. "After a change" gives one raw file another last
-line before a call (the file is put back as it was at the end: runs do not make it grow), and
+all those calls; else a round asks --word. "After a change" gives one raw file (--change,
+else the first found) another last line before a call (the file is put back as it was at the end: runs do not make it grow), and
 "the call after" is the next call, with nothing changed. Run by hand: CI does not run it.
 """
 
@@ -26,7 +27,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 
-async def measure(ws: Path, runs: int, words: list[str]) -> None:
+async def measure(ws: Path, runs: int, words: list[str], change: Path | None) -> None:
     params = StdioServerParameters(  # the whole environment: PYTHONPATH picks the code measured
         command=sys.executable, args=["-m", "skillwiki", "mcp", "-w", str(ws)], env=dict(os.environ)
     )
@@ -46,7 +47,9 @@ async def measure(ws: Path, runs: int, words: list[str]) -> None:
         plain = [await timed(word) for _ in range(runs) for word in words]
         print(f"query, no change: {ms(plain)} (median of {len(plain)})")
         changed, after = [], []
-        raw = next((ws / ".wiki" / "raw").rglob("*.md"))
+        raw = (
+            ws / ".wiki" / "raw" / change if change else next((ws / ".wiki" / "raw").rglob("*.md"))
+        )
         original = raw.read_bytes()
         try:
             for number in range(runs):  # another last line each time; its bytes put back after
@@ -80,13 +83,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--word", default="archive")
     parser.add_argument("--queries", type=Path, help="a file of queries, one per line (TSV)")
+    parser.add_argument("--change", type=Path, help="the raw file to change (below .wiki/raw/)")
     args = parser.parse_args()
     words = [args.word]
     if args.queries:
         lines = args.queries.read_text(encoding="utf-8").splitlines()
         words = [line.split("\t")[0] for line in lines if line and not line.startswith("#")]
     os.environ.setdefault("NO_COLOR", "1")
-    anyio.run(measure, args.workspace, args.runs, words)
+    anyio.run(measure, args.workspace, args.runs, words, args.change)
 
 
 if __name__ == "__main__":
