@@ -7,8 +7,10 @@ Usage:
 Figures are medians over --runs rounds in one server process, after one warm-up call. With
 --queries, a round asks every query of the file (its first column) and the median is over
 all those calls; else a round asks --word. "After a change" gives one raw file (--change,
-else the first found) another last line before a call (the file is put back as it was at the end: runs do not make it grow), and
-"the call after" is the next call, with nothing changed. Run by hand: CI does not run it.
+else the first found) another last line before a call (the file is put back as it was at the
+end: runs do not make it grow), and "the call after" is the next call, with nothing changed.
+The server and the CLI run in the workspace, so that PYTHONPATH picks the code measured. Run
+by hand: CI does not run it.
 """
 
 from __future__ import annotations
@@ -28,8 +30,14 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 
 async def measure(ws: Path, runs: int, words: list[str], change: Path | None) -> None:
-    params = StdioServerParameters(  # the whole environment: PYTHONPATH picks the code measured
-        command=sys.executable, args=["-m", "skillwiki", "mcp", "-w", str(ws)], env=dict(os.environ)
+    # The whole environment, so that PYTHONPATH picks the code measured; and the workspace as
+    # the working directory, which `python -m` puts ahead of PYTHONPATH (run from a checkout,
+    # it would measure the checkout).
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "skillwiki", "mcp", "-w", str(ws)],
+        env=dict(os.environ),
+        cwd=str(ws),
     )
     started = time.monotonic()
     async with stdio_client(params) as (read, send), ClientSession(read, send) as session:
@@ -68,6 +76,7 @@ async def measure(ws: Path, runs: int, words: list[str], change: Path | None) ->
             [sys.executable, "-m", "skillwiki", "-w", str(ws), "query", words[0]],
             capture_output=True,
             check=True,
+            cwd=ws,
         )
         cli.append(time.monotonic() - at)
     print(f"CLI query, whole process: {ms(cli)} (median of 5)")
