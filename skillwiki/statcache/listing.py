@@ -123,9 +123,9 @@ class Listing:
     def _spread_as_before(
         self, folder: str, count: int
     ) -> tuple[dict[Key, Folder], dict[Key, Folder]] | None:
-        """The earlier listing's spread of a folder, with today's stats, when the folder holds
-        the same names in the same order (then `split` would spread them the same way): a
-        change to a file of a big folder need not hash every name again."""
+        """The earlier listing's spread of a folder, with this listing's stats, when the
+        folder holds the same names in the same order (then `split` would spread them the
+        same way): a change to a file of a big folder need not hash every name again."""
         if self.earlier is None or count == 1:  # one key: the folder itself, nothing to hash
             return None
         before = self.earlier.splits.get((folder, count))
