@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from stat import S_ISREG
 from typing import Any
@@ -55,15 +56,9 @@ def scan_folders(
     holding files into `folder_stats`, when they are given.
     """
     found: dict[str, Folder] = {}
-    left = [] if temps is None else temps
-    try:
-        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    except (FileNotFoundError, NotADirectoryError):
-        return found
-    try:
-        _walk(fd, "", found, left, stats, folder_stats)
-    finally:
-        os.close(fd)
+    with _opened(root) as fd:
+        if fd is not None:
+            _walk(fd, "", found, [] if temps is None else temps, stats, folder_stats)
     return found
 
 
@@ -119,12 +114,21 @@ def _look_again(root: Path, folder: str, names: list[str], files: Folder, stats:
 
 def _files_of(root: Path, folder: str, stats: bool) -> Folder:
     """One folder's regular files, as scan_folders lists them (its subfolders aside)."""
+    with _opened(root / folder) as fd:
+        return {} if fd is None else _list(fd, folder, [], stats)[0]
+
+
+@contextmanager
+def _opened(path: Path) -> Iterator[int | None]:
+    """A folder opened for the calls relative to it, closed after; None if it is not there
+    (or not a folder)."""
     try:
-        fd = os.open(root / folder if folder else root, os.O_RDONLY | os.O_DIRECTORY)
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     except (FileNotFoundError, NotADirectoryError):
-        return {}
+        yield None
+        return
     try:
-        return _list(fd, folder, [], stats)[0]
+        yield fd
     finally:
         os.close(fd)
 
@@ -138,20 +142,14 @@ def stat_of(path: Path) -> Stat:
 def stat_files(root: Path, folder: str, names: Collection[str]) -> Folder:
     """Stat the named files of one folder below `root`; vanished and non-regular ones drop out."""
     found: Folder = {}
-    try:
-        fd = os.open(root / folder if folder else root, os.O_RDONLY | os.O_DIRECTORY)
-    except (FileNotFoundError, NotADirectoryError):
-        return found
-    try:
-        for name in names:
+    with _opened(root / folder) as fd:
+        for name in names if fd is not None else ():
             try:
                 stat = os.stat(name, dir_fd=fd, follow_symlinks=False)
             except (FileNotFoundError, NotADirectoryError):
                 continue
             if S_ISREG(stat.st_mode):
                 found[name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
-    finally:
-        os.close(fd)
     return found
 
 
