@@ -12,7 +12,7 @@ import json
 import sqlite3
 import time
 import zlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from enum import Enum
@@ -80,6 +80,7 @@ class _Unwritable(Exception):
 
 
 Answer = TypeVar("Answer")
+Value = TypeVar("Value")
 
 
 def _patiently(path: Path, attempt: Callable[[], Answer], repair: Callable[[], None]) -> Answer:
@@ -313,15 +314,8 @@ def _rows_looked_at(
     folder of thousands, reading every row into Python cost more than all the rest.)
     """
     have: dict[str, str] = {}
-    paths = list(found)
-    for start in range(0, len(paths), 500):
-        chunk = paths[start : start + 500]
-        have.update(
-            db.execute(
-                f"SELECT path, stamp FROM docs WHERE path IN ({','.join('?' * len(chunk))})",
-                chunk,
-            ).fetchall()
-        )
+    for marks, chunk in in_chunks(list(found)):
+        have.update(db.execute(f"SELECT path, stamp FROM docs WHERE path IN ({marks})", chunk))
     present = since.present.get(folder)
     if present is not None:
         (rows,) = db.execute(
@@ -332,6 +326,14 @@ def _rows_looked_at(
         if rows == len(present) - len(found) + len(have):
             return have
     return have | _gone_rows(db, folder, found, present or {}, since)
+
+
+def in_chunks(values: Sequence[Value], size: int = 500) -> Iterator[tuple[str, list[Value]]]:
+    """The values in chunks few enough for one statement's parameters, each with as many `?`
+    (joined by commas) for its `IN (...)`."""
+    for start in range(0, len(values), size):
+        chunk = list(values[start : start + size])
+        yield ",".join("?" * len(chunk)), chunk
 
 
 def _gone_rows(

@@ -207,9 +207,8 @@ def _nearest(db: sqlite3.Connection, text: str, filters: Filters, wanted: int) -
         nearest = semantic.top(ids, similarity, count)
         near = dict(nearest)
         rows: dict[int, Any] = {}
-        for start in range(0, len(nearest), 500):
-            chunk = [rowid for rowid, _ in nearest[start : start + 500]]
-            clauses = " AND ".join([f"id IN ({','.join('?' * len(chunk))})", *where])
+        for marks, chunk in index.in_chunks([rowid for rowid, _ in nearest]):
+            clauses = " AND ".join([f"id IN ({marks})", *where])
             for row in db.execute(
                 f"SELECT id, path, title, type FROM docs WHERE {clauses}", [*chunk, *params]
             ):
@@ -318,11 +317,8 @@ def _inbound(db: sqlite3.Connection, rows: list[Any]) -> dict[int, int]:
     wanted = {row[0]: references.names(row[1], row[2]) for row in rows}
     keys = sorted({name for names in wanted.values() for name in names})
     pairs: list[tuple[str, int]] = []
-    for start in range(0, len(keys), 500):
-        chunk = keys[start : start + 500]
-        pairs += db.execute(
-            f"SELECT key, src FROM refs WHERE key IN ({','.join('?' * len(chunk))})", chunk
-        ).fetchall()
+    for marks, chunk in index.in_chunks(keys):
+        pairs += db.execute(f"SELECT key, src FROM refs WHERE key IN ({marks})", chunk).fetchall()
     return references.inbound(pairs, wanted)
 
 

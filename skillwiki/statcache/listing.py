@@ -114,38 +114,29 @@ class Listing:
         if found is None:
             raw = self.raw_folders.get(folder, {})
             wiki = self.wiki_folders.get(folder, {})
-            found = self.splits[folder, count] = self._spread_as_before(folder, count) or (
-                split(folder, raw, count),
-                split(folder, wiki, count),
-            )
+            found = self.splits[folder, count] = self._spread_as_before(
+                folder, count, raw, wiki
+            ) or (split(folder, raw, count), split(folder, wiki, count))
         return found
 
     def _spread_as_before(
-        self, folder: str, count: int
+        self, folder: str, count: int, raw: Folder, wiki: Folder
     ) -> tuple[dict[Key, Folder], dict[Key, Folder]] | None:
-        """The earlier listing's spread of a folder, with this listing's stats, when the
-        folder holds the same names in the same order (then `split` would spread them the
-        same way): a change to a file of a big folder need not hash every name again."""
+        """The earlier listing's spread of a folder, with this listing's stats (`raw`, `wiki`),
+        when the folder holds the same names in the same order (then `split` would spread
+        them the same way): a change to a file of a big folder need not hash every name
+        again."""
         if self.earlier is None or count == 1:  # one key: the folder itself, nothing to hash
             return None
         before = self.earlier.splits.get((folder, count))
-        if before is None:
+        then = (self.earlier.raw_folders.get(folder, {}), self.earlier.wiki_folders.get(folder, {}))
+        if before is None or list(raw) != list(then[0]) or list(wiki) != list(then[1]):
             return None
-        sides = []
-        for now, then, spread in (
-            (self.raw_folders.get(folder, {}), self.earlier.raw_folders.get(folder, {}), before[0]),
-            (
-                self.wiki_folders.get(folder, {}),
-                self.earlier.wiki_folders.get(folder, {}),
-                before[1],
-            ),
-        ):
-            if list(now) != list(then):
-                return None
-            sides.append(
-                {key: {name: now[name] for name in files} for key, files in spread.items()}
-            )
-        return sides[0], sides[1]
+        raws, wikis = (
+            {key: {name: now[name] for name in files} for key, files in spread.items()}
+            for now, spread in ((raw, before[0]), (wiki, before[1]))
+        )
+        return raws, wikis
 
     def files_of(self, key: Key) -> tuple[Folder, Folder]:
         """The raw files and articles a key covers now (none if its folder is split otherwise)."""
