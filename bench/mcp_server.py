@@ -2,13 +2,15 @@
 
 Usage:
   python bench/mcp_server.py WORKSPACE [--runs 15] [--word archive] [--queries bench/eval/en.tsv]
-                             [--change pages/common/tar.md]
+                             [--change pages/common/tar.md] [--pause 100]
 
 Figures are medians over --runs rounds in one server process, after one warm-up call. With
 --queries, a round asks every query of the file (its first column) and the median is over
 all those calls; else a round asks --word. "After a change" gives one raw file (--change,
 else the first found) another last line before a call (the file is put back as it was at the
 end: runs do not make it grow), and "the call after" is the next call, with nothing changed.
+"After a pause" waits --pause milliseconds between the change and the call, as an agent's turn
+does (for longer): the server follows the wiki, and has looked by then.
 The server and the CLI run in the workspace, so that PYTHONPATH picks the code measured. Run
 by hand: CI does not run it.
 """
@@ -29,7 +31,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 
-async def measure(ws: Path, runs: int, words: list[str], change: Path | None) -> None:
+async def measure(ws: Path, runs: int, words: list[str], change: Path | None, pause: float) -> None:
     # The whole environment, so that PYTHONPATH picks the code measured; and the workspace as
     # the working directory, which `python -m` puts ahead of PYTHONPATH (run from a checkout,
     # it would measure the checkout).
@@ -54,7 +56,7 @@ async def measure(ws: Path, runs: int, words: list[str], change: Path | None) ->
         await timed(words[0])
         plain = [await timed(word) for _ in range(runs) for word in words]
         print(f"query, no change: {ms(plain)} (median of {len(plain)})")
-        changed, after = [], []
+        changed, paused, after = [], [], []
         raw = (
             ws / ".wiki" / "raw" / change if change else next((ws / ".wiki" / "raw").rglob("*.md"))
         )
@@ -64,9 +66,13 @@ async def measure(ws: Path, runs: int, words: list[str], change: Path | None) ->
                 raw.write_bytes(original + f"\nline {number}\n".encode())
                 changed.append(await timed(words[number % len(words)]))
                 after.append(await timed(words[number % len(words)]))
+                raw.write_bytes(original + f"\nline {number} again\n".encode())
+                await anyio.sleep(pause)
+                paused.append(await timed(words[number % len(words)]))
         finally:
             raw.write_bytes(original)
         print(f"query after 1 raw change: {ms(changed)}; the call after: {ms(after)}")
+        print(f"query after 1 raw change and a pause of {pause * 1000:.0f} ms: {ms(paused)}")
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"peak RSS of the server: {peak:.0f} MiB")
     cli = []
@@ -93,13 +99,14 @@ def main() -> None:
     parser.add_argument("--word", default="archive")
     parser.add_argument("--queries", type=Path, help="a file of queries, one per line (TSV)")
     parser.add_argument("--change", type=Path, help="the raw file to change (below .wiki/raw/)")
+    parser.add_argument("--pause", type=float, default=100, help="milliseconds (see above)")
     args = parser.parse_args()
     words = [args.word]
     if args.queries:
         lines = args.queries.read_text(encoding="utf-8").splitlines()
         words = [line.split("\t")[0] for line in lines if line and not line.startswith("#")]
     os.environ.setdefault("NO_COLOR", "1")
-    anyio.run(measure, args.workspace, args.runs, words, args.change)
+    anyio.run(measure, args.workspace, args.runs, words, args.change, args.pause / 1000)
 
 
 if __name__ == "__main__":

@@ -140,7 +140,7 @@ def record_lesson_arguments(command: list[str]) -> dict[str, Any]:
 def build(place: Place, *, read_only: bool) -> WikiServer:
     """The server: the reading tools, the resources and the prompt, and the writing tools
     unless `read_only` (then a client that calls them anyway gets "unknown tool")."""
-    server = WikiServer(Warm(place))
+    server = WikiServer(Warm(place, follow=True))
     _reading_tools(server)
     _memory_tools(server)
     _resources(server)

@@ -5,11 +5,18 @@ skips the next look when the kernel says nothing under .wiki/ changed since (wat
 stat of every file. Anything else (a change, a folder that came or went, the index file
 replaced, no watcher on this system) gets the CLI's own path, `reading.refresh`, which also
 leaves the search index in step.
+
+A server also follows the wiki (`follow`): a thread waits on the watcher's queue and, a moment
+after the kernel reports a change, takes the reads' turn and looks, as the next read would.
+A call made after that finds the work done and is answered warm; one made during it waits
+for it, as it waits for any read before its turn.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import select
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -25,6 +32,12 @@ from skillwiki.workspace import Workspace, find_workspace
 
 if TYPE_CHECKING:
     import sqlite3
+
+# How long the follower lets a burst of changes (a save, a checkout) go on before it looks.
+SETTLE = 0.01
+# How long it waits on the queue at a time, so that it sees `close` or a new watcher.
+_POLL = 0.2
+_LOG = logging.getLogger(__name__)
 
 
 @dataclass
@@ -77,6 +90,7 @@ class Warm:
     """One workspace kept open; reads take turns (the tools of a server run on threads)."""
 
     place: Place
+    follow: bool = False  # look in a thread of its own as soon as the kernel reports a change
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _last: Reading | None = None  # the last look, while nothing has changed since
     _index: sqlite3.Connection | None = None
@@ -85,12 +99,20 @@ class Warm:
     _rearm: bool = False
     _listing: Listing | None = None  # the files as the last look left them
     _since: set[str] | None = None  # what the watcher told changed since; None: unknown
+    _follower: threading.Thread | None = None
+    _closed: threading.Event = field(default_factory=threading.Event)
 
     @contextmanager
     def reading(self) -> Iterator[Reading]:
         """The workspace brought up to date (or known to be), for one read at a time."""
         with self._lock:
-            yield self._read()
+            read = self._read()
+            if self.follow and self._follower is None and self._watcher is not None:
+                self._follower = threading.Thread(
+                    target=self._follow_changes, name="skillwiki-follow", daemon=True
+                )
+                self._follower.start()
+            yield read
 
     def forget(self) -> None:
         """Look at the files on the next read, whatever the watcher says (after a write)."""
@@ -98,6 +120,7 @@ class Warm:
             self._last = None
 
     def close(self) -> None:
+        self._closed.set()
         with self._lock:
             self._last = None
             self._listing = None
@@ -105,6 +128,43 @@ class Warm:
             if self._watcher is not None:
                 self._watcher.close()
                 self._watcher = None
+        if self._follower is not None and self._follower is not threading.current_thread():
+            self._follower.join()
+
+    def _follow_changes(self) -> None:
+        """The follower: wait for the kernel to report a change, let the burst settle, then
+        look as a read would, until `close`."""
+        while not self._closed.is_set():
+            if not self._changes_wait(_POLL):
+                continue
+            if self._closed.wait(SETTLE):
+                return
+            with self._lock:
+                if self._closed.is_set():
+                    return
+                try:
+                    read = self._read()
+                    if not read.warm:
+                        from skillwiki.search import prime
+
+                        prime(read.index)
+                except Exception:  # the next call meets the same error and reports it
+                    _LOG.debug("the look after a change failed", exc_info=True)
+                    if self._watcher is not None:
+                        self._note(self._watcher.changes())  # not the same events again
+                    self._closed.wait(_POLL)
+
+    def _changes_wait(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for events on the watcher's queue; False if none came
+        (or there is no watcher, or it was closed meanwhile: then the wait is a plain one)."""
+        watcher = self._watcher
+        try:
+            if watcher is not None:
+                return bool(select.select([watcher.fileno()], [], [], timeout)[0])
+        except (OSError, ValueError):
+            pass
+        self._closed.wait(timeout)
+        return False
 
     def _read(self) -> Reading:
         last, self._last = self._last, None

@@ -67,6 +67,10 @@ class Watcher:
             changed.add(path + "/" if event.mask & flags.ISDIR else path)
         return changed
 
+    def fileno(self) -> int:
+        """The queue's file descriptor, readable while events wait in it."""
+        return int(self._inotify.fileno())
+
     def close(self) -> None:
         self._inotify.close()
 

@@ -5,6 +5,7 @@ watcher every read looks as the CLI does."""
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ import pytest
 
 from skillwiki import watch
 from skillwiki.errors import WorkspaceNotFound
-from skillwiki.search import search
+from skillwiki.search import rank, search, semantic
 from skillwiki.warm import Place, Warm
 from tests.support import write
 
@@ -49,6 +50,76 @@ def test_a_quiet_workspace_is_answered_without_a_look(demo: Path) -> None:
     assert _hits(warm, "kookaburra")[0] is False  # the config may differ: a look
     warm.forget()
     assert _hits(warm, "kookaburra")[0] is False
+    warm.close()
+
+
+def _until(done: Callable[[], bool]) -> None:
+    """Wait (up to a generous minute) for `done`."""
+    deadline = time.monotonic() + 60
+    while not done():
+        assert time.monotonic() < deadline, "the follower did not look"  # pragma: no cover
+        time.sleep(0.01)
+
+
+@needs_inotify
+def test_a_follower_looks_before_the_next_call(demo: Path) -> None:
+    warm = Warm(Place(demo), follow=True)
+    assert _hits(warm, "retry")[0] is False
+    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
+    article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
+    raw.write_text(raw.read_text() + "\nThe kookaburra step.\n")
+    # The article is written during the follower's look, which holds the reads' turn until
+    # the index is in step too: the call then finds nothing left to do.
+    _until(lambda: "kookaburra" in article.read_text())
+    assert _hits(warm, "kookaburra") == (True, [".wiki/wiki/docs/ci.md"])
+    warm.close()
+    assert warm._follower is not None and not warm._follower.is_alive()
+
+
+@needs_inotify
+def test_a_follower_whose_look_fails_waits_for_the_next_change(demo: Path) -> None:
+    warm = Warm(Place(demo), follow=True)
+    _hits(warm, "retry")
+    looks = []
+    read = warm._read
+
+    def counted() -> Any:
+        try:
+            return read()
+        finally:
+            looks.append(1)  # when done: a change during a look may be part of that look
+
+    warm._read = counted  # type: ignore[method-assign]
+    config = demo / ".wiki" / "config.toml"
+    good = config.read_text()
+    for attempt in (1, 2):  # the second fails before the look reads the kernel's queue
+        config.write_text("[search\n")
+        _until(lambda attempt=attempt: len(looks) >= attempt)  # type: ignore[misc]
+    time.sleep(0.5)
+    assert len(looks) == 2  # not once more for the same events
+    config.write_text(good)
+    _until(lambda: len(looks) >= 3)
+    assert _hits(warm, "retry")[0] is True
+    warm.close()
+
+
+@needs_inotify
+@pytest.mark.skipif(not semantic._installed(), reason="the semantic extra is not installed")
+def test_a_follower_reads_the_new_vectors_before_the_next_search(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SKILLWIKI_SEMANTIC", "1")
+    warm = Warm(Place(demo), follow=True)
+    _hits(warm, "retry")
+    before = list(rank._VECTORS[0][2])
+    article = demo / ".wiki" / "wiki" / "docs" / "lyrebird.md"
+    write(demo / ".wiki" / "raw" / "docs" / "lyrebird.md", "# Lyrebird\n\nMimics.\n")
+    _until(article.exists)
+    with warm._lock:  # the follower's look (which wrote the article) is over
+        db, state, ids, _ = rank._VECTORS[0]
+        assert db is warm._index
+        assert state == (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes)
+        assert len(ids) == len(before) + 1
     warm.close()
 
 

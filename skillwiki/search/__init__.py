@@ -8,7 +8,7 @@ ranked hits with snippets.
 from __future__ import annotations
 
 from skillwiki.search.index import index_path, open_index
-from skillwiki.search.rank import Hit, query_terms, search, snippet
+from skillwiki.search.rank import Hit, prime, query_terms, search, snippet
 from skillwiki.search.text import normalize
 from skillwiki.snapshot import Since, Snapshot
 
@@ -19,6 +19,7 @@ __all__ = [
     "index_path",
     "normalize",
     "open_index",
+    "prime",
     "query_terms",
     "search",
     "snippet",

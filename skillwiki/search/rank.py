@@ -190,14 +190,7 @@ _VECTORS: list[tuple[sqlite3.Connection, Any, list[int], Any]] = []
 def _nearest(db: sqlite3.Connection, text: str, filters: Filters, wanted: int) -> list[Any]:
     """The `wanted` articles passing the filters whose vectors are nearest the query's, as
     (id, similarity, path, title, type) rows, nearest first."""
-    state = (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes)
-    if not _VECTORS or _VECTORS[0][0] is not db or _VECTORS[0][1] != state:
-        stored = db.execute("SELECT id, vec FROM vecs ORDER BY id").fetchall()
-        if any(not isinstance(vec, bytes) or len(vec) != semantic.PACKED for _, vec in stored):
-            raise index.Damaged("a stored vector is not one")
-        ids = [rowid for rowid, _ in stored]
-        _VECTORS[:] = [(db, state, ids, semantic.matrix([vec for _, vec in stored]))]
-    _, _, ids, vectors = _VECTORS[0]
+    ids, vectors = _vectors(db)
     if not ids:
         return []
     similarity = vectors @ semantic.embed([text])[0]
@@ -217,6 +210,28 @@ def _nearest(db: sqlite3.Connection, text: str, filters: Filters, wanted: int) -
         if len(found) >= wanted or count >= len(ids):
             break
     return found[:wanted]
+
+
+def prime(db: sqlite3.Connection) -> None:
+    """Read the index's vectors now, if semantic search is on, rather than in the next search:
+    a server does so after a look it made before it was asked."""
+    if semantic.available():
+        try:
+            _vectors(db)
+        except sqlite3.Error:  # the next search meets it, and mends the index
+            return
+
+
+def _vectors(db: sqlite3.Connection) -> tuple[list[int], Any]:
+    """The ids and vectors of every article, read again only when the index changed."""
+    state = (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes)
+    if not _VECTORS or _VECTORS[0][0] is not db or _VECTORS[0][1] != state:
+        stored = db.execute("SELECT id, vec FROM vecs ORDER BY id").fetchall()
+        if any(not isinstance(vec, bytes) or len(vec) != semantic.PACKED for _, vec in stored):
+            raise index.Damaged("a stored vector is not one")
+        ids = [rowid for rowid, _ in stored]
+        _VECTORS[:] = [(db, state, ids, semantic.matrix([vec for _, vec in stored]))]
+    return _VECTORS[0][2], _VECTORS[0][3]
 
 
 @dataclass(frozen=True)
