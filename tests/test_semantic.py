@@ -14,7 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skillwiki.search import index_path, rank, semantic
 from skillwiki.workspace import find_workspace
@@ -68,6 +71,65 @@ def test_vectors_equal_wordllamas_own(monkeypatch: pytest.MonkeyPatch) -> None:
             theirs = library.embed([text], norm=True)[0]
             assert abs(ours[row] - theirs).max() < 1e-5, text[:80]
     assert not ours[texts.index("")].any()
+
+
+def _pieces() -> semantic._Pieces:
+    package = semantic._package_dir()
+    assert package is not None
+    return semantic._Pieces(json.loads((package / semantic._TOKENIZER).read_bytes()))
+
+
+# Text whose tokens are hardest to get right: runs of spaces and `▁`, line breaks and tabs,
+# characters the vocabulary lacks (bytes then), CJK, and the tokenizer's special tokens.
+ODD = st.lists(
+    st.sampled_from([*" \u2581\n\tab<s>/é重试🙂_-.`{}", "unk", "the", "ing"]), max_size=40
+).map("".join)
+
+
+def test_a_query_is_split_into_the_tokenizer_s_own_tokens() -> None:
+    """_Pieces gives the tokenizer's ids for every line of real Markdown and every query of the
+    evaluation (or leaves the line to the tokenizer: a special token in it, a word too long)."""
+    tokenizer = semantic._model().tokenizer
+    pieces = _pieces()
+    assert pieces.usable
+    lines = list(dict.fromkeys(line for text in _texts() for line in text.split("\n")))
+    taken = 0
+    for line, theirs in zip(
+        lines, tokenizer.encode_batch(lines, add_special_tokens=False), strict=True
+    ):
+        ours = pieces.ids(line)
+        if ours is not None:
+            taken += 1
+            assert ours == theirs.ids, line
+    assert taken >= 0.95 * len(lines)  # the rest: URLs and code with no space in 64 characters
+    assert pieces.ids("a <s> b") is None and pieces.ids("x" * 65) is None
+    assert pieces.ids("") == [] and pieces.ids("x" * 63) is not None  # with its `▁`, 64
+
+
+@settings(max_examples=300, deadline=None)
+@given(ODD)
+def test_odd_text_is_split_as_the_tokenizer_splits_it(text: str) -> None:
+    assert _PIECES is not None
+    ours = _PIECES.ids(text)
+    if ours is not None:
+        assert ours == semantic._model().tokenizer.encode(text, add_special_tokens=False).ids
+
+
+_PIECES = _pieces() if semantic._installed() else None
+
+
+def test_a_query_s_vector_is_the_one_embed_gives() -> None:
+    """embed_query, without the model loaded (its tokens from _Pieces, their rows from the
+    weights file), gives the very vector embed gives; with the model loaded it uses it."""
+    queries = [line.split("\t")[0] for line in (EVAL / "en.tsv").read_text().splitlines()]
+    queries += ["", "重试策略", "a <s> b", "x" * 80]
+    expected = semantic.embed(queries)
+    for row, query in enumerate(queries):
+        semantic._model.cache_clear()
+        assert np.array_equal(semantic.embed_query(query), expected[row]), query
+        assert semantic._model.cache_info().currsize == (query in ("a <s> b", "x" * 80))
+    semantic._model()
+    assert np.array_equal(semantic.embed_query(queries[0]), expected[0])
 
 
 def _no_sockets(monkeypatch: pytest.MonkeyPatch) -> list[Any]:

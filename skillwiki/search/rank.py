@@ -193,7 +193,7 @@ def _nearest(db: sqlite3.Connection, text: str, filters: Filters, wanted: int) -
     ids, vectors = _vectors(db)
     if not ids:
         return []
-    similarity = vectors @ semantic.embed([text])[0]
+    similarity = vectors @ semantic.embed_query(text)
     where, params = _filter_sql(filters)
     found: list[Any] = []
     for count in (wanted, len(ids)):  # all of them only when the filters left too few

@@ -7,6 +7,13 @@ tokens' vectors, scaled to length 1, exactly as `WordLlama.embed(..., norm=True)
 files with `tokenizers`, `safetensors` and NumPy, because importing `wordllama` itself costs
 half a second (it brings pydantic and requests) and a query must stay quick.
 
+A query's vector (`embed_query`) is found without loading the tokenizer, which takes longer
+than the rest of a query: its vocabulary and merges are read from the same file with the json
+module, and the query's words merged by the same BPE rules, one word at a time (`_Pieces`); only
+the rows of its tokens are read from the weights. A test holds its tokens equal to the
+tokenizer's on real Markdown, and the vector equal to `embed`'s. A server, which has the model
+loaded, uses the model.
+
 Without the extra, or with SKILLWIKI_SEMANTIC=0, `available()` is False, nothing here imports
 anything, and search is the text ranking alone.
 """
@@ -15,7 +22,9 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import json
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -88,14 +97,138 @@ def embed(texts: Sequence[str]) -> NDArray[np.float32]:
     last = model.vectors.shape[0] - 1
     encoded = model.tokenizer.encode_batch(list(texts), add_special_tokens=False)
     for row, encoding in enumerate(encoded):
-        if not encoding.ids:
-            continue
-        ids = np.clip(np.asarray(encoding.ids, dtype=np.int32), 0, last)
-        rows = model.vectors[ids].astype(np.float32)
-        mean = np.sum(rows, axis=0, dtype=np.float32) / np.float32(len(ids))
-        norm = np.linalg.norm(mean)
-        matrix[row] = mean / norm if norm else mean
+        if encoding.ids:
+            ids = np.clip(np.asarray(encoding.ids, dtype=np.int32), 0, last)
+            matrix[row] = _unit_mean(model.vectors[ids])
     return matrix
+
+
+def _unit_mean(rows: NDArray[np.float16]) -> NDArray[np.float32]:
+    """The mean of some tokens' vectors (widened first), scaled to length 1."""
+    import numpy as np
+
+    mean: NDArray[np.float32] = np.sum(rows.astype(np.float32), axis=0, dtype=np.float32)
+    mean /= np.float32(len(rows))
+    norm = np.linalg.norm(mean)
+    return mean / norm if norm else mean
+
+
+def embed_query(text: str) -> NDArray[np.float32]:
+    """`embed([text])[0]`, the same bits, without loading the tokenizer or the whole table of
+    vectors unless they are loaded already (or `text` is one `_Pieces` does not take)."""
+    import numpy as np
+
+    ids = None if _model.cache_info().currsize else _pieces().ids(text)
+    if ids is None:
+        vector: NDArray[np.float32] = embed([text])[0]
+        return vector
+    return _unit_mean(_rows(ids)) if ids else np.zeros(DIMENSIONS, dtype=np.float32)
+
+
+def _rows(ids: list[int]) -> NDArray[np.float16]:
+    """The vectors of these tokens, read from the weights file alone."""
+    import numpy as np
+    from safetensors import safe_open
+
+    folder = _package_dir()
+    assert folder is not None
+    with safe_open(str(folder / _WEIGHTS), framework="numpy") as weights:
+        table = weights.get_slice("embedding.weight")
+        last = table.get_shape()[0] - 1
+        rows = [table[min(max(i, 0), last) : min(max(i, 0), last) + 1] for i in ids]
+    return np.concatenate(rows)
+
+
+class _Pieces:
+    """The tokenizer's BPE, for short texts: its vocabulary and merge ranks, and the rules of its
+    file (a `▁` before the text and for each space, no pre-tokenizer, bytes for a character
+    not in the vocabulary, the pair of lowest rank merged first, the leftmost of equals).
+
+    No token holds a `▁` after another character (unless it is all `▁`), so no token spans
+    the start of a word, and each word (a `▁` after another character starts one) is merged on
+    its own: the same tokens as the whole text, and each word's kept for the next query.
+    """
+
+    # The file's settings these rules are written for; another file is left to the tokenizer.
+    NORMALIZER = {
+        "type": "Sequence",
+        "normalizers": [
+            {"type": "Prepend", "prepend": "\u2581"},
+            {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
+        ],
+    }
+    MODEL = {
+        "type": "BPE",
+        "dropout": None,
+        "continuing_subword_prefix": None,
+        "end_of_word_suffix": None,
+        "byte_fallback": True,
+        "ignore_merges": False,
+    }
+    LONGEST = 64  # a longer word is left to the tokenizer (merging it here takes its square)
+
+    def __init__(self, config: dict[str, object]) -> None:
+        model = config.get("model")
+        self.usable = (
+            isinstance(model, dict)
+            and config.get("normalizer") == self.NORMALIZER
+            and config.get("pre_tokenizer") is None
+            and all(model.get(key) == value for key, value in self.MODEL.items())
+        )
+        self.vocab: dict[str, int] = model.get("vocab", {}) if isinstance(model, dict) else {}
+        merges = model.get("merges", []) if isinstance(model, dict) else []
+        # Merges as "left right" strings (later files write pairs: left to the tokenizer).
+        self.usable = self.usable and bool(merges) and isinstance(merges[0], str)
+        self.ranks = dict(zip(merges, range(len(merges)), strict=True)) if self.usable else {}
+        added = config.get("added_tokens")
+        self.special = [str(token["content"]) for token in added] if isinstance(added, list) else []
+        # No token may hold a `▁` after another character (one scan of them all, each on a
+        # line of its own: a token holding a line break can only make this say no).
+        self.usable = self.usable and not re.search("[^\n\u2581]\u2581", "\n".join(self.vocab))
+        self._word = functools.lru_cache(maxsize=4096)(self._merged)
+
+    def ids(self, text: str) -> list[int] | None:
+        """The tokenizer's ids for `text` (no special tokens added); None: ask the tokenizer."""
+        if not self.usable or any(token in text for token in self.special):
+            return None
+        if not text:
+            return []
+        pieces = "\u2581" + text.replace(" ", "\u2581")
+        ids: list[int] = []
+        start = 0
+        for end in range(1, len(pieces) + 1):
+            if end == len(pieces) or (pieces[end] == "\u2581" and pieces[end - 1] != "\u2581"):
+                if end - start > self.LONGEST:
+                    return None
+                ids += self._word(pieces[start:end])
+                start = end
+        return ids
+
+    def _merged(self, word: str) -> list[int]:
+        symbols: list[str] = []
+        for char in word:
+            if char in self.vocab:
+                symbols.append(char)
+            else:
+                symbols += [f"<0x{byte:02X}>" for byte in char.encode()]
+        while len(symbols) > 1:
+            best, at = None, -1
+            for place in range(len(symbols) - 1):
+                rank = self.ranks.get(f"{symbols[place]} {symbols[place + 1]}")
+                if rank is not None and (best is None or rank < best):
+                    best, at = rank, place
+            if best is None:
+                break
+            symbols[at : at + 2] = [symbols[at] + symbols[at + 1]]
+        return [self.vocab[symbol] for symbol in symbols]
+
+
+@functools.cache
+def _pieces() -> _Pieces:
+    folder = _package_dir()
+    if folder is None:
+        raise RuntimeError("the semantic extra is not installed")
+    return _Pieces(json.loads((folder / _TOKENIZER).read_bytes()))
 
 
 def article_text(title: str, summary: str, body: str) -> str:
@@ -125,7 +258,7 @@ def nearest(
 ) -> list[tuple[int, float]]:
     """The `count` rows of `vectors` (one per id) nearest the query's vector, as (id, cosine
     similarity), nearest first, ties by id."""
-    return top(ids, vectors @ embed([query])[0], count)
+    return top(ids, vectors @ embed_query(query), count)
 
 
 def top(ids: Sequence[int], similarity: NDArray[np.float32], count: int) -> list[tuple[int, float]]:
