@@ -124,6 +124,21 @@ def test_a_follower_reads_the_new_vectors_before_the_next_search(
 
 
 @needs_inotify
+def test_a_look_keeps_the_index_s_write_ahead_log(demo: Path) -> None:
+    """The index kept open is replaced by the look's own after a change: closing the old one
+    must not be the last close, which checkpoints the write-ahead log and removes it."""
+    warm = Warm(Place(demo))
+    _hits(warm, "retry")
+    wal = demo / ".wiki" / ".cache" / "search.sqlite-wal"
+    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
+    for word in ("kookaburra", "lyrebird"):
+        raw.write_text(raw.read_text() + f"\nThe {word} step.\n")
+        with warm.reading() as read:
+            assert not read.warm and wal.exists()
+    warm.close()
+
+
+@needs_inotify
 def test_a_replaced_index_is_not_trusted(demo: Path) -> None:
     warm = Warm(Place(demo))
     _hits(warm, "retry")
