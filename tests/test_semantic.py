@@ -118,9 +118,12 @@ def test_odd_text_is_split_as_the_tokenizer_splits_it(text: str) -> None:
 _PIECES = _pieces() if semantic._installed() else None
 
 
-def test_a_query_s_vector_is_the_one_embed_gives() -> None:
+def test_a_query_s_vector_is_the_one_embed_gives(monkeypatch: pytest.MonkeyPatch) -> None:
     """embed_query, without the model loaded (its tokens from _Pieces, their rows from the
-    weights file), gives the very vector embed gives; with the model loaded it uses it."""
+    weights file), gives the very vector embed gives, opening no socket; with the model
+    loaded it uses it."""
+    _no_sockets(monkeypatch)
+    semantic._pieces.cache_clear()
     queries = [line.split("\t")[0] for line in (EVAL / "en.tsv").read_text().splitlines()]
     queries += ["", "重试策略", "a <s> b", "x" * 80]
     expected = semantic.embed(queries)

@@ -5,6 +5,7 @@ watcher every read looks as the CLI does."""
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -73,6 +74,32 @@ def test_a_follower_looks_before_the_next_call(demo: Path) -> None:
     _until(lambda: "kookaburra" in article.read_text())
     assert _hits(warm, "kookaburra") == (True, [".wiki/wiki/docs/ci.md"])
     warm.close()
+    assert warm._follower is not None and not warm._follower.is_alive()
+
+
+@needs_inotify
+def test_closing_waits_for_the_follower_s_look(demo: Path) -> None:
+    """A look the follower began ends before `close` returns: a server's process does not end
+    in the middle of writing articles."""
+    warm = Warm(Place(demo), follow=True)
+    _hits(warm, "retry")
+    began, ended = threading.Event(), threading.Event()
+    read = warm._read
+
+    def slow() -> Any:
+        began.set()
+        time.sleep(0.3)
+        try:
+            return read()
+        finally:
+            ended.set()
+
+    warm._read = slow  # type: ignore[method-assign]
+    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
+    raw.write_text(raw.read_text() + "\nThe kookaburra step.\n")
+    assert began.wait(60)
+    warm.close()
+    assert ended.is_set()
     assert warm._follower is not None and not warm._follower.is_alive()
 
 

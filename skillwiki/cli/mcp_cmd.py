@@ -47,6 +47,8 @@ def mcp(
             None, "the MCP server needs the mcp package: pip install 'skillwiki[mcp]'"
         ) from None
     place = Place(chosen_workspace(ctx, workspace))
-    build(place, read_only=read_only or os.environ.get("SKILLWIKI_MCP_READ_ONLY") == "1").run(
-        "stdio"
-    )
+    server = build(place, read_only=read_only or os.environ.get("SKILLWIKI_MCP_READ_ONLY") == "1")
+    try:
+        server.run("stdio")
+    finally:
+        server.warm.close()  # a look the server began on its own ends before the process
