@@ -140,7 +140,7 @@ def search(
         ranked.append((held + _squash(bm25 * boost), rel, title, kind_, signals, rowid))
     ranked.sort(key=lambda row: (-row[0], row[1]))
     if near:
-        ranked = _fuse(ranked, near)
+        ranked = _fuse(ranked, near, limit)
     marks = Marks.of(words(text))
     return [
         Hit(
@@ -155,30 +155,34 @@ def search(
     ]
 
 
-def _fuse(ranked: list[Any], near: list[Any]) -> list[Any]:
-    """The text ranking and the semantic one as one, by reciprocal-rank fusion: each page
-    scores the sum of 1 / (RRF_K + its rank) in each, over the most it can reach (first in
-    both), so 1.0 is the best score."""
+def _fuse(ranked: list[Any], near: list[Any], limit: int) -> list[Any]:
+    """The best `limit` of the text ranking and the semantic one as one, by reciprocal-rank
+    fusion: each page scores the sum of 1 / (RRF_K + its rank) in each, over the most it can
+    reach (first in both), so 1.0 is the best score."""
     best = 2.0 / (RRF_K + 1)
     text_places = {row[5]: place for place, row in enumerate(ranked, start=1)}
     near_places = {row[0]: (place, row[1]) for place, row in enumerate(near, start=1)}
     pages = {row[5]: row[1:5] for row in ranked}  # (path, title, type, signals) by id
     for rowid, _, rel, title, kind_ in near:
-        pages.setdefault(rowid, (rel, title, kind_, Signals(0, 0.0, 0, 1.0)))
+        pages.setdefault(rowid, (rel, title, kind_, None))
+    scores = []
+    for rowid, page in pages.items():
+        places = (text_places.get(rowid), near_places.get(rowid, (None,))[0])
+        score = sum(1.0 / (RRF_K + place) for place in places if place) / best
+        scores.append((score, page[0], rowid))
+    scores.sort(key=lambda row: (-row[0], row[1]))
     fused = []
-    for rowid, (rel, title, kind_, signals) in pages.items():
-        text_rank = text_places.get(rowid)
+    for score, rel, rowid in scores[:limit]:  # the signals of those shown only
+        _, title, kind_, signals = pages[rowid]
         semantic_rank, similarity = near_places.get(rowid, (None, None))
-        score = sum(1.0 / (RRF_K + rank) for rank in (text_rank, semantic_rank) if rank)
         signals = replace(
-            signals,
+            signals or Signals(0, 0.0, 0, 1.0),
             fused=True,
-            text_rank=text_rank,
+            text_rank=text_places.get(rowid),
             semantic_rank=semantic_rank,
             similarity=None if similarity is None else round(similarity, 4),
         )
-        fused.append((score / best, rel, title, kind_, signals, rowid))
-    fused.sort(key=lambda row: (-row[0], row[1]))
+        fused.append((score, rel, title, kind_, signals, rowid))
     return fused
 
 

@@ -27,7 +27,7 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -126,17 +126,30 @@ def embed_query(text: str) -> NDArray[np.float32]:
 
 
 def _rows(ids: list[int]) -> NDArray[np.float16]:
-    """The vectors of these tokens, read from the weights file alone."""
+    """The vectors of these tokens, read from the weights file alone (each row once per
+    process: a server asks for the same words again and again)."""
     import numpy as np
+
+    return np.concatenate([_row(token) for token in ids])
+
+
+@functools.lru_cache(maxsize=4096)
+def _row(token: int) -> NDArray[np.float16]:
+    table = _table()
+    at = min(max(token, 0), table.get_shape()[0] - 1)
+    row: NDArray[np.float16] = table[at : at + 1]
+    return row
+
+
+@functools.cache
+def _table() -> Any:
+    """The weights file's table of vectors, opened (mapped, not read) once per process."""
     from safetensors import safe_open
 
     folder = _package_dir()
     assert folder is not None
-    with safe_open(str(folder / _WEIGHTS), framework="numpy") as weights:
-        table = weights.get_slice("embedding.weight")
-        last = table.get_shape()[0] - 1
-        rows = [table[min(max(i, 0), last) : min(max(i, 0), last) + 1] for i in ids]
-    return np.concatenate(rows)
+    weights: Any = safe_open(str(folder / _WEIGHTS), framework="numpy")
+    return weights.get_slice("embedding.weight")
 
 
 class _Pieces:
