@@ -170,6 +170,25 @@ def test_a_file_changed_between_calls_is_seen(demo: Path) -> None:
     assert [hit["path"] for hit in after["results"]] == [".wiki/wiki/docs/zanzibar.md"]
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="the server follows the wiki on Linux")
+def test_the_server_compiles_a_change_before_it_is_asked(demo: Path) -> None:
+    """After a first call the server follows the wiki: a raw file changed afterwards is
+    compiled with no call made, and the next call finds it."""
+    article = demo / ".wiki" / "wiki" / "docs" / "zanzibar.md"
+
+    async def work(session: ClientSession) -> Any:
+        await _call(session, "query", text="retry")
+        write(demo / ".wiki" / "raw" / "docs" / "zanzibar.md", "# Zanzibar\n\nA new note.\n")
+        with anyio.fail_after(60):
+            while not article.exists():
+                await anyio.sleep(0.01)
+        return await _call(session, "query", text="zanzibar")
+
+    _, after = _serve(demo, work)
+    assert [hit["path"] for hit in after["results"]] == [".wiki/wiki/docs/zanzibar.md"]
+    assert after["refreshed"] == 0  # the server had compiled it already
+
+
 def test_without_a_workspace_each_tool_says_to_run_init(tmp_path: Path) -> None:
     async def work(session: ClientSession) -> Any:
         return await _call(session, "status")
