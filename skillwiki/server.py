@@ -12,6 +12,7 @@ record_lesson.
 
 from __future__ import annotations
 
+import bisect
 import inspect
 from collections.abc import Callable
 from dataclasses import asdict
@@ -21,7 +22,16 @@ from urllib.parse import unquote, urlparse
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
-from mcp.types import CallToolResult, Resource, TextContent, ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp.types import (
+    INVALID_PARAMS,
+    CallToolResult,
+    ListResourcesResult,
+    PaginatedRequestParams,
+    Resource,
+    TextContent,
+    ToolAnnotations,
+)
 
 from skillwiki import __version__, clock
 from skillwiki.errors import SkillwikiError
@@ -39,6 +49,7 @@ INSTRUCTIONS = (
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 SHOW_CHARS = 20_000
+RESOURCES_PAGE = 500  # resources per page of resources/list
 INDEX_URI = "skillwiki://index"
 ARTICLE_URI = "skillwiki://wiki/"
 Answer = TypeVar("Answer")
@@ -46,32 +57,63 @@ Tool = TypeVar("Tool", bound=Callable[..., Any])
 
 
 class WikiServer(MCPServer[Any]):
-    """The SDK's server, listing one resource per article besides index.md."""
+    """The SDK's server, listing one resource per article besides index.md, a page at a
+    time."""
 
     def __init__(self, warm: Warm) -> None:
         super().__init__("skillwiki", version=__version__, instructions=INSTRUCTIONS)
         self.warm = warm
 
     async def list_resources(self) -> list[Resource]:
+        return await self._resources(None, None)
+
+    async def _handle_list_resources(
+        self, ctx: Any, params: PaginatedRequestParams | None
+    ) -> ListResourcesResult:
+        """resources/list, RESOURCES_PAGE resources at a time in the order of their URIs. The
+        cursor is the last URI of the page before, so the next page starts after it even
+        when articles came or went in between."""
+        cursor = params.cursor if params is not None else None
+        if cursor is not None and not cursor.startswith("skillwiki://"):
+            raise MCPError(INVALID_PARAMS, f"not a cursor of this server: {cursor!r}")
+        page = await self._resources(cursor, RESOURCES_PAGE + 1)
+        more = len(page) > RESOURCES_PAGE
+        page = page[:RESOURCES_PAGE]
+        return ListResourcesResult(resources=page, next_cursor=str(page[-1].uri) if more else None)
+
+    async def _resources(self, after: str | None, count: int | None) -> list[Resource]:
+        """The resources in the order of their URIs: those after the URI `after`, at most
+        `count` (None: all). Only those returned are made (a wiki may hold thousands)."""
         from skillwiki import catalog
 
-        listed = await super().list_resources()
+        found: list[tuple[str, Resource | dict[str, Any]]] = [
+            (str(resource.uri), resource) for resource in await super().list_resources()
+        ]
         try:
             with self.warm.reading() as read:  # index.json brought up to date first
                 articles = catalog.listed(read.ws)
         except SkillwikiError:
-            return listed
-        return listed + [
-            Resource(
-                uri=ARTICLE_URI + str(item["path"]).removeprefix("wiki/"),
-                name=str(item["path"]).removeprefix("wiki/"),
-                title=str(item.get("title") or "") or None,
-                description=str(item.get("summary") or "") or None,
-                mime_type="text/markdown",
-            )
+            articles = []
+        found += [
+            (ARTICLE_URI + str(item["path"]).removeprefix("wiki/"), item)
             for item in articles
             if isinstance(item.get("path"), str)
         ]
+        found.sort(key=lambda pair: pair[0])
+        start = 0 if after is None else bisect.bisect_right([uri for uri, _ in found], after)
+        chosen = found[start:] if count is None else found[start : start + count]
+        return [_article(uri, item) if isinstance(item, dict) else item for uri, item in chosen]
+
+
+def _article(uri: str, item: dict[str, Any]) -> Resource:
+    """An article of index.json as a resource."""
+    return Resource(
+        uri=uri,
+        name=uri.removeprefix(ARTICLE_URI),
+        title=str(item.get("title") or "") or None,
+        description=str(item.get("summary") or "") or None,
+        mime_type="text/markdown",
+    )
 
 
 def _tool(server: MCPServer[Any], annotations: ToolAnnotations) -> Callable[[Tool], Tool]:

@@ -314,6 +314,51 @@ def test_resources_index_and_articles(demo: Path) -> None:
     assert outside  # refused, whatever the words
 
 
+def test_resources_come_a_page_at_a_time(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """resources/list gives RESOURCES_PAGE resources at a time, in the order of their URIs,
+    each page after the last URI of the one before, even when an article went in between;
+    together, every resource once. A cursor not of this server is refused."""
+    from mcp.shared.exceptions import MCPError
+
+    from skillwiki import server
+    from skillwiki.warm import Place
+
+    monkeypatch.setattr(server, "RESOURCES_PAGE", 3)
+    wiki = server.build(Place(demo), read_only=True)
+
+    async def pages(gone_after_first: Path | None = None) -> list[list[str]]:
+        found: list[list[str]] = []
+        cursor: str | None = None
+        while True:
+            params: Any = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            page = await wiki._handle_list_resources(None, params)
+            found.append([str(resource.uri) for resource in page.resources])
+            if gone_after_first is not None:
+                gone_after_first.unlink()
+                gone_after_first = None
+            cursor = page.next_cursor
+            if cursor is None:
+                return found
+
+    async def refused() -> str:
+        with pytest.raises(MCPError) as raised:
+            await wiki._handle_list_resources(None, types.PaginatedRequestParams(cursor="x"))
+        return raised.value.message
+
+    every = [str(resource.uri) for resource in anyio.run(wiki.list_resources)]
+    first = anyio.run(pages)
+    assert len(first) == -(-len(every) // 3) > 1
+    assert [len(page) for page in first[:-1]] == [3] * (len(first) - 1) and first[-1]
+    assert sum(first, []) == every == sorted(every)
+    # The article listed first on the second page goes before that page is asked for.
+    going = every[3]
+    assert going == "skillwiki://wiki/docs/ci.md"
+    second = anyio.run(pages, demo / ".wiki" / "raw" / "docs" / "ci.md")
+    assert sum(second, []) == [uri for uri in every if uri != going]
+    assert "not a cursor of this server" in anyio.run(refused)
+    wiki.warm.close()
+
+
 async def _read_error(session: ClientSession, uri: str) -> str:
     try:
         await session.read_resource(uri)
