@@ -248,15 +248,19 @@ class Warm:
         checkpoint the write-ahead log into the file and remove it, only for the next write
         to make it again (2 ms of each look after a change, on tldr)."""
         self._index_file = None
-        if index is not None:
-            index.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-            files = [row[2] for row in index.execute("PRAGMA database_list") if row[1] == "main"]
-            if files and files[0]:
-                stat = os.stat(files[0])
-                self._index_file = (stat.st_dev, stat.st_ino)
-        if self._index is not None and self._index is not index:
-            self._index.close()
-        self._index = index
+        try:
+            if index is not None:
+                index.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        finally:
+            if self._index is not None and self._index is not index:
+                self._index.close()
+            self._index = index
+        if index is None:
+            return
+        files = [row[2] for row in index.execute("PRAGMA database_list") if row[1] == "main"]
+        if files and files[0]:
+            stat = os.stat(files[0])
+            self._index_file = (stat.st_dev, stat.st_ino)
 
 
 def _index_path(ws: Workspace) -> Path:
