@@ -106,6 +106,32 @@ def test_a_query_is_split_into_the_tokenizer_s_own_tokens() -> None:
     assert pieces.ids("") == [] and pieces.ids("x" * 63) is not None  # with its `▁`, 64
 
 
+def test_a_tokenizer_file_of_other_rules_is_left_to_the_tokenizer() -> None:
+    """_Pieces takes only a file whose rules it follows: another normalizer, a pre-tokenizer,
+    merges written as pairs, a byte missing from the vocabulary, or a token that spans the
+    start of a word, and every text goes to the tokenizer."""
+    package = semantic._package_dir()
+    assert package is not None
+    config = json.loads((package / semantic._TOKENIZER).read_bytes())
+    assert semantic._Pieces(config).ids("keep a process") is not None
+
+    def changed(change: Any) -> semantic._Pieces:
+        altered = json.loads(json.dumps(config))
+        change(altered)
+        return semantic._Pieces(altered)
+
+    changes = [
+        lambda c: c["normalizer"]["normalizers"].pop(),
+        lambda c: c.update(pre_tokenizer={"type": "Whitespace"}),
+        lambda c: c["model"].update(merges=[m.split(" ") for m in c["model"]["merges"]]),
+        lambda c: c["model"]["vocab"].pop("<0x0A>"),
+        lambda c: c["model"]["vocab"].update({"a\u2581b": 40000}),
+        lambda c: c["model"].update(byte_fallback=False),
+    ]
+    for change in changes:
+        assert changed(change).ids("keep a process") is None
+
+
 @settings(max_examples=300, deadline=None)
 @given(ODD)
 def test_odd_text_is_split_as_the_tokenizer_splits_it(text: str) -> None:

@@ -11,8 +11,8 @@ A query's vector (`embed_query`) is found without loading the tokenizer, which t
 than the rest of a query: its vocabulary and merges are read from the same file with the json
 module, and the query's words merged by the same BPE rules, one word at a time (`_Pieces`); only
 the rows of its tokens are read from the weights. A test holds its tokens equal to the
-tokenizer's on real Markdown, and the vector equal to `embed`'s. A server, which has the model
-loaded, uses the model.
+tokenizer's on real Markdown, and the vector equal to `embed`'s. A process that has loaded the
+model (to embed articles) uses the model.
 
 Without the extra, or with SKILLWIKI_SEMANTIC=0, `available()` is False, nothing here imports
 anything, and search is the text ranking alone.
@@ -198,6 +198,7 @@ class _Pieces:
         # No token may hold a `▁` after another character (one scan of them all, each on a
         # line of its own: a token holding a line break can only make this say no).
         self.usable = self.usable and not re.search("[^\n\u2581]\u2581", "\n".join(self.vocab))
+        self.usable = self.usable and all(f"<0x{byte:02X}>" in self.vocab for byte in range(256))
         self._word = functools.lru_cache(maxsize=4096)(self._merged)
 
     def ids(self, text: str) -> list[int] | None:
