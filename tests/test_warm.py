@@ -54,6 +54,13 @@ def test_a_quiet_workspace_is_answered_without_a_look(demo: Path) -> None:
     warm.close()
 
 
+def _replace(path: Path, text: str) -> None:
+    """Write a file as editors and git do: a hidden temp file renamed over it."""
+    temp = path.with_name(f".{path.name}.tmp")
+    temp.write_text(text)
+    temp.replace(path)
+
+
 def _until(done: Callable[[], bool]) -> None:
     """Wait (up to a generous minute) for `done`."""
     deadline = time.monotonic() + 60
@@ -68,7 +75,7 @@ def test_a_follower_looks_before_the_next_call(demo: Path) -> None:
     assert _hits(warm, "retry")[0] is False
     raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
     article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
-    raw.write_text(raw.read_text() + "\nThe kookaburra step.\n")
+    _replace(raw, raw.read_text() + "\nThe kookaburra step.\n")  # one event, not two
     # The article is written during the follower's look, which holds the reads' turn until
     # the index is in step too: the call then finds nothing left to do.
     _until(lambda: "kookaburra" in article.read_text())
@@ -123,7 +130,9 @@ def test_a_follower_whose_look_fails_waits_for_the_next_change(demo: Path) -> No
         config.write_text("[search\n")
         _until(lambda attempt=attempt: len(looks) >= attempt)  # type: ignore[misc]
     time.sleep(0.5)
-    assert len(looks) == 2  # not once more for the same events
+    # Not again and again for the same events (a write may come as two events, and a
+    # look may be woken by a temp file's alone): without draining them, dozens.
+    assert len(looks) <= 4
     config.write_text(good)
     _until(lambda: len(looks) >= 3)
     assert _hits(warm, "retry")[0] is True
