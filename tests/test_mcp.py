@@ -178,9 +178,12 @@ def test_the_server_compiles_a_change_before_it_is_asked(demo: Path) -> None:
 
     async def work(session: ClientSession) -> Any:
         await _call(session, "query", text="retry")
-        write(demo / ".wiki" / "raw" / "docs" / "zanzibar.md", "# Zanzibar\n\nA new note.\n")
+        temp = write(
+            demo / ".wiki" / "raw" / "docs" / ".zanzibar.md", "# Zanzibar\n\nA new note.\n"
+        )
+        temp.replace(temp.with_name("zanzibar.md"))  # whole at once, as editors and git write
         with anyio.fail_after(60):
-            while not article.exists():
+            while not article.exists() or "A new note." not in article.read_text():
                 await anyio.sleep(0.01)
         return await _call(session, "query", text="zanzibar")
 
