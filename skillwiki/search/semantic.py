@@ -182,23 +182,24 @@ class _Pieces:
 
     def __init__(self, config: dict[str, object]) -> None:
         model = config.get("model")
-        self.usable = (
-            isinstance(model, dict)
-            and config.get("normalizer") == self.NORMALIZER
-            and config.get("pre_tokenizer") is None
-            and all(model.get(key) == value for key, value in self.MODEL.items())
-        )
-        self.vocab: dict[str, int] = model.get("vocab", {}) if isinstance(model, dict) else {}
-        merges = model.get("merges", []) if isinstance(model, dict) else []
-        # Merges as "left right" strings (later files write pairs: left to the tokenizer).
-        self.usable = self.usable and bool(merges) and isinstance(merges[0], str)
-        self.ranks = dict(zip(merges, range(len(merges)), strict=True)) if self.usable else {}
+        model = model if isinstance(model, dict) else {}
+        self.vocab: dict[str, int] = model.get("vocab", {})
+        merges = model.get("merges", [])
         added = config.get("added_tokens")
         self.special = [str(token["content"]) for token in added] if isinstance(added, list) else []
-        # No token may hold a `▁` after another character (one scan of them all, each on a
-        # line of its own: a token holding a line break can only make this say no).
-        self.usable = self.usable and not re.search("[^\n\u2581]\u2581", "\n".join(self.vocab))
-        self.usable = self.usable and all(f"<0x{byte:02X}>" in self.vocab for byte in range(256))
+        self.usable = (
+            config.get("normalizer") == self.NORMALIZER
+            and config.get("pre_tokenizer") is None
+            and all(model.get(key) == value for key, value in self.MODEL.items())
+            # Merges as "left right" strings (later files write pairs: left to the tokenizer).
+            and bool(merges)
+            and isinstance(merges[0], str)
+            and all(f"<0x{byte:02X}>" in self.vocab for byte in range(256))
+            # No token holds a `▁` after another character (one scan of them all, each on a
+            # line of its own: a token holding a line break can only make this say no).
+            and not re.search("[^\n\u2581]\u2581", "\n".join(self.vocab))
+        )
+        self.ranks = dict(zip(merges, range(len(merges)), strict=True)) if self.usable else {}
         self._word = functools.lru_cache(maxsize=4096)(self._merged)
 
     def ids(self, text: str) -> list[int] | None:
