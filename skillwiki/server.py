@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import inspect
+import logging
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import Any, TypeVar, cast
 from urllib.parse import unquote, urlparse
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     INVALID_PARAMS,
@@ -32,6 +33,7 @@ from mcp.types import (
     TextContent,
     ToolAnnotations,
 )
+from pydantic import ValidationError
 
 from skillwiki import __version__, clock
 from skillwiki.errors import SkillwikiError
@@ -52,6 +54,7 @@ SHOW_CHARS = 20_000
 RESOURCES_PAGE = 500  # resources per page of resources/list
 INDEX_URI = "skillwiki://index"
 ARTICLE_URI = "skillwiki://wiki/"
+_LOG = logging.getLogger(__name__)
 Answer = TypeVar("Answer")
 Tool = TypeVar("Tool", bound=Callable[..., Any])
 
@@ -63,6 +66,38 @@ class WikiServer(MCPServer[Any]):
     def __init__(self, warm: Warm) -> None:
         super().__init__("skillwiki", version=__version__, instructions=INSTRUCTIONS)
         self.warm = warm
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        """Call a tool; arguments its schema refuses are the tool's error in one line, as the
+        CLI says bad input (the SDK's own text is pydantic's report, several lines long)."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise
+            text = await self._refused(name, arguments, cause)
+            _LOG.info("Tool %r refused its arguments", name)  # not their values: the caller's data
+            return CallToolResult(is_error=True, content=[TextContent(type="text", text=text)])
+
+    async def _refused(self, name: str, arguments: dict[str, Any], error: ValidationError) -> str:
+        """What is wrong with a call's arguments: those missing, those of the wrong kind, and
+        those the tool does not take, with the ones it does."""
+        schema = next(
+            (tool.input_schema for tool in await self.list_tools() if tool.name == name), {}
+        )
+        takes = sorted(schema.get("properties", {}))
+        problems = []
+        for item in error.errors():
+            where = ".".join(str(part) for part in item["loc"])
+            if item["type"] == "missing":
+                problems.append(f"missing argument {where!r}")
+            else:
+                problems.append(f"argument {where!r}: {item['msg']}")
+        unknown = sorted(key for key in arguments if key not in takes)
+        if unknown:
+            problems.append("unknown argument " + ", ".join(repr(key) for key in unknown))
+        return f"Error: {name}: {'; '.join(problems)} (it takes {', '.join(takes)})"
 
     async def list_resources(self) -> list[Resource]:
         return await self._resources(None, None)

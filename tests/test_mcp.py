@@ -131,6 +131,8 @@ def test_writing_tools_and_errors(demo: Path) -> None:
             ),
             "missing": await _call(session, "show", key="no/such.md"),
             "bad outcome": await _call(session, "feedback", lesson_id=lesson, outcome="maybe"),
+            "misnamed": await _call(session, "show", path="docs/deploy.md"),
+            "mistyped": await _call(session, "query", text="deploy", limit="many"),
         }
 
     answers = _serve(demo, work)
@@ -143,6 +145,16 @@ def test_writing_tools_and_errors(demo: Path) -> None:
     failed, text = answers["bad outcome"]
     assert (
         failed and text == "Error: --outcome 'maybe' is not one of helped, not-helped, failed-again"
+    )
+    # Arguments the schema refuses: one line saying what is wrong and what the tool takes.
+    assert answers["misnamed"] == (
+        True,
+        "Error: show: missing argument 'key'; unknown argument 'path' (it takes key, max_chars)",
+    )
+    assert answers["mistyped"] == (
+        True,
+        "Error: query: argument 'limit': Input should be a valid integer, unable to parse string"
+        " as an integer (it takes explain, include_hidden, limit, tag, text, type)",
     )
 
 
