@@ -199,3 +199,35 @@ def test_inbound_counts_looked_up_for_contenders_only_change_nothing(
     db.close()
     assert some == every
     assert sum(bool(hits) for hits in every) >= 60
+
+
+@pytest.mark.skipif(not CORPORA.is_dir(), reason="the corpora are not beside the checkout")
+def test_the_evaluation_s_pages_exist_and_an_alias_brings_its_original() -> None:
+    """Every page the evaluation sets name is in its corpus, and a tldr page that only points
+    to another command's page is listed with that page: the search finds the original, which
+    answers the query as well as its alias does."""
+    alias = re.compile(r"This command is an alias of `([^`]+)`|此命令为 `([^`]+)` 的别名")
+    wrong = []
+    for name, corpus in (
+        ("en.tsv", "tldr/en"),
+        ("zh.tsv", "tldr/zh"),
+        ("fastapi.tsv", "docs/fastapi"),
+    ):
+        root = CORPORA / corpus
+        for line in (EVAL / name).read_text(encoding="utf-8").splitlines():
+            if not line or line.startswith("#"):
+                continue
+            query, pages = line.split("\t")
+            listed = pages.split()
+            for page in listed:
+                if not (root / page).is_file():
+                    wrong.append(f"{name}: {query!r} names {page}, which is not there")
+                    continue
+                found = alias.search((root / page).read_text(encoding="utf-8"))
+                if found is None:
+                    continue
+                command = (found[1] or found[2]).split(" -")[0].replace(" ", "-")
+                original = f"{page.split('/')[0]}/{command}.md"
+                if (root / original).is_file() and original not in listed:
+                    wrong.append(f"{name}: {query!r} lists the alias {page} without {original}")
+    assert not wrong, "\n".join(wrong)
