@@ -308,6 +308,9 @@ _ATTR_LIST = re.compile(
 )
 _HTML_ID = re.compile(r"\b(?:id|name)[ \t]*=[ \t]*(?:\"([^\"<>]*)\"|'([^'<>]*)'|([^\s\"'<>=`]+))")
 _NOT_IN_SLUG = re.compile(r"[^\w\- ]")
+_NOT_IN_TOC_SLUG = re.compile(r"[^\w\s-]")
+_TOC_SEPARATORS = re.compile(r"[-\s]+")
+_NUMBERED = re.compile(r"(.*)_([0-9]+)")
 _NESTING = frozenset(
     {"th_open", "th_close", "td_open", "td_close", "footnote_block_open", "footnote_block_close"}
 )
@@ -481,12 +484,16 @@ class _Reader:
             )
 
     def _anchors(self) -> Iterator[str]:
+        """Each heading's anchor as GitHub (and mdBook, Hugo) makes it, and as Python-Markdown
+        (MkDocs) does: sites built either way link to their own; then the ids written out."""
         seen: dict[str, int] = {}
+        toc_seen: set[str] = set()
         for heading in self.headings:
             base = slug(heading.text)
             count = seen.get(base, 0)
             yield base if count == 0 else f"{base}-{count}"
             seen[base] = count + 1
+            yield _unique(toc_slug(heading.text), toc_seen)
             yield from heading.ids
         yield from self.ids
 
@@ -537,3 +544,23 @@ def _html_ids(html: str) -> list[str]:
 def slug(heading: str) -> str:
     """Return GitHub's anchor for a heading: lower case, punctuation dropped, spaces to '-'."""
     return _NOT_IN_SLUG.sub("", heading.strip().lower()).replace(" ", "-")
+
+
+def toc_slug(heading: str) -> str:
+    """Return Python-Markdown's anchor for a heading (its toc extension, which MkDocs uses):
+    letters folded to ASCII, punctuation dropped, lower case, each run of spaces and '-' one
+    '-'. Where GitHub makes `a---b` of `A - B`, this makes `a-b`."""
+    import unicodedata
+
+    folded = unicodedata.normalize("NFKD", heading).encode("ascii", "ignore").decode("ascii")
+    return _TOC_SEPARATORS.sub("-", _NOT_IN_TOC_SLUG.sub("", folded).strip().lower())
+
+
+def _unique(anchor: str, seen: set[str]) -> str:
+    """Python-Markdown's anchor for a heading whose slug came before (or is empty): `_1`
+    added, or a number it ends in after `_` raised by one, until it is new."""
+    while anchor in seen or not anchor:
+        numbered = _NUMBERED.fullmatch(anchor)
+        anchor = f"{numbered[1]}_{int(numbered[2]) + 1}" if numbered else f"{anchor}_1"
+    seen.add(anchor)
+    return anchor

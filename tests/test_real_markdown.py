@@ -144,6 +144,36 @@ def test_headings_in_containers_html_anchors_and_attribute_lists(ws: Path, invok
     assert "title: Custom" not in _article(ws, "target.md")
 
 
+def test_anchors_as_github_and_as_mkdocs_make_them(ws: Path, invoke: Invoke) -> None:
+    """A site built with MkDocs links to its headings by Python-Markdown's anchors, which
+    differ from GitHub's where punctuation stood between spaces or dashes, on letters with
+    accents, and on a heading's second use."""
+    target = (
+        "# Target\n\n## Servers check `Mcp-Param-*` headers (SEP-2243)\n\n## Build - Test\n\n"
+        "## Café\n\n## Usage\n\n## Usage\n\n## 用法\n"
+    )
+    anchors = [
+        "servers-check-mcp-param--headers-sep-2243",  # GitHub's
+        "servers-check-mcp-param-headers-sep-2243",  # Python-Markdown's
+        "build---test",
+        "build-test",
+        "café",
+        "cafe",
+        "usage-1",
+        "usage_1",
+        "用法",
+        "_1",  # Python-Markdown's for a heading with no ASCII letter
+        "build--test",  # neither's
+        "usage_2",
+    ]
+    links = "# Links\n\n" + "".join(f"[{anchor}](target.md#{anchor})\n" for anchor in anchors)
+    _ingest(ws, invoke, {"target.md": target, "links.md": links})
+    assert [f["target"] for f in _sw001(ws, invoke)] == [
+        "target.md#build--test",
+        "target.md#usage_2",
+    ]
+
+
 def test_compiled_articles_pass_their_own_lint(ws: Path, invoke: Invoke) -> None:
     _ingest(
         ws,

@@ -10,7 +10,7 @@ from skillwiki.documents import decode, split
 from skillwiki.errors import InputError
 from skillwiki.workspace import PARSED_SUFFIXES
 
-FORMAT = 4  # 4: unused reference definitions are "definition" links
+FORMAT = 5  # 5: headings' anchors as Python-Markdown makes them too
 
 
 class FileFacts(NamedTuple):
@@ -22,7 +22,7 @@ class FileFacts(NamedTuple):
     key_lines: dict[str, int]  # top-level frontmatter key -> 1-based line
     body_offset: int  # lines before the body
     links: list[tuple[str, str, int, int]]  # kind, target, line, column
-    anchors: list[str]  # GitHub anchors of its headings
+    anchors: list[str]  # its headings' anchors (GitHub's and Python-Markdown's), its ids
     sections: list[tuple[str, int, str]]  # `## ` heading, its line, the text under it
     secrets: list[tuple[str, int, int]]  # kind, line, column: never the secret itself
 
