@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TypeVar, cast
-from urllib.parse import unquote, urlparse
+from urllib.parse import quote, unquote, urlparse
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
@@ -130,7 +130,7 @@ class WikiServer(MCPServer[Any]):
         except SkillwikiError:
             articles = []
         found += [
-            (ARTICLE_URI + str(item["path"]).removeprefix("wiki/"), item)
+            (ARTICLE_URI + quote(str(item["path"]).removeprefix("wiki/")), item)
             for item in articles
             if isinstance(item.get("path"), str)
         ]
@@ -141,10 +141,11 @@ class WikiServer(MCPServer[Any]):
 
 
 def _article(uri: str, item: dict[str, Any]) -> Resource:
-    """An article of index.json as a resource."""
+    """An article of index.json as a resource: its path percent-encoded in the URI (a `#`, `?`,
+    `%`, space or letter beyond ASCII in a file name), as written in its name."""
     return Resource(
         uri=uri,
-        name=uri.removeprefix(ARTICLE_URI),
+        name=unquote(uri.removeprefix(ARTICLE_URI)),
         title=str(item.get("title") or "") or None,
         description=str(item.get("summary") or "") or None,
         mime_type="text/markdown",

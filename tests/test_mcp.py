@@ -12,6 +12,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import anyio
 import pytest
@@ -305,6 +306,10 @@ async def _collect(
 
 
 def test_resources_index_and_articles(demo: Path) -> None:
+    odd = ["odd #1 100%.md", "部署 笔记.md", "what?.md"]  # a URI's own characters in names
+    for name in odd:
+        write(demo / ".wiki" / "raw" / "docs" / name, f"# Odd\n\nThe note {name}.\n")
+
     async def work(session: ClientSession) -> Any:
         listed = (await session.list_resources()).resources
         templates = (await session.list_resource_templates()).resource_templates
@@ -312,14 +317,27 @@ def test_resources_index_and_articles(demo: Path) -> None:
         article = await session.read_resource("skillwiki://wiki/docs/ci.md")
         missing = await _read_error(session, "skillwiki://wiki/docs/nothing.md")
         outside = await _read_error(session, "skillwiki://wiki/../config.toml")
-        return listed, templates, index, article, missing, outside
+        named = {
+            resource.name: (str(resource.uri), await session.read_resource(resource.uri))
+            for resource in listed
+            if resource.name.removeprefix("docs/") in odd
+        }
+        return listed, templates, index, article, missing, outside, named
 
-    listed, templates, index, article, missing, outside = _serve(demo, work)
+    listed, templates, index, article, missing, outside, named = _serve(demo, work)
     uris = [str(resource.uri) for resource in listed]
     articles = json.loads((demo / ".wiki" / "index.json").read_text())["articles"]
-    assert uris == ["skillwiki://index"] + [
-        "skillwiki://wiki/" + item["path"].removeprefix("wiki/") for item in articles
-    ]
+    assert uris == ["skillwiki://index"] + sorted(
+        "skillwiki://wiki/" + quote(item["path"].removeprefix("wiki/")) for item in articles
+    )
+    # Each odd name percent-encoded in its URI, as written in its name, and read by that URI.
+    assert {name: uri for name, (uri, _) in named.items()} == {
+        "docs/odd #1 100%.md": "skillwiki://wiki/docs/odd%20%231%20100%25.md",
+        "docs/部署 笔记.md": "skillwiki://wiki/docs/%E9%83%A8%E7%BD%B2%20%E7%AC%94%E8%AE%B0.md",
+        "docs/what?.md": "skillwiki://wiki/docs/what%3F.md",
+    }
+    for name, (_, read) in named.items():
+        assert read.contents[0].text == (demo / ".wiki" / "wiki" / name).read_text()
     ci = next(resource for resource in listed if str(resource.uri).endswith("/docs/ci.md"))
     assert ci.mime_type == "text/markdown" and ci.title and ci.description
     assert [template.uri_template for template in templates] == ["skillwiki://wiki/{+path}"]
@@ -366,9 +384,9 @@ def test_resources_come_a_page_at_a_time(demo: Path, monkeypatch: pytest.MonkeyP
     assert [len(page) for page in first[:-1]] == [3] * (len(first) - 1) and first[-1]
     assert sum(first, []) == every == sorted(every)
     # The article listed first on the second page goes before that page is asked for.
-    going = every[3]
-    assert going == "skillwiki://wiki/docs/ci.md"
-    second = anyio.run(pages, demo / ".wiki" / "raw" / "docs" / "ci.md")
+    going = every[3]  # after the index and docs/重试策略.md, whose URI is percent-encoded
+    assert going == "skillwiki://wiki/docs/architecture.md"
+    second = anyio.run(pages, demo / ".wiki" / "raw" / "docs" / "architecture.md")
     assert sum(second, []) == [uri for uri in every if uri != going]
     assert "not a cursor of this server" in anyio.run(refused)
     wiki.warm.close()
