@@ -58,6 +58,10 @@ OK = {"tool": "fetch", "success": True}
         ({"confidence": 0.59}, "low_confidence"),
         ({"confidence": 0.6}, None),
         ({"rejected": True}, "rejected"),
+        # A call that reports an error failed, unless it says it succeeded.
+        ({"tool_calls": [{"tool": "a", "error": "boom"}] * 3}, "consecutive_tool_failures"),
+        ({"tool_calls": [{"tool": "a", "error": "boom", "success": True}] * 3}, None),
+        ({"tool_calls": [{"tool": "a", "error": ""}, {"tool": "b"}, {"tool": "c"}]}, None),
         ({"rejected": True, "retries": 2, "replans": 1}, "replan"),  # the first match names it
     ],
 )

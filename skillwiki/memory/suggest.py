@@ -132,8 +132,12 @@ def read_run(data: object, where: str) -> Run:
     return Run(
         task=data.get("task") or "",
         agent=data.get("agent") or "",
-        tool_calls=tuple(
-            ToolCall(call.get("tool", ""), call.get("success", True), call.get("error") or "")
+        tool_calls=tuple(  # a call that reports an error failed, unless it says otherwise
+            ToolCall(
+                call.get("tool", ""),
+                call.get("success", not call.get("error")),
+                call.get("error") or "",
+            )
             for call in calls
         ),
         replans=data.get("replans", 0),
