@@ -336,9 +336,9 @@ def _memory_tools(server: WikiServer) -> None:
     def suggest(feedback: dict[str, Any], ctx: Context[Any, Any] | None = None) -> dict[str, Any]:
         """Say whether a run's feedback calls for a lesson: `feedback` holds task, agent,
         tool_calls ([{tool, success, error}]; one with an error failed unless success is
-        true), replans, retries, cost_usd, max_cost_usd, confidence, rejected. A proposal carries `record_lesson`: the arguments to call that
-        tool with, only after the user agreed (and `command`, the same as a command line).
-        Never writes."""
+        true), replans, retries, cost_usd, max_cost_usd, confidence, rejected. A proposal
+        carries `record_lesson`: the arguments to call that tool with, only after the user
+        agreed (and `command`, the same as a command line). Never writes."""
         from skillwiki.memory.suggest import answer, read_run
         from skillwiki.memory.suggest import suggest as run
 
