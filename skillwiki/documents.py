@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skillwiki.errors import InputError
+from skillwiki.errors import EmptyNote, InputError
 
 MAX_TITLE = 500
 MAX_SUMMARY = 2_000
@@ -171,7 +171,7 @@ def optional_str(meta: Mapping[str, Any], key: str, where: Path | str) -> str | 
 def check_note(meta: Mapping[str, Any], body: str, where: Path | str) -> None:
     """Refuse a note with no content, or with values no person or agent meant to write."""
     if not body.strip() and not meta:
-        raise InputError(where, "the file is empty; there is nothing to ingest")
+        raise EmptyNote(where, "the file is empty; there is nothing to ingest")
     # What compile reads of the frontmatter, checked before anything is written: a value
     # compile would refuse must not leave a raw file behind it cannot compile.
     for key in ("title", "summary", "type", "origin"):

@@ -38,6 +38,10 @@ class InputError(SkillwikiError):
         self.detail = message
 
 
+class EmptyNote(InputError):
+    """A file with nothing to ingest: no text, no frontmatter."""
+
+
 class ReadOnlyWorkspace(InputError):
     """The workspace cannot be written (a read-only checkout, or no permission)."""
 

@@ -13,7 +13,7 @@ from skillwiki import fsio
 from skillwiki.article import TEXT_SUFFIXES
 from skillwiki.config import Config
 from skillwiki.documents import check_note, check_size, decode, join, split
-from skillwiki.errors import InputError
+from skillwiki.errors import EmptyNote, InputError
 from skillwiki.fingerprint import expect
 from skillwiki.names import check_component, check_relative
 from skillwiki.workspace import MARKDOWN_SUFFIXES, WIKI_DIR, Workspace
@@ -52,6 +52,7 @@ class Refused:
 class IngestResult:
     files: list[Ingested] = field(default_factory=list)
     skipped: int = 0
+    empty: int = 0  # files of folders with nothing in them (`__init__.py`), left out
     refused: list[Refused] = field(default_factory=list)  # files of folders, each with its reason
 
 
@@ -112,11 +113,16 @@ def ingest(
 def _raw_texts(
     sources: list[tuple[Source, bool]], overrides: Overrides, result: IngestResult
 ) -> list[tuple[Source, str]]:
-    """Each source's raw text; a file of a folder that cannot be one is refused, not fatal."""
+    """Each source's raw text; a file of a folder that cannot be one is refused, not fatal, and
+    one with nothing in it (a package's `__init__.py`) is left out and counted."""
     texts = []
     for source, in_folder in sources:
         try:
             texts.append((source, _raw_text(source, overrides)))
+        except EmptyNote:
+            if not in_folder:
+                raise
+            result.empty += 1
         except InputError as exc:
             if not in_folder:
                 raise

@@ -338,9 +338,13 @@ def test_workspace_option_pointing_at_nothing(tmp_path: Path, invoke: Invoke) ->
 
 
 def test_odd_files_in_a_folder_are_refused_one_by_one(ws: Path, invoke: Invoke) -> None:
+    """Each file that cannot be ingested is named with why, and the exit is 1; an empty one
+    (a package's `__init__.py`) is left out and counted, for it holds nothing to lose."""
     write(ws / "docs" / "a.md", "# Fine\n")
     write(ws / "docs" / "b.md", b"\xff\xfe\x00bad")
     write(ws / "docs" / "empty.md", b"")
+    write(ws / "docs" / "pkg" / "__init__.py", b"")
+    write(ws / "docs" / "blank.txt", " \n\n")
     write(ws / "docs" / "bad.md", "---\ntitle: [\n---\ntext\n")
     write(ws / "docs" / "_index.md", "---\ntitle: Section\n---\n")  # a valid page
     result = invoke("ingest", "-w", str(ws), str(ws / "docs"))
@@ -349,8 +353,8 @@ def test_odd_files_in_a_folder_are_refused_one_by_one(ws: Path, invoke: Invoke) 
     assert refused == [
         f"refused {ws}/docs/b.md: file is UTF-16 encoded; save it as UTF-8",
         f"refused {ws}/docs/bad.md: unparsable YAML frontmatter (line 3): expected the node content, but found '<stream end>'",
-        f"refused {ws}/docs/empty.md: the file is empty; there is nothing to ingest",
     ]
+    assert "skipped 3 empty file(s)\n" in result.stdout
     assert sorted(p.name for p in (ws / ".wiki" / "raw" / "docs").iterdir()) == [
         "_index.md",
         "a.md",

@@ -12,6 +12,7 @@ def test_ingest_folder_mirrors_paths_and_records_origin(ws: Path, invoke: Invoke
     write(ws / "docs" / "notes.txt", "Plain notes.\n")
     write(ws / "docs" / "logo.png", b"\x89PNG\r\n\x1a\n\x00\x00")
     write(ws / "docs" / ".hidden.md", "# hidden\n")
+    write(ws / "docs" / "__init__.py", "")
     result = invoke("ingest", "-w", str(ws), str(ws / "docs"), "--json")
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
@@ -21,6 +22,7 @@ def test_ingest_folder_mirrors_paths_and_records_origin(ws: Path, invoke: Invoke
         "docs/设计/笔记.md",
     ]
     assert report["skipped"] == 1
+    assert report["empty"] == 1 and report["refused"] == []
     raw = (ws / ".wiki" / "raw" / "docs" / "design.md").read_text()
     assert raw == "---\norigin: docs/design.md\n---\n# Design\n\nThe design.\n"
     assert (ws / ".wiki" / "wiki" / "docs" / "设计" / "笔记.md").is_file()

@@ -92,6 +92,7 @@ def ingest(
                     for item in result.files
                 ],
                 "skipped": result.skipped,
+                "empty": result.empty,
                 "refused": [asdict(item) for item in result.refused],
                 "compile": None if compiled is None else _compile_json(ws, compiled),
             }
@@ -111,6 +112,8 @@ def _print_ingested(result: IngestResult, compiled: CompileResult | None) -> Non
         render.echo(f"{verb} {item.origin} -> .wiki/raw/{item.raw}")
     if result.skipped:
         render.echo(f"skipped {result.skipped} file(s) that are not Markdown or text")
+    if result.empty:
+        render.echo(f"skipped {result.empty} empty file(s)")
     if compiled is not None:
         _print_compile(compiled)
 
