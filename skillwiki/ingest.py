@@ -21,6 +21,9 @@ from skillwiki.workspace import MARKDOWN_SUFFIXES, WIKI_DIR, Workspace
 STDIN = "-"
 STDIN_ORIGIN = "stdin"
 SKIPPED_DIRS = frozenset({"node_modules", "__pycache__"})
+# A folder that holds this file is a Python virtual environment (PEP 405): installed packages,
+# never notes, however it is named (`venv/`, `env/`, `.tox/py311/`).
+VENV_MARKER = "pyvenv.cfg"
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,7 @@ class IngestResult:
     files: list[Ingested] = field(default_factory=list)
     skipped: int = 0
     empty: int = 0  # files of folders with nothing in them (`__init__.py`), left out
+    environments: list[str] = field(default_factory=list)  # virtual environments left out
     refused: list[Refused] = field(default_factory=list)  # files of folders, each with its reason
 
 
@@ -170,12 +174,17 @@ def _collect(
 
 
 def _walk(ws: Workspace, folder: Path, result: IngestResult) -> list[Path]:
+    """The files of a folder to ingest: of a text kind, not hidden, not in node_modules/ or
+    a virtual environment (unless that is the folder named)."""
     found: list[Path] = []
     for entry in sorted(os.scandir(folder), key=lambda item: item.name):
         path = Path(entry.path)
         if entry.name.startswith(".") or entry.name in SKIPPED_DIRS:
             continue
         if entry.is_dir(follow_symlinks=False):
+            if os.path.isfile(os.path.join(entry.path, VENV_MARKER)):
+                result.environments.append(entry.path)
+                continue
             found.extend(_walk(ws, path, result))
         elif PurePosixPath(entry.name).suffix.lower() in TEXT_SUFFIXES and entry.is_file():
             _check_link(ws, path, path)

@@ -116,3 +116,23 @@ def test_ingest_a_hand_written_raw_file_is_not_overwritten(ws: Path, invoke: Inv
         "Error: .wiki/raw/a.md: already holds a note from '', not from 'a.md'; move it first\n"
     )
     assert snapshot(ws) == before
+
+
+def test_a_virtual_environment_in_a_folder_is_left_out(ws: Path, invoke: Invoke) -> None:
+    """A folder holding pyvenv.cfg (PEP 405) is a virtual environment, whatever its name: its
+    packages' files are not notes. Named itself, it is ingested as asked."""
+    write(ws / "guide.md", "# Guide\n")
+    write(ws / "env" / "pyvenv.cfg", "home = /usr/bin\n")
+    write(ws / "env" / "lib" / "site-packages" / "pkg" / "README.md", "# Pkg\n")
+    write(ws / "docs" / "env.md", "# Env\n")  # a note about environments is a note
+    result = invoke("ingest", "-w", str(ws), str(ws), "--json")
+    report = json.loads(result.stdout)
+    assert [item["raw"] for item in report["files"]] == ["docs/env.md", "guide.md"]
+    assert report["environments"] == [str(ws / "env")]
+    plain = invoke("ingest", "-w", str(ws), str(ws))
+    assert f"skipped {ws / 'env'}/: a virtual environment (pyvenv.cfg is in it)\n" in plain.stdout
+    named = json.loads(invoke("ingest", "-w", str(ws), str(ws / "env"), "--json").stdout)
+    assert [item["raw"] for item in named["files"]] == [
+        "env/lib/site-packages/pkg/README.md",
+        "env/pyvenv.cfg",
+    ]
