@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from skillwiki import fsio
+from skillwiki import fsio, gitignore
 from skillwiki.article import TEXT_SUFFIXES
 from skillwiki.config import Config
 from skillwiki.documents import check_note, check_size, decode, join, split
@@ -57,6 +57,7 @@ class IngestResult:
     skipped: int = 0
     empty: int = 0  # files of folders with nothing in them (`__init__.py`), left out
     environments: list[str] = field(default_factory=list)  # virtual environments left out
+    ignored: int = 0  # files and folders of folders that .gitignore leaves out
     refused: list[Refused] = field(default_factory=list)  # files of folders, each with its reason
 
 
@@ -162,7 +163,7 @@ def _collect(
         raise InputError(given, f"is inside {WIKI_DIR}/; ingest files from the repository instead")
     if path.is_dir():
         found = []
-        for file in _walk(ws, path, result):
+        for file in _walk(ws, path, result, gitignore.rules_for(path)):
             try:
                 found.append((_read(ws, config, file, file), True))
             except InputError as exc:  # one odd file does not stop the folder
@@ -173,19 +174,25 @@ def _collect(
     return [(_read(ws, config, path, given), False)]
 
 
-def _walk(ws: Workspace, folder: Path, result: IngestResult) -> list[Path]:
+def _walk(
+    ws: Workspace, folder: Path, result: IngestResult, rules: gitignore.Rules | None
+) -> list[Path]:
     """The files of a folder to ingest: of a text kind, not hidden, not in node_modules/ or
-    a virtual environment (unless that is the folder named)."""
+    a virtual environment, not what git ignores (`rules`; unless that is the folder named)."""
     found: list[Path] = []
     for entry in sorted(os.scandir(folder), key=lambda item: item.name):
         path = Path(entry.path)
         if entry.name.startswith(".") or entry.name in SKIPPED_DIRS:
             continue
-        if entry.is_dir(follow_symlinks=False):
+        is_dir = entry.is_dir(follow_symlinks=False)
+        if rules is not None and rules.ignores(path, is_dir):
+            result.ignored += 1
+            continue
+        if is_dir:
             if os.path.isfile(os.path.join(entry.path, VENV_MARKER)):
                 result.environments.append(entry.path)
                 continue
-            found.extend(_walk(ws, path, result))
+            found.extend(_walk(ws, path, result, rules and rules.below(path)))
         elif PurePosixPath(entry.name).suffix.lower() in TEXT_SUFFIXES and entry.is_file():
             _check_link(ws, path, path)
             found.append(path)

@@ -136,3 +136,41 @@ def test_a_virtual_environment_in_a_folder_is_left_out(ws: Path, invoke: Invoke)
         "env/lib/site-packages/pkg/README.md",
         "env/pyvenv.cfg",
     ]
+
+
+def test_a_folder_is_ingested_without_what_gitignore_leaves_out(ws: Path, invoke: Invoke) -> None:
+    """In a repository, what its ignore files leave out of a folder (a docs build, logs) is
+    not ingested, but counted: each .gitignore read from its own folder, a deeper one's
+    negation winning, .git/info/exclude too. A folder that git ignores is ingested when it
+    is the one named; outside a repository .gitignore means nothing."""
+    write(ws / ".git" / "info" / "exclude", "drafts/\n")
+    write(ws / ".gitignore", "_build/\n*.log\n/notes.md\n")
+    write(ws / "docs" / ".gitignore", "!keep.log\n")
+    write(ws / "docs" / "guide.md", "# Guide\n")
+    write(ws / "docs" / "_build" / "html" / "page.md", "# Built\n")
+    write(ws / "docs" / "run.log", "a log\n")
+    write(ws / "docs" / "keep.log", "a log kept\n")
+    write(ws / "docs" / "drafts" / "idea.md", "# Idea\n")
+    write(ws / "docs" / "notes.md", "# Notes deeper down\n")  # /notes.md is the root's only
+    write(ws / "notes.md", "# Notes\n")
+
+    report = json.loads(invoke("ingest", "-w", str(ws), str(ws), "--json").stdout)
+    assert [item["raw"] for item in report["files"]] == [
+        "docs/guide.md",
+        "docs/keep.log",
+        "docs/notes.md",
+    ]
+    assert report["ignored"] == 4  # docs/_build/, docs/drafts/, docs/run.log, notes.md
+    plain = invoke("ingest", "-w", str(ws), str(ws / "docs"))
+    assert "skipped 3 file(s) and folder(s) that .gitignore leaves out\n" in plain.stdout
+    named = json.loads(
+        invoke("ingest", "-w", str(ws), str(ws / "docs" / "_build" / "html"), "--json").stdout
+    )
+    assert [item["raw"] for item in named["files"]] == ["docs/_build/html/page.md"]
+    assert named["ignored"] == 0
+
+    outside = ws.parent / "elsewhere"
+    write(outside / ".gitignore", "*.log\n")
+    write(outside / "run.log", "a log\n")
+    report = json.loads(invoke("ingest", "-w", str(ws), str(outside), "--json").stdout)
+    assert [item["raw"] for item in report["files"]] == ["run.log"] and report["ignored"] == 0

@@ -94,6 +94,7 @@ def ingest(
                 "skipped": result.skipped,
                 "empty": result.empty,
                 "environments": result.environments,
+                "ignored": result.ignored,
                 "refused": [asdict(item) for item in result.refused],
                 "compile": None if compiled is None else _compile_json(ws, compiled),
             }
@@ -115,6 +116,8 @@ def _print_ingested(result: IngestResult, compiled: CompileResult | None) -> Non
         render.echo(f"skipped {result.skipped} file(s) that are not Markdown or text")
     if result.empty:
         render.echo(f"skipped {result.empty} empty file(s)")
+    if result.ignored:
+        render.echo(f"skipped {result.ignored} file(s) and folder(s) that .gitignore leaves out")
     for folder in result.environments:
         render.echo(f"skipped {folder}/: a virtual environment (pyvenv.cfg is in it)")
     if compiled is not None:
