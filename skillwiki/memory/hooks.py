@@ -113,8 +113,9 @@ def _judge_run(config: Config, hook: Hook) -> str:
     if proposal is None:
         return ""
     text = (
-        f"skillwiki: this session may hold a lesson ({proposal.trigger}): "
-        f"{proposal.proposed_title}. Draft prevention rule: {proposal.proposed_prevention_rule} "
+        # the title names the trigger: `consecutive_tool_failures: publish the digest`
+        f"skillwiki: this session may hold a lesson: {proposal.proposed_title}. "
+        f"Draft prevention rule: {proposal.proposed_prevention_rule} "
         "Ask the user whether to record it; only if they agree, pipe this session's hook "
         "payload into `skillwiki suggest -` and run the `command` it prints."
     )
