@@ -219,7 +219,11 @@ def test_cli_json_trace_and_hits(demo: Path, invoke: Invoke) -> None:
 def test_write_adds_markers_then_replaces_between_them(demo: Path, invoke: Invoke) -> None:
     agents = demo / "AGENTS.md"
     agents.write_bytes(b"# Agents\r\n\r\nKeep this line.  \r\n")
-    assert invoke("recall", "-w", str(demo), "--write", str(agents)).exit_code == 0
+    written = invoke("recall", "-w", str(demo), "--write", str(agents))
+    assert written.exit_code == 0
+    assert written.stderr.startswith(f"updated {agents} (") and written.stderr.endswith(
+        " lesson(s))\n"
+    )
     text = agents.read_bytes()
     assert text.startswith(
         b"# Agents\r\n\r\nKeep this line.  \r\n\n" + START_MARKER.encode() + b"\n## Lessons"

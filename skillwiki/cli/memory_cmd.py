@@ -133,7 +133,7 @@ def recall(
     if write is not None and target is not None:
         changed = write_block(target, result.block, paths=tuple(path or ()))
         state = "updated" if changed else "unchanged"
-        render.warn_free(f"{state} {write} ({len(result.included)} lessons)")
+        render.warn_free(f"{state} {write} ({len(result.included)} lesson(s))")
     _show_recalled(result, as_json or output is BlockFormat.json, write is None, trace)
 
 
