@@ -19,6 +19,7 @@ so that callers can cache them by the text's fingerprint.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator, Sequence
 from functools import cache
 from types import SimpleNamespace
@@ -550,10 +551,9 @@ def toc_slug(heading: str) -> str:
     """Return Python-Markdown's anchor for a heading (its toc extension, which MkDocs uses):
     letters folded to ASCII, punctuation dropped, lower case, each run of spaces and '-' one
     '-'. Where GitHub makes `a---b` of `A - B`, this makes `a-b`."""
-    import unicodedata
-
-    folded = unicodedata.normalize("NFKD", heading).encode("ascii", "ignore").decode("ascii")
-    return _TOC_SEPARATORS.sub("-", _NOT_IN_TOC_SLUG.sub("", folded).strip().lower())
+    if not heading.isascii():
+        heading = unicodedata.normalize("NFKD", heading).encode("ascii", "ignore").decode()
+    return _TOC_SEPARATORS.sub("-", _NOT_IN_TOC_SLUG.sub("", heading).strip().lower())
 
 
 def _unique(anchor: str, seen: set[str]) -> str:
