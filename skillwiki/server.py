@@ -317,9 +317,11 @@ def _memory_tools(server: WikiServer) -> None:
         return _answer(work, warm.place, ctx)
 
     @_tool(server, READ)
-    def status(ctx: Context[Any, Any] | None = None) -> dict[str, Any]:
-        """Whether every article is fresh (compiled from its raw file as it is now), with the
-        state of each and the catalog's fingerprint (for record_lesson's expect_fingerprint)."""
+    def status(not_fresh: bool = True, ctx: Context[Any, Any] | None = None) -> dict[str, Any]:
+        """Whether every article is fresh (compiled from its raw file as it is now): the totals
+        of each state, the files that are not fresh (with `not_fresh` false, every file, as
+        `status --json` lists them: thousands on a big wiki), the raw files that cannot be
+        compiled, and the catalog's fingerprint (for record_lesson's expect_fingerprint)."""
         from skillwiki.cli.workspace_cmd import status_json
         from skillwiki.compiler import State, make_plan
 
@@ -328,7 +330,7 @@ def _memory_tools(server: WikiServer) -> None:
             plan = make_plan(ws, config)
             counts = plan.count()
             fresh = counts[State.FRESH] == sum(counts.values()) and not plan.problems
-            return status_json(ws, config, plan, fresh)
+            return status_json(ws, config, plan, fresh, not_fresh=not_fresh)
 
         return _answer(work, warm.place, ctx)
 

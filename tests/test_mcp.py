@@ -101,6 +101,7 @@ def test_each_tool_answers_like_the_cli(demo: Path, invoke: Invoke) -> None:
             "show": await _call(session, "show", key="docs/ci.md", max_chars=50),
             "recall": await _call(session, "recall", agent="channel-op"),
             "status": await _call(session, "status"),
+            "status, every file": await _call(session, "status", not_fresh=False),
             "suggest": await _call(session, "suggest", feedback=feedback),
         }
 
@@ -112,8 +113,11 @@ def test_each_tool_answers_like_the_cli(demo: Path, invoke: Invoke) -> None:
     assert shown["path"] == ".wiki/wiki/docs/ci.md" and shown["truncated"] is True
     assert len(shown["body"]) == 50
     assert answers["recall"][1]["block"].startswith("## Lessons learned")
-    cli_status = json.loads(invoke("status", "-w", str(demo), "--json").stdout)
-    assert answers["status"][1] == cli_status
+    # By default only the files that are not fresh (none here): a big wiki has thousands.
+    cli_status = json.loads(invoke("status", "-w", str(demo), "--json", "--not-fresh").stdout)
+    assert answers["status"][1] == cli_status and cli_status["files"] == []
+    cli_every = json.loads(invoke("status", "-w", str(demo), "--json").stdout)
+    assert answers["status, every file"][1] == cli_every and len(cli_every["files"]) == 12
     assert answers["suggest"][1]["trigger"] == "consecutive_tool_failures"
 
 

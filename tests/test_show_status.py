@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import Invoke, put_in_every_state, snapshot
+from tests.support import Invoke, put_in_every_state, snapshot, write
 
 LESSON = "2026-11-30-channel-op-allowedtools-must-include-telegram-send"
 
@@ -59,6 +59,34 @@ def test_status_reports_every_state_and_never_writes(demo: Path, invoke: Invoke)
     assert invoke("status", "-w", str(demo), "--check").exit_code == 1
     assert snapshot(demo) == before
     assert not (demo / ".wiki" / ".cache").exists()
+
+
+def test_status_json_lists_every_file_or_those_not_fresh_and_the_problems(
+    demo: Path, invoke: Invoke
+) -> None:
+    put_in_every_state(demo)
+    write(demo / ".wiki" / "raw" / "docs" / "x.txt", "plain\n")  # both make docs/x.txt.md
+    write(demo / ".wiki" / "raw" / "docs" / "x.txt.md", "# X\n")
+    every = json.loads(invoke("status", "-w", str(demo), "--json").stdout)
+    assert every["fresh"] is False and every["totals"]["fresh"] == 9
+    assert len(every["files"]) == sum(every["totals"].values()) == 14
+    assert every["problems"] == [
+        {
+            "path": ".wiki/raw/docs/x.txt",
+            "message": "compiles to the same article as raw/docs/x.txt.md; rename one",
+        }
+    ]
+    changed = json.loads(invoke("status", "-w", str(demo), "--json", "--not-fresh").stdout)
+    assert [(f["state"], f["article"]) for f in changed["files"]] == [
+        ("edited", ".wiki/wiki/docs/agents.md"),
+        ("stale", ".wiki/wiki/docs/ci.md"),
+        ("orphan", ".wiki/wiki/docs/deployment.md"),
+        ("new", ".wiki/wiki/docs/new.md"),
+        ("new", ".wiki/wiki/docs/x.txt.md"),
+    ]
+    assert {key: value for key, value in changed.items() if key != "files"} == {
+        key: value for key, value in every.items() if key != "files"
+    }
 
 
 def test_status_check_passes_when_fresh(demo: Path, invoke: Invoke) -> None:

@@ -152,6 +152,13 @@ def status(
     check: Annotated[
         bool, typer.Option("--check", help="Exit 1 unless every article is fresh (for CI).")
     ] = False,
+    not_fresh: Annotated[
+        bool,
+        typer.Option(
+            "--not-fresh",
+            help="With --json, list only the files that are not fresh (the totals count all).",
+        ),
+    ] = False,
     workspace: WorkspaceOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -160,6 +167,7 @@ def status(
     Examples:
       skillwiki status
       skillwiki status --check
+      skillwiki status --json --not-fresh
     """
     from skillwiki.compiler import State, make_plan
 
@@ -169,14 +177,18 @@ def status(
     total = sum(counts.values())
     fresh = counts[State.FRESH] == total and not plan.problems
     if as_json:
-        render.print_json(status_json(ws, config, plan, fresh))
+        render.print_json(status_json(ws, config, plan, fresh, not_fresh=not_fresh))
     else:
         _print_status(plan)
     if check and not fresh:
         raise typer.Exit(1)
 
 
-def status_json(ws: Workspace, config: Config, plan: Plan, fresh: bool) -> dict[str, object]:
+def status_json(
+    ws: Workspace, config: Config, plan: Plan, fresh: bool, *, not_fresh: bool = False
+) -> dict[str, object]:
+    """`status --json`: the totals, each file's state (`not_fresh`: only those not fresh),
+    and the raw files that cannot be compiled, with why."""
     from skillwiki.compiler import State
 
     counts = plan.count()
@@ -191,6 +203,10 @@ def status_json(ws: Workspace, config: Config, plan: Plan, fresh: bool) -> dict[
                 "state": entry.state.value,
             }
             for entry in plan.entries
+            if not (not_fresh and entry.state is State.FRESH)
+        ],
+        "problems": [
+            {"path": problem.path, "message": problem.message} for problem in plan.problems
         ],
     }
 
