@@ -18,7 +18,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Annotated, Any, TypeVar, cast
 from urllib.parse import quote, unquote, urlparse
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -33,9 +33,11 @@ from mcp.types import (
     TextContent,
     ToolAnnotations,
 )
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from skillwiki import __version__, clock
+from skillwiki.cli.common import LIMIT_MAX
+from skillwiki.cli.read_cmd import ArticleType
 from skillwiki.errors import SkillwikiError
 from skillwiki.memory.kinds import Severity, Trigger
 from skillwiki.warm import Place, Warm
@@ -234,8 +236,8 @@ def _reading_tools(server: WikiServer) -> None:
     @_tool(server, READ)
     def query(
         text: str,
-        limit: int = 10,
-        type: str | None = None,
+        limit: Annotated[int, Field(ge=1, le=LIMIT_MAX)] = 10,
+        type: ArticleType | None = None,
         tag: list[str] | None = None,
         include_hidden: bool = False,
         explain: bool = False,
@@ -268,7 +270,9 @@ def _reading_tools(server: WikiServer) -> None:
 
     @_tool(server, READ)
     def show(
-        key: str, max_chars: int = SHOW_CHARS, ctx: Context[Any, Any] | None = None
+        key: str,
+        max_chars: Annotated[int, Field(ge=1)] = SHOW_CHARS,
+        ctx: Context[Any, Any] | None = None,
     ) -> dict[str, Any]:
         """Read one article or lesson in full, by its path (`docs/ci.md`, `raw/docs/ci.md`) or a
         lesson's id. Bodies longer than `max_chars` are cut, and `truncated` says so."""
@@ -298,7 +302,7 @@ def _memory_tools(server: WikiServer) -> None:
         tag: list[str] | None = None,
         path: list[str] | None = None,
         task: str | None = None,
-        budget: int | None = None,
+        budget: Annotated[int | None, Field(ge=1)] = None,
         ctx: Context[Any, Any] | None = None,
     ) -> dict[str, Any]:
         """The known failures of this repository that concern a task, as a block to keep in

@@ -138,6 +138,10 @@ def test_writing_tools_and_errors(demo: Path) -> None:
             "bad outcome": await _call(session, "feedback", lesson_id=lesson, outcome="maybe"),
             "misnamed": await _call(session, "show", path="docs/deploy.md"),
             "mistyped": await _call(session, "query", text="deploy", limit="many"),
+            "no hits asked": await _call(session, "query", text="deploy", limit=0),
+            "unknown type": await _call(session, "query", text="deploy", type="doc"),
+            "lessons only": await _call(session, "query", text="retry", type="lesson"),
+            "no budget": await _call(session, "recall", budget=-1),
         }
 
     answers = _serve(demo, work)
@@ -160,6 +164,22 @@ def test_writing_tools_and_errors(demo: Path) -> None:
         True,
         "Error: query: argument 'limit': Input should be a valid integer, unable to parse string"
         " as an integer (it takes explain, include_hidden, limit, tag, text, type)",
+    )
+    # The bounds and choices of the CLI's flags hold too (--limit 1 to 1000, --type, --budget).
+    takes = " (it takes explain, include_hidden, limit, tag, text, type)"
+    assert answers["no hits asked"] == (
+        True,
+        "Error: query: argument 'limit': Input should be greater than or equal to 1" + takes,
+    )
+    assert answers["unknown type"] == (
+        True,
+        "Error: query: argument 'type': Input should be 'document' or 'lesson'" + takes,
+    )
+    lessons = answers["lessons only"][1]["results"]
+    assert lessons and all(hit["type"] == "lesson" for hit in lessons)
+    assert (
+        answers["no budget"][0]
+        and "'budget': Input should be greater than or equal to 1" in (answers["no budget"][1])
     )
 
 

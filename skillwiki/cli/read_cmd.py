@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from skillwiki.cli import render
-from skillwiki.cli.common import JsonOption, NoCompileOption, WorkspaceOption, open_workspace
+from skillwiki.cli.common import (
+    LIMIT_MAX,
+    JsonOption,
+    NoCompileOption,
+    WorkspaceOption,
+    open_workspace,
+)
 
 if TYPE_CHECKING:
     from skillwiki.reading import Refresh
@@ -27,7 +33,7 @@ def register(app: typer.Typer) -> None:
 def query(
     ctx: typer.Context,
     text: Annotated[str, typer.Argument(help="What you are looking for, in plain words.")],
-    limit: Annotated[int, typer.Option(min=1, max=1000, help="How many hits at most.")] = 10,
+    limit: Annotated[int, typer.Option(min=1, max=LIMIT_MAX, help="How many hits at most.")] = 10,
     kind: Annotated[
         ArticleType | None, typer.Option("--type", help="Only documents or only lessons.")
     ] = None,
