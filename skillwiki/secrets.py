@@ -115,7 +115,10 @@ _NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")  # snake, camel,
 
 
 def _looks_made_up(value: str) -> bool:
-    """Tell a placeholder (`password`, `FUZZ`, `{{password}}`) from something typed in."""
+    """Tell a placeholder (`password`, `FUZZ`, `{{password}}`) from something typed in; a
+    name in code is judged without the closing brackets of the call it is passed in
+    (`f(password=password)`)."""
+    value = value.rstrip(")]}") or value
     if _PLACEHOLDER.search(value):
         return True
     if value.isdigit():

@@ -177,6 +177,8 @@ def secrets() -> list[tuple[str, str, str]]:
             "apiVersion: v1\nkind: Secret\ndata:\n  db-password: {}\n",
             base64.b64encode(f"Pw{_pick(rng, ALNUM, 14)}7".encode()).decode(),
         ),
+        # typed in as a call's argument: still one, the call's bracket after it
+        ("password", "connect(password={})", _pick(rng, ALNUM, 12) + "x7"),
     ]
     return [(kind, template.format(value), value) for kind, template, value in shapes]
 
@@ -232,4 +234,9 @@ def lookalikes() -> list[str]:
         "release 20261130:notes-for-the-weekly-release-train-x",
         "api_key = settings.API_KEY",
         "password_reset_token_ttl = 3600",
+        # names passed on in code, the call's brackets after them (fastapi's tutorials)
+        "UserInDB(**user_in.model_dump(), hashed_password=hashed_password)",
+        "client.login(password=password)",
+        "connect(password=settings.DB_PASSWORD)",
+        "headers = [dict(token=token)]",
     ]
