@@ -47,3 +47,18 @@ def test_init_refuses_a_missing_directory(tmp_path: Path, invoke: Invoke) -> Non
         result.stderr
         == f"Error: {tmp_path / 'nope'}: is not a directory; create it first or pick another\n"
     )
+
+
+def test_init_below_a_workspace_says_so(tmp_path: Path, invoke: Invoke) -> None:
+    """A workspace made inside another one's folder (init run in a subfolder by mistake) is
+    made, with a warning naming the one above."""
+    invoke("init", "-w", str(tmp_path))
+    sub = tmp_path / "docs"
+    sub.mkdir()
+    result = invoke("init", "-w", str(sub))
+    assert result.exit_code == 0 and (sub / ".wiki" / "raw").is_dir()
+    assert result.stderr == (
+        f"Warning: {tmp_path / '.wiki'} above is another workspace; commands run here use this"
+        f" new one (remove {sub / '.wiki'} if you meant the one above)\n"
+    )
+    assert invoke("init", "-w", str(tmp_path)).stderr == ""  # the outer one: nothing above

@@ -42,12 +42,19 @@ def init(ctx: typer.Context, workspace: WorkspaceOption = None) -> None:
       skillwiki init -w path/to/repo
     """
     from skillwiki.layout import init_workspace
+    from skillwiki.workspace import WIKI_DIR
 
     ws, created = init_workspace(chosen_workspace(ctx, workspace) or Path(os.getcwd()))
     if created:
         render.echo(f"Initialised {ws.dot}", style="bold green")
         for path in created:
             render.echo(f"  created {path}")
+        outer = next((p for p in ws.root.parents if (p / WIKI_DIR).is_dir()), None)
+        if outer is not None:  # most likely run in a subfolder of the repository by mistake
+            render.warn(
+                f"{outer / WIKI_DIR} above is another workspace; commands run here use this "
+                f"new one (remove {ws.dot} if you meant the one above)"
+            )
     else:
         render.echo(f"Already initialised: {ws.dot} (nothing changed)")
 
