@@ -312,6 +312,7 @@ _NOT_IN_SLUG = re.compile(r"[^\w\- ]")
 _NOT_IN_TOC_SLUG = re.compile(r"[^\w\s-]")
 _TOC_SEPARATORS = re.compile(r"[-\s]+")
 _NUMBERED = re.compile(r"(.*)_([0-9]+)")
+_BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)$")
 _NESTING = frozenset(
     {"th_open", "th_close", "td_open", "td_close", "footnote_block_open", "footnote_block_close"}
 )
@@ -372,8 +373,12 @@ class _Reader:
         self._inline(inline, table=in_cell)
         if parent.type == "heading_open":
             self._heading(parent, inline)
-        elif parent.type == "paragraph_open" and not (self.first_paragraph or in_footnote):
-            self.first_paragraph = plain_text(inline.children or [])
+        elif parent.type == "paragraph_open":
+            block = _BLOCK_ID.search(inline.content)
+            if block is not None:  # `text ^id`: a block that [[Page#^id]] links to (Obsidian)
+                self.ids.append("^" + block[1])
+            if not (self.first_paragraph or in_footnote):
+                self.first_paragraph = plain_text(inline.children or [])
 
     def _code(self, token: Token) -> None:
         assert token.map is not None

@@ -174,6 +174,30 @@ def test_anchors_as_github_and_as_mkdocs_make_them(ws: Path, invoke: Invoke) -> 
     ]
 
 
+def test_an_obsidian_vault_links_by_alias_block_and_embed(ws: Path, invoke: Invoke) -> None:
+    """Obsidian's own ways to link: a note's `aliases`, a block's id (`text ^id`, linked as
+    `[[Note#^id]]`), and an embedded image, which is no article and is not checked. A name,
+    block or heading that is nowhere is still a broken link."""
+    deploy = (
+        "---\naliases: [Shipping, Release train]\n---\n# Deploy\n\n"
+        "A paragraph about canaries. ^canary-para\n\n- a list item ^item-1\n\n"
+        "```\nnot a block ^in-code\n```\n\n![[diagram.png]]\n"
+    )
+    links = (
+        "# Links\n\n[[Shipping]] [[release  train]] [[Deploy#^canary-para]] "
+        "[[Deploy#^item-1|the item]] [[Deploy#^in-code]] [[Deploy#^nowhere]] "
+        "[[Nobody]] [[Deploy#No such heading]] ![[missing-image.png]]\n"
+    )
+    _ingest(ws, invoke, {"deploy.md": deploy, "links.md": links})
+    assert [f["message"] for f in _sw001(ws, invoke)] == [
+        "broken wikilink [[Deploy#^in-code]]: wiki/docs/deploy.md has no block '^in-code'",
+        "broken wikilink [[Deploy#^nowhere]]: wiki/docs/deploy.md has no block '^nowhere'",
+        "broken wikilink [[Nobody]]: no article has that title or path",
+        "broken wikilink [[Deploy#No such heading]]: wiki/docs/deploy.md has no heading"
+        " 'No such heading'",
+    ]
+
+
 def test_compiled_articles_pass_their_own_lint(ws: Path, invoke: Invoke) -> None:
     _ingest(
         ws,

@@ -9,20 +9,19 @@ from collections.abc import Iterator
 from urllib.parse import unquote
 
 from skillwiki import markdown
+from skillwiki.article import TEXT_SUFFIXES
 from skillwiki.lint.model import File, Finding, LintContext, Read, Rule, Severity
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//")
 _TEMPLATE = ("{{", "{%", "}}", "%}")  # template syntax is never a link
 _INDEX_PAGES = ("index.md", "_index.md", "README.md")
+_FILE_KIND = re.compile(r"\.[A-Za-z0-9]{1,5}$")  # a name that ends in a file's suffix
+_ARTICLE_KINDS = tuple(sorted(TEXT_SUFFIXES))  # the files that ingest makes articles of
 LinkFacts = tuple[str, str, int, int]  # kind, target, line, column
 
 
 def check(ctx: LintContext) -> Iterator[Finding | Read]:
-    titles: dict[str, str] = {}
-    for rel, file in ctx.articles.items():
-        title = file.meta.get("title")
-        if isinstance(title, str):
-            titles.setdefault(" ".join(title.split()).lower(), rel)
+    titles = _titles(ctx)
     roots = (ctx.ws.root.as_posix(), ctx.ws.wiki.as_posix())
     ignore = [re.compile(pattern) for pattern in ctx.config.lint.links.ignore]
     looked: set[str] = set()  # files outside .wiki/ that links were resolved against
@@ -45,6 +44,23 @@ def check(ctx: LintContext) -> Iterator[Finding | Read]:
                     file.path, line, column, RULE.id, Severity.ERROR, problem, source, written
                 )
     yield from (Read(path) for path in sorted(looked))
+
+
+def _titles(ctx: LintContext) -> dict[str, str]:
+    """The article each wikilink name leads to: titles first, then the aliases an article
+    lists (`aliases`, as Obsidian has them), lower case and spaced once."""
+    titles: dict[str, str] = {}
+    for rel, file in ctx.articles.items():
+        title = file.meta.get("title")
+        if isinstance(title, str):
+            titles.setdefault(" ".join(title.split()).lower(), rel)
+    for rel, file in ctx.articles.items():
+        aliases = file.meta.get("aliases")
+        listed = [aliases] if isinstance(aliases, str) else aliases
+        for alias in listed if isinstance(listed, list) else ():
+            if isinstance(alias, str):
+                titles.setdefault(" ".join(alias.split()).lower(), rel)
+    return titles
 
 
 def _raw_links(ctx: LintContext, article: File) -> dict[LinkFacts, tuple[tuple[str, int], str]]:
@@ -89,13 +105,21 @@ def _anchors(ctx: LintContext, rel: str) -> list[str]:
 def _wikilink(ctx: LintContext, target: str, rel: str, titles: dict[str, str]) -> str | None:
     name, _, heading = target.split("|", 1)[0].partition("#")
     name = name.strip()
+    if _FILE_KIND.search(name) and not name.lower().endswith(_ARTICLE_KINDS):
+        return None  # an image or a PDF (`![[diagram.png]]`): never an article, not checked
     found: str | None = rel if not name else titles.get(" ".join(name.split()).lower())
     for candidate in (name, name + ".md", posixpath.join(posixpath.dirname(rel), name + ".md")):
         if found is None and candidate in ctx.articles:
             found = candidate
     if found is None:
         return f"broken wikilink [[{target}]]: no article has that title or path"
-    if heading and markdown.slug(heading) not in _anchors(ctx, found):
+    if heading and heading.startswith("^") and heading not in _anchors(ctx, found):
+        return f"broken wikilink [[{target}]]: wiki/{found} has no block '{heading}'"
+    if (
+        heading
+        and not heading.startswith("^")
+        and markdown.slug(heading) not in _anchors(ctx, found)
+    ):
         return f"broken wikilink [[{target}]]: wiki/{found} has no heading '{heading}'"
     return None
 
