@@ -92,8 +92,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
         "password",
         re.compile(
             r"(?i)(?<![A-Za-z0-9])"  # DB_PASSWORD and MY_API_KEY count: _ is not a letter
-            r"(?:password|passwd|pwd|secret(?:[_-]?key)?|api[_-]?key|access[_-]?token"
-            r"|auth[_-]?token|token)\b[\"']?\s*(?:[:=]|%3[dD])\s*"
+            r"(?:password|passwd|pwd|(?P<key>secret(?:[_-]?key)?|api[_-]?key|access[_-]?token"
+            r"|auth[_-]?token|token))\b[\"']?\s*(?:[:=]|%3[dD])\s*"
             # a quoted value, spaces and all; or a bare one, where a `;` not followed by
             # `Name=` (a connection string's next key) is part of it
             r"(?:\"([^\"\n]{6,200})\"|'([^'\n]{6,200})'"
@@ -187,6 +187,7 @@ _KEY_FOOTER = re.compile(r"-----END (?:[A-Z0-9]+ ){0,4}PRIVATE KEY(?: BLOCK)?---
 # Kinds whose value a person typed (a placeholder or a word is not a secret), and kinds whose
 # shape alone is too plain (a random token mixes upper case, lower case and digits).
 _TYPED = frozenset({"password", "url_password", "bearer_token", "basic_auth"})
+KEY_CHARS = 16  # the shortest value of a key or token taken for one
 _RANDOM = frozenset({"discord_bot_token", "telegram_bot_token", "kubernetes_secret"})
 # Credentials printed in public documentation as samples (jwt.io's example token).
 _PUBLIC_SAMPLES = frozenset(
@@ -222,7 +223,8 @@ def find(text: str) -> list[Secret]:
             if kind == "private_key" and group == 0 and last_footer > end:  # up to its footer
                 footer = _KEY_FOOTER.search(text, end)
                 end = footer.end() if footer is not None else end
-            if _plausible(kind, match.group(which)) and _take(taken, start, end):
+            keyed = kind == "password" and match["key"] is not None
+            if _plausible(kind, match.group(which), keyed) and _take(taken, start, end):
                 found.append(Secret(kind, start, end))
     return sorted(found, key=lambda secret: secret.start)
 
@@ -235,10 +237,14 @@ def _kinds_present(lowered: str) -> set[str]:
     return present
 
 
-def _plausible(kind: str, value: str) -> bool:
+def _plausible(kind: str, value: str, keyed: bool = False) -> bool:
     """Tell a value that may be a real secret from a vendor's documented sample, a made-up
-    placeholder, or text that is not random enough to be a key."""
+    placeholder, or text that is not random enough to be a key. `keyed`: the value of a key,
+    token or secret (`API_KEY=`), which a service makes long, where a person may choose a short
+    password: one under KEY_CHARS is a docs example (`API_KEY=abc123`)."""
     if "EXAMPLE" in value or value in _PUBLIC_SAMPLES:  # vendors' documentation
+        return False
+    if keyed and len(value) < KEY_CHARS:
         return False
     if kind in _TYPED and (len(value) < 6 or _looks_made_up(value)):
         return False

@@ -179,6 +179,8 @@ def secrets() -> list[tuple[str, str, str]]:
         ),
         # typed in as a call's argument: still one, the call's bracket after it
         ("password", "connect(password={})", _pick(rng, ALNUM, 12) + "x7"),
+        # a token only as long as the shortest taken for one
+        ("password", "ACCESS_TOKEN={}", _pick(rng, ALNUM, 14) + "a7"),
     ]
     return [(kind, template.format(value), value) for kind, template, value in shapes]
 
@@ -239,4 +241,9 @@ def lookalikes() -> list[str]:
         "client.login(password=password)",
         "connect(password=settings.DB_PASSWORD)",
         "headers = [dict(token=token)]",
+        # a key's or token's value in a docs example: shorter than any service makes one
+        "export API_KEY=abc123",
+        "token: abc123xyz",
+        "api_key = 'mykey123'",
+        "SECRET_KEY=short1A",
     ]
