@@ -327,14 +327,11 @@ def _memory_tools(server: WikiServer) -> None:
         `status --json` lists them: thousands on a big wiki), the raw files that cannot be
         compiled, and the catalog's fingerprint (for record_lesson's expect_fingerprint)."""
         from skillwiki.cli.workspace_cmd import status_json
-        from skillwiki.compiler import State, make_plan
+        from skillwiki.compiler import make_plan
 
         def work() -> dict[str, Any]:
             ws, config = warm.place.open()
-            plan = make_plan(ws, config)
-            counts = plan.count()
-            fresh = counts[State.FRESH] == sum(counts.values()) and not plan.problems
-            return status_json(ws, config, plan, fresh, not_fresh=not_fresh)
+            return status_json(ws, config, make_plan(ws, config), not_fresh=not_fresh)
 
         return _answer(work, warm.place, ctx)
 

@@ -176,23 +176,28 @@ def status(
       skillwiki status --check
       skillwiki status --json --not-fresh
     """
-    from skillwiki.compiler import State, make_plan
+    from skillwiki.compiler import make_plan
 
     ws, config = open_workspace(ctx, workspace)
     plan = make_plan(ws, config)
-    counts = plan.count()
-    total = sum(counts.values())
-    fresh = counts[State.FRESH] == total and not plan.problems
     if as_json:
-        render.print_json(status_json(ws, config, plan, fresh, not_fresh=not_fresh))
+        render.print_json(status_json(ws, config, plan, not_fresh=not_fresh))
     else:
         _print_status(plan)
-    if check and not fresh:
+    if check and not _all_fresh(plan):
         raise typer.Exit(1)
 
 
+def _all_fresh(plan: Plan) -> bool:
+    """Whether every article is fresh and every raw file can be compiled."""
+    from skillwiki.compiler import State
+
+    counts = plan.count()
+    return counts[State.FRESH] == sum(counts.values()) and not plan.problems
+
+
 def status_json(
-    ws: Workspace, config: Config, plan: Plan, fresh: bool, *, not_fresh: bool = False
+    ws: Workspace, config: Config, plan: Plan, *, not_fresh: bool = False
 ) -> dict[str, object]:
     """`status --json`: the totals, each file's state (`not_fresh`: only those not fresh),
     and the raw files that cannot be compiled, with why."""
@@ -200,7 +205,7 @@ def status_json(
 
     counts = plan.count()
     return {
-        "fresh": fresh,
+        "fresh": _all_fresh(plan),
         "catalog": _fingerprint(ws.index_json, config) if ws.index_json.exists() else "none",
         "totals": {state.value: counts[state] for state in State},
         "files": [
