@@ -80,12 +80,17 @@ class _Model:
         self.vectors = np.ascontiguousarray(load_file(str(folder / _WEIGHTS))["embedding.weight"])
 
 
-@functools.cache
-def _model() -> _Model:
+def _folder() -> Path:
+    """The wordllama package's folder, asked for only once the extra is known installed."""
     folder = _package_dir()
     if folder is None:
         raise RuntimeError("the semantic extra is not installed")
-    return _Model(folder)
+    return folder
+
+
+@functools.cache
+def _model() -> _Model:
+    return _Model(_folder())
 
 
 def embed(texts: Sequence[str]) -> NDArray[np.float32]:
@@ -146,9 +151,7 @@ def _table() -> Any:
     """The weights file's table of vectors, opened (mapped, not read) once per process."""
     from safetensors import safe_open
 
-    folder = _package_dir()
-    assert folder is not None
-    weights: Any = safe_open(str(folder / _WEIGHTS), framework="numpy")
+    weights: Any = safe_open(str(_folder() / _WEIGHTS), framework="numpy")
     return weights.get_slice("embedding.weight")
 
 
@@ -240,10 +243,7 @@ class _Pieces:
 
 @functools.cache
 def _pieces() -> _Pieces:
-    folder = _package_dir()
-    if folder is None:
-        raise RuntimeError("the semantic extra is not installed")
-    return _Pieces(json.loads((folder / _TOKENIZER).read_bytes()))
+    return _Pieces(json.loads((_folder() / _TOKENIZER).read_bytes()))
 
 
 def article_text(title: str, summary: str, body: str) -> str:
