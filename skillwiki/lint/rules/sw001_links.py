@@ -113,14 +113,10 @@ def _wikilink(ctx: LintContext, target: str, rel: str, titles: dict[str, str]) -
             found = candidate
     if found is None:
         return f"broken wikilink [[{target}]]: no article has that title or path"
-    if heading and heading.startswith("^") and heading not in _anchors(ctx, found):
-        return f"broken wikilink [[{target}]]: wiki/{found} has no block '{heading}'"
-    if (
-        heading
-        and not heading.startswith("^")
-        and markdown.slug(heading) not in _anchors(ctx, found)
-    ):
-        return f"broken wikilink [[{target}]]: wiki/{found} has no heading '{heading}'"
+    block = heading.startswith("^")  # Obsidian's block id, kept as written among the anchors
+    if heading and (heading if block else markdown.slug(heading)) not in _anchors(ctx, found):
+        what = "block" if block else "heading"
+        return f"broken wikilink [[{target}]]: wiki/{found} has no {what} '{heading}'"
     return None
 
 
