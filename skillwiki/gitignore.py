@@ -50,7 +50,8 @@ def rules_for(folder: Path) -> Rules | None:
         return None
     exclude = _read(root / ".git" / "info" / "exclude")
     rules = Rules(((root, exclude),) if exclude is not None else ())
-    for step in [*reversed(folder.relative_to(root).parents), folder.relative_to(root)]:
+    rel = folder.relative_to(root)
+    for step in [*reversed(rel.parents), rel]:  # the root, each folder down, the folder
         here = root / step
         if here != root and rules.ignores(here, is_dir=True):
             return None
