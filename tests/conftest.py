@@ -8,6 +8,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import coverage
 import pytest
 import typer.testing
 from hypothesis import settings
@@ -20,6 +21,19 @@ from tests.support import DEMO, NOW, Invoke
 # machine would fail an example that takes 200 ms once (Hypothesis's default deadline).
 settings.register_profile("suite", deadline=None)
 settings.load_profile("suite")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """A test marked `corpus` runs with coverage paused (when it is measured at all)."""
+    measuring = coverage.Coverage.current() if item.get_closest_marker("corpus") else None
+    if measuring is not None:
+        measuring.stop()
+    try:
+        return (yield)
+    finally:
+        if measuring is not None:
+            measuring.start()
 
 
 @pytest.fixture(autouse=True)

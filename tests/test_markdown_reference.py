@@ -110,6 +110,7 @@ def _pages() -> list[Path]:
     return [path for root in roots for path in sorted(root.rglob("*.md"))] + real_pages("en")
 
 
+@pytest.mark.corpus
 def test_real_pages_agree_with_commonmark() -> None:
     pages = _pages()
     differ = {}
@@ -138,6 +139,7 @@ def _analyze_every_block(text: str) -> markdown.Outline:
     return markdown._Reader(text).read(tokens, env)
 
 
+@pytest.mark.corpus
 @pytest.mark.paths
 def test_inline_parsed_only_where_read_changes_nothing() -> None:
     """The parse skips the inline text of blocks without `[` or `<`: the outline is the same."""
@@ -152,6 +154,7 @@ def test_inline_parsed_only_where_read_changes_nothing() -> None:
     assert differ == []
 
 
+@pytest.mark.corpus
 @pytest.mark.paths
 def test_article_headings_told_by_compile_equal_a_parse_of_the_article() -> None:
     """Compile hands the search index each article's headings and references, read off the

@@ -47,6 +47,7 @@ def _pages() -> list[Path]:
     return pages + real_pages("en", "zh")
 
 
+@pytest.mark.corpus
 @pytest.mark.paths
 def test_best_line_in_one_pass_equals_a_line_at_a_time() -> None:
     """Every page with three of the evaluation queries (in turn) and one made of its own words,
@@ -133,6 +134,7 @@ def test_best_line_agrees_on_any_body(body: str, query: str) -> None:
     assert rank._best_line(body, pattern) == rank.best_line_by_line(body, pattern)
 
 
+@pytest.mark.corpus
 @pytest.mark.paths
 def test_best_matches_from_fts5_alone_equal_the_joined_query(demo: Path, invoke: Invoke) -> None:
     raw = demo / ".wiki" / "raw"
@@ -172,6 +174,7 @@ def test_best_matches_from_fts5_alone_equal_the_joined_query(demo: Path, invoke:
     assert compared >= 100
 
 
+@pytest.mark.corpus
 @pytest.mark.paths
 def test_inbound_counts_looked_up_for_contenders_only_change_nothing(
     demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch

@@ -52,6 +52,7 @@ def _texts() -> list[str]:
     return texts + ["", "   ", "x"]
 
 
+@pytest.mark.corpus
 def test_vectors_equal_wordllamas_own(monkeypatch: pytest.MonkeyPatch) -> None:
     """The fast path (the wheel's files read with tokenizers and NumPy) gives the vectors
     WordLlama.embed(norm=True) gives, on real Markdown and queries; and loading either opens
@@ -86,6 +87,7 @@ ODD = st.lists(
 ).map("".join)
 
 
+@pytest.mark.corpus
 def test_a_query_is_split_into_the_tokenizer_s_own_tokens() -> None:
     """_Pieces gives the tokenizer's ids for every line of real Markdown and every query of the
     evaluation (or leaves the line to the tokenizer: a special token in it, a word too long)."""
