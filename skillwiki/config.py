@@ -21,6 +21,8 @@ class LinksConfig:
     """How a site generator resolves links, for SW001 (defaults: the files on disk only)."""
 
     root: str = ""  # repository folder that root-relative links (`/guide/x/`) start from
+    # folders the site also serves at its root (VitePress `public/`, Docusaurus and Hugo `static/`)
+    static: list[str] = field(default_factory=list)
     html: bool = False  # a link to `x.html` also finds `x.md`
     directories: bool = False  # `x/` or `x` also finds x.md, x/index.md, x/_index.md, x/README.md
     ignore: list[str] = field(default_factory=list)  # regular expressions of targets to skip
@@ -188,16 +190,6 @@ def _check_values(config: Config, path: Path) -> None:
                 path, f"pattern {number + 1} is over 1000 characters", "lint.links.ignore"
             )
     _check_rules(config.lint.rules, path)
-
-
-def _check_patterns(patterns: list[str], path: Path, key: str) -> None:
-    for pattern in patterns:
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise ConfigError(
-                path, f"{pattern!r} is not a regular expression ({exc})", key
-            ) from None
 
 
 def rule_modules() -> list[str]:
