@@ -312,6 +312,9 @@ _NOT_IN_SLUG = re.compile(r"[^\w\- ]")
 _NOT_IN_TOC_SLUG = re.compile(r"[^\w\s-]")
 _TOC_SEPARATORS = re.compile(r"[-\s]+")
 _NUMBERED = re.compile(r"(.*)_([0-9]+)")
+_VUE_SEPARATORS = re.compile(r"""[\s~`!@#$%^&*()\-_+=\[\]{}|\\;:"'“”‘’<>,.?/]+""")
+_CONTROL = re.compile(r"[\x00-\x1f]")
+_COMBINING = re.compile(r"[\u0300-\u036f]")
 _BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)$")
 _NESTING = frozenset(
     {"th_open", "th_close", "td_open", "td_close", "footnote_block_open", "footnote_block_close"}
@@ -492,16 +495,19 @@ class _Reader:
             )
 
     def _anchors(self) -> Iterator[str]:
-        """Each heading's anchor as GitHub (and mdBook, Hugo) makes it, and as Python-Markdown
-        (MkDocs) does: sites built either way link to their own; then the ids written out."""
+        """Each heading's anchor as GitHub (and mdBook, Hugo, Docusaurus) makes it, as
+        Python-Markdown (MkDocs) does and as VitePress (VuePress) does: sites built each way
+        link to their own; then the ids written out."""
         seen: dict[str, int] = {}
         toc_seen: set[str] = set()
+        vue_seen: set[str] = set()
         for heading in self.headings:
             base = slug(heading.text)
             count = seen.get(base, 0)
             yield base if count == 0 else f"{base}-{count}"
             seen[base] = count + 1
             yield _unique(toc_slug(heading.text), toc_seen)
+            yield _numbered(vue_slug(heading.text), vue_seen)
             yield from heading.ids
         yield from self.ids
 
@@ -561,6 +567,28 @@ def toc_slug(heading: str) -> str:
     if not heading.isascii():
         heading = unicodedata.normalize("NFKD", heading).encode("ascii", "ignore").decode()
     return _TOC_SEPARATORS.sub("-", _NOT_IN_TOC_SLUG.sub("", heading).strip().lower())
+
+
+def vue_slug(heading: str) -> str:
+    """Return VitePress's anchor for a heading (mdit-vue's `slugify`, which VuePress uses too):
+    accents dropped, each run of spaces and ASCII punctuation one '-', none at either end, '_'
+    before a leading digit, lower case. Letters of other scripts stay, as with GitHub."""
+    if not heading.isascii():
+        heading = _COMBINING.sub("", unicodedata.normalize("NFKD", heading))
+    anchor = _VUE_SEPARATORS.sub("-", _CONTROL.sub("", heading)).strip("-")
+    if anchor[:1].isascii() and anchor[:1].isdigit():
+        anchor = f"_{anchor}"
+    return anchor.lower()
+
+
+def _numbered(anchor: str, seen: set[str]) -> str:
+    """markdown-it-anchor's anchor for a heading whose slug came before: `-1`, `-2`, ... added
+    until it is new."""
+    unique, number = anchor, 1
+    while unique in seen:
+        unique, number = f"{anchor}-{number}", number + 1
+    seen.add(unique)
+    return unique
 
 
 def _unique(anchor: str, seen: set[str]) -> str:

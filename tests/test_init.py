@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from pathlib import Path
 
+from skillwiki.config import Config, load_config
 from tests.support import Invoke, snapshot
 
 
@@ -17,6 +20,19 @@ def test_init_creates_the_layout(tmp_path: Path, invoke: Invoke) -> None:
     assert (dot / "log.md").read_text().startswith("# Operations log")
     assert (dot / "index.md").read_text().startswith("# Wiki index")
     assert (dot / "config.toml").is_file()
+
+
+def test_the_settings_init_writes_out_are_the_defaults(tmp_path: Path, invoke: Invoke) -> None:
+    """Each setting config.toml shows (commented out) is valid and is its default; the one
+    example of a rule's setting aside."""
+    invoke("init", "-w", str(tmp_path))
+    written = (tmp_path / ".wiki" / "config.toml").read_text()
+    shown = re.sub(r"(?m)^# (?=\[|\w+ +=)", "", written)
+    assert shown.count("\n[") == 4 and "\nstatic = []" in shown
+    (tmp_path / "config.toml").write_text(shown)
+    config = load_config(tmp_path / "config.toml")
+    assert config.lint.rules == {"SW012": "off"}
+    assert dataclasses.replace(config, lint=dataclasses.replace(config.lint, rules={})) == Config()
 
 
 def test_init_is_idempotent_and_never_overwrites(tmp_path: Path, invoke: Invoke) -> None:

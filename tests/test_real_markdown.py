@@ -174,6 +174,33 @@ def test_anchors_as_github_and_as_mkdocs_make_them(ws: Path, invoke: Invoke) -> 
     ]
 
 
+def test_anchors_as_vitepress_makes_them(ws: Path, invoke: Invoke) -> None:
+    """VitePress (and VuePress) link to a heading by mdit-vue's anchor: each run of spaces and
+    punctuation one '-', so `ssr.noExternal` is `ssr-noexternal` where GitHub drops the dot;
+    '_' before a leading digit; a second use numbered as markdown-it-anchor numbers it."""
+    target = (
+        "# Target\n\n## ssr.noExternal\n\n## `server.fs.allow`\n\n## 1. Install\n\n"
+        "## Café au lait\n\n## a.b\n\n## a-b\n\n## Привет мир\n"
+    )
+    anchors = [
+        "ssr-noexternal",
+        "server-fs-allow",
+        "_1-install",
+        "cafe-au-lait",
+        "a-b",
+        "a-b-1",  # the second `a-b` (GitHub has `ab` for the first)
+        "привет-мир",
+        "ssr.noexternal",  # neither's
+        "a-b-2",
+    ]
+    links = "# Links\n\n" + "".join(f"[{anchor}](target.md#{anchor})\n" for anchor in anchors)
+    _ingest(ws, invoke, {"target.md": target, "links.md": links})
+    assert [f["target"] for f in _sw001(ws, invoke)] == [
+        "target.md#ssr.noexternal",
+        "target.md#a-b-2",
+    ]
+
+
 def test_an_obsidian_vault_links_by_alias_block_and_embed(ws: Path, invoke: Invoke) -> None:
     """Obsidian's own ways to link: a note's `aliases`, a block's id (`text ^id`, linked as
     `[[Note#^id]]`), and an embedded image, which is no article and is not checked. A name,
@@ -250,6 +277,27 @@ def test_site_links_resolve_with_the_documented_settings(ws: Path, invoke: Invok
     settings = '[lint.links]\nroot = "docs"\ndirectories = true\nignore = ["^https?:"]\n'
     (ws / ".wiki" / "config.toml").write_text(settings)
     assert _sw001(ws, invoke) == []
+
+
+def test_root_links_also_find_the_folders_the_site_serves_at_its_root(
+    ws: Path, invoke: Invoke
+) -> None:
+    """VitePress serves `public/`, Docusaurus and Hugo `static/`, at the site's root: with
+    them named in `static`, `/logo.svg` finds docs/public/logo.svg. A page is still looked for
+    from `root` first, and a file in neither is still a broken link."""
+    _ingest(
+        ws,
+        invoke,
+        {"guide.md": "# Guide\n\n![logo](/logo.svg) [intro](/intro.md) ![gone](/gone.svg)\n"},
+    )
+    (ws / "docs" / "intro.md").write_text("# Intro\n", encoding="utf-8")
+    (ws / "docs" / "public").mkdir()
+    (ws / "docs" / "public" / "logo.svg").write_text("<svg/>", encoding="utf-8")
+    settings = '[lint.links]\nroot = "docs"\n'
+    (ws / ".wiki" / "config.toml").write_text(settings)
+    assert [f["target"] for f in _sw001(ws, invoke)] == ["/logo.svg", "/gone.svg"]
+    (ws / ".wiki" / "config.toml").write_text(settings + 'static = ["docs/public"]\n')
+    assert [f["target"] for f in _sw001(ws, invoke)] == ["/gone.svg"]
 
 
 def test_a_definition_no_link_uses_is_not_checked(ws: Path, invoke: Invoke) -> None:

@@ -10,7 +10,7 @@ from skillwiki.documents import decode, split
 from skillwiki.errors import InputError
 from skillwiki.workspace import PARSED_SUFFIXES
 
-FORMAT = 6  # 5: headings' anchors as Python-Markdown makes them too; 6: Obsidian's block ids
+FORMAT = 7  # 5: anchors as Python-Markdown makes them; 6: Obsidian's block ids; 7: VitePress's
 
 
 class FileFacts(NamedTuple):

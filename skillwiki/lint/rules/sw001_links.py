@@ -132,13 +132,15 @@ def _relative(
             return f"broken anchor #{fragment}: this article has no such heading"
         return None
     settings = ctx.config.lint.links
-    if path.startswith("/"):
-        wiki_rel = posixpath.normpath(posixpath.join(settings.root, path.lstrip("/")))
-        resolved = posixpath.normpath(f"{roots[0]}/{wiki_rel}")
+    if path.startswith("/"):  # from the site's root, then from each folder served there
+        starts, under = [settings.root, *settings.static], roots[0]
     else:
-        wiki_rel = posixpath.normpath(posixpath.join(posixpath.dirname(rel), path))
-        resolved = posixpath.normpath(f"{roots[1]}/{wiki_rel}")
-    found = _find(ctx, wiki_rel, resolved, looked)
+        starts, under = [posixpath.dirname(rel)], roots[1]
+    for start in starts:
+        wiki_rel = posixpath.normpath(posixpath.join(start, path.lstrip("/")))
+        found = _find(ctx, wiki_rel, posixpath.normpath(f"{under}/{wiki_rel}"), looked)
+        if found is not None:
+            break
     if found is None:
         return f"broken link to {target}: {path} does not exist; fix the link in the raw file"
     if fragment and found in ctx.articles and fragment not in _anchors(ctx, found):
