@@ -279,6 +279,31 @@ def test_site_links_resolve_with_the_documented_settings(ws: Path, invoke: Invok
     assert _sw001(ws, invoke) == []
 
 
+def test_site_links_find_mdx_pages(ws: Path, invoke: Invoke) -> None:
+    """Astro (Starlight) and Docusaurus pages are `.mdx`: a link written as the site serves
+    it (`/reference/configuration/`, `../components/`, `setup.html`) finds the page, or the
+    folder's index page, whatever its Markdown suffix."""
+    links = (
+        "# Intro\n\n[config](/reference/configuration/#sidebar) [cards](../components/) "
+        "[setup](setup.html) [notes](/reference/notes) [gone](/reference/gone/)\n"
+    )
+    _ingest(
+        ws,
+        invoke,
+        {
+            "guide/intro.mdx": links,
+            "guide/setup.mdx": "# Setup\n",
+            "reference/configuration.mdx": "# Configuration\n\n## Sidebar\n",
+            "reference/notes.markdown": "# Notes\n",
+            "components/index.mdx": "# Components\n",
+        },
+    )
+    (ws / ".wiki" / "config.toml").write_text(
+        '[lint.links]\nroot = "docs"\nhtml = true\ndirectories = true\n'
+    )
+    assert [f["target"] for f in _sw001(ws, invoke)] == ["/reference/gone/"]
+
+
 def test_root_links_also_find_the_folders_the_site_serves_at_its_root(
     ws: Path, invoke: Invoke
 ) -> None:

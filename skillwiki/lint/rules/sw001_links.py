@@ -11,10 +11,12 @@ from urllib.parse import unquote
 from skillwiki import markdown
 from skillwiki.article import TEXT_SUFFIXES
 from skillwiki.lint.model import File, Finding, LintContext, Read, Rule, Severity
+from skillwiki.workspace import PARSED_SUFFIXES, article_rel
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//")
 _TEMPLATE = ("{{", "{%", "}}", "%}")  # template syntax is never a link
-_INDEX_PAGES = ("index.md", "_index.md", "README.md")
+_INDEX_PAGES = ("index", "_index", "README")
+_PAGE_SUFFIXES = (".md", *sorted(PARSED_SUFFIXES - {".md"}))
 _FILE_KIND = re.compile(r"\.[A-Za-z0-9]{1,5}$")  # a name that ends in a file's suffix
 _ARTICLE_KINDS = tuple(sorted(TEXT_SUFFIXES))  # the files that ingest makes articles of
 LinkFacts = tuple[str, str, int, int]  # kind, target, line, column
@@ -154,11 +156,12 @@ def _find(ctx: LintContext, wiki_rel: str, resolved: str, looked: set[str]) -> s
     settings = ctx.config.lint.links
     names = [(wiki_rel, resolved)]
     if settings.html and wiki_rel.endswith((".html", ".htm")):
-        names.append((wiki_rel.rpartition(".")[0] + ".md", resolved.rpartition(".")[0] + ".md"))
+        names += _pages(wiki_rel.rpartition(".")[0], resolved.rpartition(".")[0])
     if settings.directories:
         bare = (wiki_rel.rstrip("/"), resolved.rstrip("/"))
-        names.append((bare[0] + ".md", bare[1] + ".md"))
-        names += [(f"{bare[0]}/{page}", f"{bare[1]}/{page}") for page in _INDEX_PAGES]
+        names += _pages(*bare)
+        for page in _INDEX_PAGES:
+            names += _pages(f"{bare[0]}/{page}", f"{bare[1]}/{page}")
     for article, _ in names:
         if article in ctx.articles:
             return article
@@ -167,6 +170,12 @@ def _find(ctx: LintContext, wiki_rel: str, resolved: str, looked: set[str]) -> s
         if os.path.exists(on_disk):
             return article
     return None
+
+
+def _pages(wiki_rel: str, resolved: str) -> list[tuple[str, str]]:
+    """The article and the file on disk of a page named without its suffix, for each suffix
+    a page may have (`.mdx`: Astro, Docusaurus)."""
+    return [(article_rel(wiki_rel + kind), resolved + kind) for kind in _PAGE_SUFFIXES]
 
 
 RULE = Rule(
