@@ -109,6 +109,7 @@ _PLACEHOLDER = re.compile(
     r"|example|placeholder|redacted|changeme|your[_-]|dummy|xxxx"
 )
 _CLASSES = (str.islower, str.isupper, str.isdigit)
+_JOINERS = frozenset("_-")  # what joins the words of a name: no randomness of their own
 # names in code that hold a secret's word (`hashed_password`, `apiKey`): code, not a value
 _SECRET_WORDS = frozenset({"password", "passwd", "token", "secret", "key", "keys", "tokens"})
 _NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")  # snake, camel, CAPS
@@ -126,8 +127,9 @@ def _looks_made_up(value: str) -> bool:
     if value.isalpha() or _names_a_secret(value):
         return True  # a word or a name in code (`Struct`, `hashed_password`), not a secret
     classes = {check for check in _CLASSES if any(check(char) for char in value)}
-    symbols = any(not char.isalnum() for char in value)
-    return len(classes) + symbols < 2  # one kind of character only: a word, not a secret
+    symbols = any(not char.isalnum() and char not in _JOINERS for char in value)
+    # one kind of character only: a word, or words joined (`DEIN_API_SCHLÜSSEL`), not a secret
+    return len(classes) + symbols < 2
 
 
 def _names_a_secret(value: str) -> bool:

@@ -246,4 +246,8 @@ def lookalikes() -> list[str]:
         "token: abc123xyz",
         "api_key = 'mykey123'",
         "SECRET_KEY=short1A",
+        # a placeholder written in another language: words joined, one case (Starlight's docs)
+        "apiKey: 'DEIN_SUCH_API_SCHLÜSSEL',",
+        "apiKey: 'TU_LLAVE_DE_API_DE_BÚSQUEDA'",
+        "password: 'mot-de-passe-secret'",
     ]
