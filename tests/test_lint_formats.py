@@ -225,7 +225,7 @@ def test_pre_commit_hook_runs_like_pre_commit(demo: Path) -> None:
 
 
 def test_unchanged_wiki_reuses_the_last_report_until_a_file_changes(
-    demo: Path, invoke: Invoke
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import marshal
     import time
@@ -247,6 +247,11 @@ def test_unchanged_wiki_reuses_the_last_report_until_a_file_changes(
     report.write_bytes(marshal.dumps(data))
     reused = json.loads(invoke("lint", "-w", str(demo), "--format", "json").stdout)
     assert [f["message"] for f in reused["findings"]] == ["planted"]  # nothing changed: reused
+    monkeypatch.setattr("skillwiki.lint.__version__", "0.0.0-another")  # rules judge otherwise
+    other = json.loads(invoke("lint", "-w", str(demo), "--format", "json").stdout)
+    assert other["findings"] == []
+    report.write_bytes(marshal.dumps(data))
+    monkeypatch.undo()
     image.unlink()  # a file outside .wiki/ that an article links to
     fresh = json.loads(invoke("lint", "-w", str(demo), "--format", "json").stdout)
     assert [f["rule"] for f in fresh["findings"]] == ["SW001"]

@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from skillwiki import fsio, statcache
+from skillwiki import __version__, fsio, statcache
 from skillwiki.compiler import Plan, make_plan
 from skillwiki.config import Config
 from skillwiki.lint.facts import FORMAT
@@ -80,7 +80,9 @@ def _state_key(ws: Workspace, plan: Plan) -> tuple[str, int]:
             )
         except OSError:
             others.append((path.name, None, b""))
-    state = (FORMAT, sorted(plan.raw_stats.items()), sorted(plan.wiki_stats.items()), others)
+    # skillwiki's version: a release whose rules judge otherwise does not read an older report
+    raw, wiki = sorted(plan.raw_stats.items()), sorted(plan.wiki_stats.items())
+    state = (FORMAT, __version__, raw, wiki, others)
     newest = statcache.newest([*plan.raw_stats.values(), *plan.wiki_stats.values()])
     return fingerprint(marshal.dumps(state)), newest
 
