@@ -16,7 +16,7 @@ from skillwiki.documents import check_note, check_size, decode, join, split
 from skillwiki.errors import EmptyNote, InputError
 from skillwiki.fingerprint import expect
 from skillwiki.names import check_component, check_relative
-from skillwiki.workspace import MARKDOWN_SUFFIXES, WIKI_DIR, Workspace
+from skillwiki.workspace import PARSED_SUFFIXES, WIKI_DIR, Workspace
 
 STDIN = "-"
 STDIN_ORIGIN = "stdin"
@@ -240,7 +240,7 @@ def _read(ws: Workspace, config: Config, path: Path, given: Path) -> Source:
 
 
 def _raw_text(source: Source, overrides: Overrides) -> str:
-    is_markdown = PurePosixPath(source.name).suffix.lower() in MARKDOWN_SUFFIXES
+    is_markdown = PurePosixPath(source.name).suffix.lower() in PARSED_SUFFIXES
     if is_markdown:
         document = split(source.text, source.shown)
         meta: dict[str, Any] = dict(document.meta)

@@ -279,6 +279,18 @@ def test_site_links_resolve_with_the_documented_settings(ws: Path, invoke: Invok
     assert _sw001(ws, invoke) == []
 
 
+def test_an_mdx_page_s_frontmatter_is_its_own(ws: Path, invoke: Invoke) -> None:
+    """An `.mdx` page's frontmatter (Astro, Docusaurus) is read as a `.md` page's is: its
+    title names the article, and ingest records the origin in it, not in a block above it."""
+    text = "---\ntitle: Symbole Referenz\nsidebar:\n  label: Symbole\n---\n\nEine Übersicht.\n"
+    _ingest(ws, invoke, {"reference/icons.mdx": text})
+    raw = (ws / ".wiki" / "raw" / "docs" / "reference" / "icons.mdx").read_text(encoding="utf-8")
+    assert raw.count("---\n") == 2 and "origin: docs/reference/icons.mdx\n" in raw
+    article = _article(ws, "reference/icons.mdx.md")
+    assert "title: Symbole Referenz\n" in article and "summary: Eine Übersicht.\n" in article
+    assert "label: Symbole" not in article.partition("\n---\n")[2]  # not in the body
+
+
 def test_site_links_find_mdx_pages(ws: Path, invoke: Invoke) -> None:
     """Astro (Starlight) and Docusaurus pages are `.mdx`: a link written as the site serves
     it (`/reference/configuration/`, `../components/`, `setup.html`) finds the page, or the
