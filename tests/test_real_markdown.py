@@ -274,9 +274,16 @@ def test_site_links_resolve_with_the_documented_settings(ws: Path, invoke: Invok
         },
     )
     assert [f["target"] for f in _sw001(ws, invoke)] == ["/guide/install/"]
+    text = invoke("lint", "-w", str(ws))
+    assert "1 error(s)" in text.stdout and "hint: 1 of the broken links" in text.stderr
+    assert "[lint.links]" in text.stderr
     settings = '[lint.links]\nroot = "docs"\ndirectories = true\nignore = ["^https?:"]\n'
     (ws / ".wiki" / "config.toml").write_text(settings)
     assert _sw001(ws, invoke) == []
+    (ws / "docs" / "guide" / "intro.md").write_text("# Intro\n\n[gone](/guide/gone/)\n")
+    invoke("ingest", "-w", str(ws), str(ws / "docs"))
+    text = invoke("lint", "-w", str(ws))
+    assert "1 error(s)" in text.stdout and "hint" not in text.stderr  # settings made: no hint
 
 
 def test_an_mdx_page_s_frontmatter_is_its_own(ws: Path, invoke: Invoke) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from enum import StrEnum
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -62,6 +62,7 @@ def lint(
       skillwiki lint --write-baseline .wiki-baseline.json
       skillwiki lint --baseline .wiki-baseline.json
     """
+    from skillwiki.config import LinksConfig
     from skillwiki.lint import baseline as baselines
     from skillwiki.lint import run_lint
     from skillwiki.lint.model import Severity
@@ -75,6 +76,13 @@ def lint(
     if accepted is not None:
         findings, hidden = baselines.apply(accepted, ws, findings)
     _print_report(output, findings, hidden, repository_prefix(ws.root))
+    site_links = sum(map(_written_for_a_site, findings))
+    if output is Format.text and site_links and config.lint.links == LinksConfig():
+        render.warn_free(
+            f"hint: {site_links} of the broken links are written as a site generator serves pages "
+            "(/guide/x/, x.html, x without .md); say how yours resolves links in [lint.links] of "
+            ".wiki/config.toml"
+        )
     threshold = FailOn.warning if strict else (fail_on or FailOn.error)
     failing = [f for f in findings if f.severity is Severity.ERROR or threshold is FailOn.warning]
     if failing and not exit_zero:
@@ -102,6 +110,16 @@ def _print_report(output: Format, findings: list[Finding], hidden: int, prefix: 
             errors = sum(f.severity.value == "error" for f in findings)
             extra = f", {hidden} hidden by the baseline" if hidden else ""
             render.echo(f"{errors} error(s), {len(findings) - errors} warning(s){extra}")
+
+
+def _written_for_a_site(finding: Finding) -> bool:
+    """A broken link (not a wikilink or an anchor) to a page as a site serves it: from the
+    site's root, to a folder, to `.html`, or without a suffix."""
+    if finding.target is None or not finding.message.startswith("broken link to "):
+        return False
+    path = finding.target.partition("#")[0].partition("?")[0]
+    suffix = PurePosixPath(path).suffix.lower()
+    return path.startswith("/") or path.endswith("/") or suffix in ("", ".html", ".htm")
 
 
 def repository_prefix(root: Path) -> str:
