@@ -23,7 +23,7 @@ class LinksConfig:
     root: str = ""  # repository folder that root-relative links (`/guide/x/`) start from
     # folders the site also serves at its root (VitePress `public/`, Docusaurus and Hugo `static/`)
     static: list[str] = field(default_factory=list)
-    html: bool = False  # a link to `x.html` also finds `x.md`
+    html: bool = False  # a link to `x.html` also finds `x.md` (`.mdx`), or `x.html.md`
     # `x/` or `x` also finds x.md, x/index.md, x/_index.md, x/README.md (or .mdx, .markdown)
     directories: bool = False
     ignore: list[str] = field(default_factory=list)  # regular expressions of targets to skip

@@ -24,7 +24,7 @@ CONFIG = """\
 
 # [lint.links]                  # how a docs site's generator resolves links, for SW001
 # root = ""                     # folder where root-relative links (/guide/x) start
-# html = false                  # a link to x.html also finds x.md
+# html = false                  # a link to x.html also finds x.md or x.html.md
 # directories = false           # x/ or x also finds x.md, x/index.md, x/README.md
 # static = []                   # folders served at the site's root too: ["docs/public"]
 # ignore = []                   # regular expressions of targets not checked

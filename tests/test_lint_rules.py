@@ -142,7 +142,7 @@ def test_sw001_images_references_and_code(ws: Path, invoke: Invoke) -> None:
     invoke("ingest", "-w", str(ws), str(ws / "doc.md"))
     found = [f["message"] for f in _findings(invoke, ws, "SW001")]
     assert found == [
-        "broken link to ../../img/gone.png: ../../img/gone.png does not exist; fix the link in the raw file",
+        "broken link to img/gone.png: img/gone.png does not exist; fix the link in the raw file",
         "broken link to missing.md: missing.md does not exist; fix the link in the raw file",
     ]
 

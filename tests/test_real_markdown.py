@@ -323,6 +323,19 @@ def test_site_links_find_mdx_pages(ws: Path, invoke: Invoke) -> None:
     assert [f["target"] for f in _sw001(ws, invoke)] == ["/reference/gone/"]
 
 
+def test_html_links_find_middleman_pages(ws: Path, invoke: Invoke) -> None:
+    """Middleman serves `runbook.html.md` as `runbook.html`: with `html`, a link to the page
+    finds it, as a link to `setup.html` finds `setup.md`."""
+    links = "# Intro\n\n[runbook](runbook.html) [setup](setup.html) [gone](gone.html)\n"
+    _ingest(
+        ws,
+        invoke,
+        {"intro.md": links, "runbook.html.md": "# Runbook\n", "setup.md": "# Setup\n"},
+    )
+    (ws / ".wiki" / "config.toml").write_text("[lint.links]\nhtml = true\n")
+    assert [f["target"] for f in _sw001(ws, invoke)] == ["gone.html"]
+
+
 def test_root_links_also_find_the_folders_the_site_serves_at_its_root(
     ws: Path, invoke: Invoke
 ) -> None:
@@ -342,6 +355,22 @@ def test_root_links_also_find_the_folders_the_site_serves_at_its_root(
     assert [f["target"] for f in _sw001(ws, invoke)] == ["/logo.svg", "/gone.svg"]
     (ws / ".wiki" / "config.toml").write_text(settings + 'static = ["docs/public"]\n')
     assert [f["target"] for f in _sw001(ws, invoke)] == ["/gone.svg"]
+
+
+def test_a_broken_link_is_named_as_the_raw_file_writes_it(ws: Path, invoke: Invoke) -> None:
+    """Compile rewrites a link to a file that ingest did not take (`./gone`, `data.csv`) so
+    that it reaches the repository from the article; the finding names the link as the raw
+    file has it, which is where it is fixed."""
+    _ingest(ws, invoke, {"page.md": "# Page\n\n[a](./gone) [b](data.csv#top)\n"})
+    article = _article(ws, "page.md")
+    assert "[a](../../../docs/gone)" in article and "[b](data.csv.md#top)" in article
+    assert [(f["message"], f["target"]) for f in _sw001(ws, invoke)] == [
+        ("broken link to ./gone: ./gone does not exist; fix the link in the raw file", "./gone"),
+        (
+            "broken link to data.csv#top: data.csv does not exist; fix the link in the raw file",
+            "data.csv#top",
+        ),
+    ]
 
 
 def test_a_definition_no_link_uses_is_not_checked(ws: Path, invoke: Invoke) -> None:

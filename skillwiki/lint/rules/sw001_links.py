@@ -6,6 +6,7 @@ import os
 import posixpath
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 from urllib.parse import unquote
 
 from skillwiki import markdown
@@ -36,12 +37,14 @@ def check(ctx: LintContext) -> Iterator[Finding | Read]:
             if any(mark in target for mark in _TEMPLATE) or any(p.search(target) for p in ignore):
                 continue
             if kind == "wikilink":
-                problem = _wikilink(ctx, target, rel, titles)
+                problem: str | Broken | None = _wikilink(ctx, target, rel, titles)
             else:
                 problem = _relative(ctx, target, rel, roots, looked)
             if problem:
                 sources = _raw_links(ctx, file) if sources is None else sources
                 source, written = sources.get(link, (None, None))
+                if isinstance(problem, Broken):  # said of the link as the raw file writes it
+                    problem = problem.said(written or target)
                 yield Finding(
                     file.path, line, column, RULE.id, Severity.ERROR, problem, source, written
                 )
@@ -122,9 +125,27 @@ def _wikilink(ctx: LintContext, target: str, rel: str, titles: dict[str, str]) -
     return None
 
 
+class Broken(NamedTuple):
+    """A broken relative link: its target is missing (`article` None), or the article it
+    reaches has no heading for its fragment."""
+
+    article: str | None
+    fragment: str
+
+    def said(self, target: str) -> str:
+        """The finding's message, naming the link's target as `target`."""
+        if self.article is None:
+            path = unquote(target.partition("#")[0].partition("?")[0])
+            return f"broken link to {target}: {path} does not exist; fix the link in the raw file"
+        return f"broken anchor in {target}: wiki/{self.article} has no heading for #{self.fragment}"
+
+
 def _relative(
     ctx: LintContext, target: str, rel: str, roots: tuple[str, str], looked: set[str]
-) -> str | None:
+) -> str | Broken | None:
+    """What is wrong with a link that is not a wikilink: a message for an anchor of this
+    article; for a link to another file, what the message is made of (compile may have
+    rewritten the target, and the message names it as the raw file writes it)."""
     if not target or _SCHEME.match(target):
         return None
     path, _, fragment = target.partition("#")
@@ -144,9 +165,9 @@ def _relative(
         if found is not None:
             break
     if found is None:
-        return f"broken link to {target}: {path} does not exist; fix the link in the raw file"
+        return Broken(None, fragment)
     if fragment and found in ctx.articles and fragment not in _anchors(ctx, found):
-        return f"broken anchor in {target}: wiki/{found} has no heading for #{fragment}"
+        return Broken(found, fragment)
     return None
 
 
@@ -157,6 +178,7 @@ def _find(ctx: LintContext, wiki_rel: str, resolved: str, looked: set[str]) -> s
     names = [(wiki_rel, resolved)]
     if settings.html and wiki_rel.endswith((".html", ".htm")):
         names += _pages(wiki_rel.rpartition(".")[0], resolved.rpartition(".")[0])
+        names += _pages(wiki_rel, resolved)  # x.html.md (Middleman)
     if settings.directories:
         bare = (wiki_rel.rstrip("/"), resolved.rstrip("/"))
         names += _pages(*bare)
