@@ -225,18 +225,24 @@ def test_write_adds_markers_then_replaces_between_them(demo: Path, invoke: Invok
         " lesson(s))\n"
     )
     text = agents.read_bytes()
-    assert text.startswith(
-        b"# Agents\r\n\r\nKeep this line.  \r\n\n" + START_MARKER.encode() + b"\n## Lessons"
+    assert text.startswith(  # the file's lines end in CRLF: the block's do too
+        b"# Agents\r\n\r\nKeep this line.  \r\n\r\n" + START_MARKER.encode() + b"\r\n## Lessons"
     )
-    assert text.endswith(END_MARKER.encode() + b"\n")
-    agents.write_bytes(text + b"\nA line after the block.\n")
+    assert text.endswith(END_MARKER.encode() + b"\r\n")
+    assert text.count(b"\n") == text.count(b"\r\n") > 6
+    agents.write_bytes(text + b"\r\nA line after the block.\r\n")
     before = agents.read_bytes()
     invoke("recall", "-w", str(demo), "--write", str(agents))
     assert agents.read_bytes() == before  # idempotent
     invoke("recall", "-w", str(demo), "--budget", "200", "--write", str(agents))
     after = agents.read_bytes()
-    assert after.endswith(END_MARKER.encode() + b"\n\nA line after the block.\n")
-    assert after.startswith(b"# Agents\r\n\r\nKeep this line.  \r\n\n" + START_MARKER.encode())
+    assert after.endswith(END_MARKER.encode() + b"\r\n\r\nA line after the block.\r\n")
+    assert after.startswith(b"# Agents\r\n\r\nKeep this line.  \r\n\r\n" + START_MARKER.encode())
+    assert after.count(b"\n") == after.count(b"\r\n")
+    lf = demo / "CLAUDE.md"
+    lf.write_bytes(b"# Claude\n\nKeep.\r\n")  # a first line ending in LF: LF
+    invoke("recall", "-w", str(demo), "--write", str(lf))
+    assert lf.read_bytes().startswith(b"# Claude\n\nKeep.\r\n\n" + START_MARKER.encode() + b"\n")
 
 
 def test_write_keeps_cursor_rule_frontmatter_valid(demo: Path, invoke: Invoke) -> None:

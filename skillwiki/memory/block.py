@@ -76,8 +76,12 @@ def neutralise_markers(text: str) -> str:
 
 
 def _with_block(data: bytes, inner_block: bytes) -> bytes:
+    """`data` with the block between its markers; its lines end as the file's first line
+    does (CRLF in a file written on Windows)."""
     start, end = START_MARKER.encode(), END_MARKER.encode()
-    inner = b"\n" + inner_block
+    first = data.find(b"\n")
+    newline = b"\r\n" if first > 0 and data[first - 1 : first] == b"\r" else b"\n"
+    inner = newline + inner_block.replace(b"\n", newline)
     code = _code_ranges(data) if end in data else []
 
     def outside(at: int) -> bool:
@@ -91,8 +95,8 @@ def _with_block(data: bytes, inner_block: bytes) -> bytes:
         if begin >= 0 and outside(finish):
             return data[: begin + len(start)] + inner + data[finish:]
         searched = finish + len(end)  # an end marker the text mentions or shows: not ours
-    gap = b"" if not data else (b"\n" if data.endswith(b"\n") else b"\n\n")
-    return data + gap + start + inner + end + b"\n"
+    gap = b"" if not data else (newline if data.endswith(b"\n") else newline * 2)
+    return data + gap + start + inner + end + newline
 
 
 def _code_ranges(data: bytes) -> list[tuple[int, int]]:
