@@ -1,13 +1,16 @@
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from skillwiki import COMPILER
 from tests.support import DATA, Invoke, mtimes, snapshot, write
 
 GOLDEN = DATA / "compile"
@@ -185,10 +188,34 @@ def test_fnv1a64_fingerprints_are_verified(demo: Path, invoke: Invoke) -> None:
 def test_compiler_version_change_makes_articles_stale(demo: Path, invoke: Invoke) -> None:
     article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
     article.write_text(
-        article.read_text().replace("compiler: skillwiki/2", "compiler: skillwiki/1")
+        article.read_text().replace("compiler: skillwiki/3", "compiler: skillwiki/1")
     )
     status = json.loads(invoke("status", "-w", str(demo), "--json").stdout)
     assert status["totals"]["stale"] == 1
+
+
+def test_a_new_compiler_recompiles_a_settled_workspace(demo: Path, invoke: Invoke) -> None:
+    """After an upgrade whose compiler makes other articles, a workspace whose cache says all
+    is fresh is compiled again: what the cache said was said of the older compiler's work."""
+    assert invoke("compile", "-w", str(demo)).exit_code == 0
+    old = time.time() - 3600
+    for path in demo.rglob("*"):
+        if path.is_file():
+            os.utime(path, (old, old))
+    assert "12 fresh" in invoke("compile", "-w", str(demo)).stdout  # the cache is settled
+    cache = demo / ".wiki" / ".cache" / "state.marshal"
+    data = marshal.loads(cache.read_bytes())
+    data["compiler"] = "skillwiki/0"
+    cache.write_bytes(marshal.dumps(data))  # as the older version left it ...
+    for article in (demo / ".wiki" / "wiki").rglob("*.md"):
+        stat = article.stat()
+        text = article.read_text(encoding="utf-8").replace(
+            f"compiler: {COMPILER}", "compiler: skillwiki/0"
+        )
+        article.write_text(text, encoding="utf-8")  # ... and its articles: same size and times
+        os.utime(article, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert "12 stale" in invoke("compile", "-w", str(demo)).stdout
+    assert f"compiler: {COMPILER}\n" in (demo / ".wiki" / "wiki" / "docs" / "ci.md").read_text()
 
 
 def test_invalid_raw_file_is_reported_and_others_compile(ws: Path, invoke: Invoke) -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from skillwiki import fsio
+from skillwiki import COMPILER, fsio
 from skillwiki.statcache.scan import Folder, Stat, folder_of, older_than
 
 FORMAT = 9
@@ -306,6 +306,8 @@ def load(path: Path, algorithm: str) -> StatCache:
             data = marshal.loads(handle.read())
         if data["format"] != FORMAT or data["algorithm"] != algorithm:
             return StatCache(rows_file=rows)
+        if data["compiler"] != COMPILER:  # a record's "all fresh" was said of older articles
+            return StatCache(rows_file=rows)
         if not (
             isinstance(data["saved_ns"], int)
             and isinstance(data["records"], dict)
@@ -341,6 +343,7 @@ def save(path: Path, cache: StatCache, algorithm: str, now: int) -> None:
     data = {
         "format": FORMAT,
         "algorithm": algorithm,
+        "compiler": COMPILER,
         "saved_ns": now,
         "records": {key: tuple(record) for key, record in sorted(cache.records.items())},
         "indexes": cache.indexes,
