@@ -246,10 +246,13 @@ def first_sentence(text: str) -> str:
 
 
 def _drop_leading_title(body: str, shape: markdown.Outline, title: str) -> str:
+    """The body without its leading H1 when that is the title; MyST targets above it stay."""
     leading = shape.leading_h1
     if leading is None or " ".join(leading[0].split()) != title:
         return body
-    return "".join(body.splitlines(keepends=True)[leading[1] :])
+    lines = body.splitlines(keepends=True)
+    targets = [line for line in lines[: leading[1]] if markdown.is_target(line)]
+    return "".join(targets + lines[leading[1] :])
 
 
 def _fence(text: str, info: str) -> str:

@@ -69,6 +69,8 @@ class Outline(NamedTuple):
     open_fence: str  # the marker of a code fence left open at the end, or ""
     # inline code spans of one word (`rsync`), in order, each with the line its block starts on
     mentions: tuple[tuple[str, int], ...] = ()
+    # MyST targets `(name)=` (Sphinx, Jupyter Book): labels a link names from any page
+    labels: tuple[str, ...] = ()
 
 
 @cache
@@ -135,7 +137,7 @@ def _inline_where_read(state: StateCore) -> None:
         first = want_paragraph and parent == "paragraph_open" and not in_footnote
         if first or parent == "heading_open" or "[" in content or "<" in content or "`" in content:
             md.inline.parse(content, md, env, token.children)
-            if first and plain_text(token.children):
+            if first and plain_text(token.children) and not only_targets(content):
                 want_paragraph = False
 
 
@@ -344,6 +346,7 @@ class _Reader:
         self.mentions: list[tuple[str, int]] = []
         self.ids: list[str] = []
         self.first_paragraph = ""
+        self.labels: list[str] = []
         self.open_fence = ""
         self.used: set[str] = set()  # destinations of reference-style links, normalised
 
@@ -370,6 +373,7 @@ class _Reader:
             self._leading_h1(tokens),
             self.open_fence,
             tuple(self.mentions),
+            tuple(self.labels),
         )
 
     def _block_text(self, parent: Token, inline: Token, in_cell: bool, in_footnote: bool) -> None:
@@ -382,8 +386,15 @@ class _Reader:
             block = _BLOCK_ID.search(inline.content) if "^" in inline.content else None
             if block is not None:
                 self.ids.append("^" + block[1])
+            text = inline.content
+            lines = text.split("\n") if ")=" in text else []
+            labels = [line.strip()[1:-2] for line in lines if is_target(line)]
+            self.labels += labels
             if not (self.first_paragraph or in_footnote):
-                self.first_paragraph = plain_text(inline.children or [])
+                words = plain_text(inline.children or [])
+                for label in labels:  # a target is no text of the page
+                    words = " ".join(words.replace(f"({label})=", " ").split())
+                self.first_paragraph = words
 
     def _code(self, token: Token) -> None:
         assert token.map is not None
@@ -512,9 +523,16 @@ class _Reader:
         yield from self.ids
 
     def _leading_h1(self, tokens: Sequence[Token]) -> tuple[str, int] | None:
-        if tokens and tokens[0].type == "heading_open" and tokens[0].tag == "h1" and self.headings:
-            end = tokens[0].map[1] if tokens[0].map else 1
-            return self.headings[0].text, end
+        """The H1 that opens the text, after any MyST targets (`(name)=`): its text and the
+        line after it."""
+        first = 0
+        while tokens[first : first + 1] and tokens[first].type == "paragraph_open":
+            if not only_targets(tokens[first + 1].content):
+                break
+            first += 3
+        opening = tokens[first] if first < len(tokens) else None
+        if opening and opening.type == "heading_open" and opening.tag == "h1" and self.headings:
+            return self.headings[0].text, opening.map[1] if opening.map else 1
         return None
 
 
@@ -532,6 +550,17 @@ def plain_text(children: Sequence[Token]) -> str:
         elif kind == "wikilink":
             parts.append(child.content.split("|", 1)[-1].split("#", 1)[0].strip() or child.content)
     return " ".join("".join(parts).split())
+
+
+def is_target(line: str) -> bool:
+    """Whether a line is a MyST target, `(name)=`, as mdit-py-plugins' myst_blocks reads one."""
+    line = line.strip()
+    return line.startswith("(") and line.endswith(")=") and len(line) > 3
+
+
+def only_targets(text: str) -> bool:
+    """Whether every line of a paragraph is a MyST target: a paragraph with no text."""
+    return ")=" in text and all(is_target(line) for line in text.split("\n"))
 
 
 def trailing_attrs(text: str) -> tuple[str, tuple[str, ...]] | None:

@@ -373,6 +373,26 @@ def test_a_broken_link_is_named_as_the_raw_file_writes_it(ws: Path, invoke: Invo
     ]
 
 
+def test_myst_targets_are_labels_not_text(ws: Path, invoke: Invoke) -> None:
+    """MyST (Sphinx, Jupyter Book) names a place with a target line, `(name)=`, above it; a
+    link names it from any page, as `[text](name)` or `[text](#name)`. A target is not the
+    page's summary, and it does not keep the page's title from being taken as such."""
+    guide = (
+        "(guide/start)=\n# Getting started\n\nInstall it first.\n\n"
+        "(guide/config)=\n## Configure\n\nSet the options.\n"
+    )
+    links = (
+        "# Links\n\n[start](guide/start) [config](#guide/config) [there](<#guide/config>) "
+        "[nowhere](guide/nowhere) [gone](#gone)\n"
+    )
+    _ingest(ws, invoke, {"guide.md": guide, "links.md": links})
+    article = _article(ws, "guide.md")
+    assert "summary: Install it first.\n" in article
+    assert article.count("# Getting started") == 1  # the title, once
+    assert "# Getting started\n\n(guide/start)=\n\nInstall it first." in article  # target kept
+    assert [f["target"] for f in _sw001(ws, invoke)] == ["guide/nowhere", "#gone"]
+
+
 def test_a_definition_no_link_uses_is_not_checked(ws: Path, invoke: Invoke) -> None:
     """CommonMark renders nothing of an unused definition: SW001 reports only used ones."""
     text = (

@@ -10,7 +10,7 @@ from skillwiki.documents import decode, split
 from skillwiki.errors import InputError
 from skillwiki.workspace import PARSED_SUFFIXES
 
-FORMAT = 7  # 5: anchors as Python-Markdown makes them; 6: Obsidian's block ids; 7: VitePress's
+FORMAT = 8  # 6: Obsidian's block ids; 7: VitePress's anchors; 8: MyST's targets
 
 
 class FileFacts(NamedTuple):
@@ -25,6 +25,7 @@ class FileFacts(NamedTuple):
     anchors: list[str]  # its headings' anchors (GitHub's and Python-Markdown's), its ids
     sections: list[tuple[str, int, str]]  # `## ` heading, its line, the text under it
     secrets: list[tuple[str, int, int]]  # kind, line, column: never the secret itself
+    labels: tuple[str, ...] = ()  # MyST targets `(name)=`, which links name from any page
 
 
 def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
@@ -47,6 +48,7 @@ def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
                 key_lines[key] = number
     links: list[tuple[str, str, int, int]] = []
     anchors: list[str] = []
+    labels: tuple[str, ...] = ()
     sections: list[tuple[str, int, str]] = []
     suffix = PurePosixPath(rel).suffix.lower()
     lesson = document.meta.get("type") == "lesson" or "/lessons/" in rel
@@ -58,6 +60,7 @@ def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
             (link.kind, link.target, offset + link.line, link.column) for link in outline.links
         ]
         anchors = list(outline.anchors)
+        labels = outline.labels
         if lesson:  # only lessons have sections
             sections = _sections(document.body, offset, outline)
     return FileFacts(
@@ -70,6 +73,7 @@ def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
         anchors,
         sections,
         found_secrets,
+        labels,
     )
 
 

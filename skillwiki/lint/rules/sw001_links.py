@@ -25,6 +25,8 @@ LinkFacts = tuple[str, str, int, int]  # kind, target, line, column
 
 def check(ctx: LintContext) -> Iterator[Finding | Read]:
     titles = _titles(ctx)
+    # MyST targets (`(name)=`): Sphinx resolves `[text](name)` and `(#name)` from any page
+    labels = {label for file in ctx.articles.values() for label in file.facts.labels}
     roots = (ctx.ws.root.as_posix(), ctx.ws.wiki.as_posix())
     ignore = [re.compile(pattern) for pattern in ctx.config.lint.links.ignore]
     looked: set[str] = set()  # files outside .wiki/ that links were resolved against
@@ -43,6 +45,8 @@ def check(ctx: LintContext) -> Iterator[Finding | Read]:
             if problem:
                 sources = _raw_links(ctx, file) if sources is None else sources
                 source, written = sources.get(link, (None, None))
+                if (written or target).removeprefix("#") in labels:
+                    continue  # a MyST target, named as the raw file writes it
                 if isinstance(problem, Broken):  # said of the link as the raw file writes it
                     problem = problem.said(written or target)
                 yield Finding(
