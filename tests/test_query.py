@@ -62,6 +62,22 @@ def test_a_snippet_marks_words_inside_the_texts_own_bold(ws: Path, invoke: Invok
     assert report["results"][0]["snippet"] == "It decides if it is a **single** **page** or a list."
 
 
+def test_a_snippet_marks_the_words_the_index_matched(ws: Path, invoke: Invoke) -> None:
+    """The index stems words (SQLite's porter): "substitutions" finds "substituted", so the
+    snippet marks it there, where a fixed cut of the word marked nothing and the hit showed
+    no snippet. A word is not marked by a longer one it begins (kubectl is not kubernetes)."""
+    write(
+        ws / "notes" / "links.md",
+        "# Links\n\nVariables are substituted for the parts of the link.\n\n"
+        "Kubernetes runs it; kubectl applies it.\n",
+    )
+    assert invoke("ingest", "-w", str(ws), str(ws / "notes")).exit_code == 0
+    snippet = _query(invoke, ws, "substitutions")["results"][0]["snippet"]
+    assert snippet == "Variables are **substituted** for the parts of the link."
+    snippet = _query(invoke, ws, "kubectl")["results"][0]["snippet"]
+    assert snippet == "Kubernetes runs it; **kubectl** applies it."
+
+
 def test_query_filters_by_type_and_tag(demo: Path, invoke: Invoke) -> None:
     lessons = _query(invoke, demo, "retry", "--type", "lesson")
     assert lessons["results"] and all(hit["type"] == "lesson" for hit in lessons["results"])

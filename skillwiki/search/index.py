@@ -257,6 +257,9 @@ def _create(db: sqlite3.Connection) -> None:
     db.execute("COMMIT")
 
 
+# How the index cuts text into words and stems them (search/rank.py marks snippets the same)
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+
 _SCHEMA_SQL = (
     "DROP TABLE IF EXISTS docs",
     "DROP TABLE IF EXISTS fts",
@@ -276,7 +279,7 @@ _SCHEMA_SQL = (
     # Each article's semantic vector (semantic.py), when the extra is installed.
     "CREATE TABLE vecs(id INTEGER PRIMARY KEY, vec BLOB NOT NULL)",
     "CREATE VIRTUAL TABLE fts USING fts5(title, tags, headings, summary, body, content='',"
-    " tokenize = 'porter unicode61 remove_diacritics 2')",
+    f" tokenize = '{TOKENIZER}')",
 )
 
 

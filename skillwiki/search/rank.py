@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import functools
+import os
 import re
 import sqlite3
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -532,9 +534,36 @@ def _link_text(match: re.Match[str]) -> str:
 
 
 def _root(term: str) -> str:
+    """What a snippet marks of a query word, at a word's start: what the word shares with its
+    stem as the index makes it (`substitut` of "substitutions", which finds "substituted"),
+    and at least its first four letters (`happ` of "happy", whose stem is `happi`)."""
     if CJK.match(term) or len(term) <= 4:
         return term
-    return term[: max(4, len(term) - 3)]
+    shared = max((len(os.path.commonprefix([stem, term])) for stem in _stems(term)), default=0)
+    return term[: max(4, shared)]
+
+
+_STEMMER_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=1024)
+def _stems(word: str) -> tuple[str, ...]:
+    """The index's own stems of a word: its tokenizer (SQLite's porter) run on it alone."""
+    with _STEMMER_LOCK:
+        db = _stemmer()
+        db.execute("INSERT INTO words(rowid, word) VALUES (1, ?)", (word,))
+        try:
+            return tuple(term for (term,) in db.execute("SELECT term FROM stems"))
+        finally:
+            db.execute("DELETE FROM words WHERE rowid = 1")
+
+
+@functools.cache
+def _stemmer() -> sqlite3.Connection:
+    db = sqlite3.connect(":memory:", check_same_thread=False)  # used under _STEMMER_LOCK
+    db.execute(f"CREATE VIRTUAL TABLE words USING fts5(word, tokenize = '{index.TOKENIZER}')")
+    db.execute("CREATE VIRTUAL TABLE stems USING fts5vocab(words, 'row')")
+    return db
 
 
 def _term_pattern(root: str) -> str:
