@@ -11,6 +11,10 @@ write beside CommonMark, each a markdown-it rule:
 - `[[wikilinks]]`, tried only where CommonMark found no link (so `[[1]](x.md)` is a link);
 - heading attribute lists `{ #custom-id }` (MkDocs attr_list, Hugo) name an anchor.
 
+A MyST target line, `(name)=` (Sphinx, Jupyter Book), is read off CommonMark's paragraph as
+mdit-py-plugins' myst_blocks reads it, without that plugin: it would also make `%` lines
+comments and `+++` breaks in every Markdown file.
+
 Links carry their source span, found with markdown-it's own destination parser, so that
 compile can rewrite a destination in place. `analyze` returns plain values (tuples, strings),
 so that callers can cache them by the text's fingerprint.

@@ -22,7 +22,7 @@ class FileFacts(NamedTuple):
     key_lines: dict[str, int]  # top-level frontmatter key -> 1-based line
     body_offset: int  # lines before the body
     links: list[tuple[str, str, int, int]]  # kind, target, line, column
-    anchors: list[str]  # its headings' anchors (GitHub's and Python-Markdown's), its ids
+    anchors: list[str]  # its headings' anchors (GitHub's, MkDocs's, VitePress's), its ids
     sections: list[tuple[str, int, str]]  # `## ` heading, its line, the text under it
     secrets: list[tuple[str, int, int]]  # kind, line, column: never the secret itself
     labels: tuple[str, ...] = ()  # MyST targets `(name)=`, which links name from any page
