@@ -76,8 +76,9 @@ def lint(
     if accepted is not None:
         findings, hidden = baselines.apply(accepted, ws, findings)
     _print_report(output, findings, hidden, repository_prefix(ws.root))
-    site_links = sum(map(_written_for_a_site, findings))
-    if output is Format.text and site_links and config.lint.links == LinksConfig():
+    unset = output is Format.text and config.lint.links == LinksConfig()
+    site_links = sum(map(_written_for_a_site, findings)) if unset else 0
+    if site_links:
         render.warn_free(
             f"hint: {site_links} of the broken links are written as a site generator serves pages "
             "(/guide/x/, x.html, x without .md); say how yours resolves links in [lint.links] of "
