@@ -304,9 +304,8 @@ def load(path: Path, algorithm: str) -> StatCache:
     try:
         with open(path, "rb") as handle:
             data = marshal.loads(handle.read())
-        if data["format"] != FORMAT or data["algorithm"] != algorithm:
-            return StatCache(rows_file=rows)
-        if data["compiler"] != COMPILER:  # a record's "all fresh" was said of older articles
+        # another compiler's cache: a record's "all fresh" was said of that compiler's articles
+        if (data["format"], data["algorithm"], data["compiler"]) != (FORMAT, algorithm, COMPILER):
             return StatCache(rows_file=rows)
         if not (
             isinstance(data["saved_ns"], int)
