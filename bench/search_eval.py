@@ -1,7 +1,7 @@
 """Search quality: recall@5 and MRR@10 of the task-like queries in bench/eval/ over the corpora.
 
 Usage:
-  python bench/search_eval.py                        # tldr-en, tldr-zh, fastapi
+  python bench/search_eval.py                        # tldr-en, tldr-zh, fastapi, rust-book
   python bench/search_eval.py --sets tldr-en --misses
 
 Each set is a corpus copied into a fresh workspace (ingested and compiled) and a file of
@@ -25,6 +25,7 @@ SETS = {  # name -> (corpus folder below shared/corpora, queries)
     "tldr-en": ("tldr/en", "en.tsv"),
     "tldr-zh": ("tldr/zh", "zh.tsv"),
     "fastapi": ("docs/fastapi", "fastapi.tsv"),
+    "rust-book": ("docs/rust-book", "rust-book.tsv"),
 }
 
 

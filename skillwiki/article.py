@@ -137,7 +137,8 @@ def render(
 
 def _refs(raw_rel: str, title: str, shape: markdown.Outline | None) -> tuple[str, ...]:
     """What the article refers to, read off the raw file's parse: its links as the article
-    will hold them (rewritten), its one-word code spans. A fenced file refers to nothing."""
+    will hold them (rewritten), the names its code spans start with. A fenced file refers to
+    nothing."""
     if shape is None:
         return ()
     leading = shape.leading_h1

@@ -40,6 +40,16 @@ if TYPE_CHECKING:
 MENTION_CHARS = 64  # a longer code span is code, not a name
 
 
+def _mentioned(code: str) -> tuple[str, ...]:
+    """The names an inline code span starts with: its first word, and its first two words
+    when it has more (each of at most MENTION_CHARS)."""
+    words = code.split(maxsplit=2)[:2]
+    names = [words[0]] if words else []
+    if len(words) == 2:
+        names.append(f"{words[0]} {words[1]}")
+    return tuple(name for name in names if len(name) <= MENTION_CHARS)
+
+
 class Heading(NamedTuple):
     level: int
     text: str  # plain text, without an attribute list
@@ -71,7 +81,9 @@ class Outline(NamedTuple):
     first_paragraph: str  # plain text of the first paragraph that has any
     leading_h1: tuple[str, int] | None  # an H1 that is the first block: text, end line
     open_fence: str  # the marker of a code fence left open at the end, or ""
-    # inline code spans of one word (`rsync`), in order, each with the line its block starts on
+    # the names inline code spans start with: the first word (`rsync`, `tail -f log`) and the
+    # first two (`git commit -m x`: a command's subcommand), in order, each with the line
+    # its block starts on
     mentions: tuple[tuple[str, int], ...] = ()
     # MyST targets `(name)=` (Sphinx, Jupyter Book): labels a link names from any page
     labels: tuple[str, ...] = ()
@@ -431,9 +443,8 @@ class _Reader:
                 self.ids += _html_ids(child.content)
                 continue
             if child.type == "code_inline":
-                word = child.content.strip()
-                if word and len(word) <= MENTION_CHARS and not any(c.isspace() for c in word):
-                    self.mentions.append((word, token.map[0] + 1))
+                line = token.map[0] + 1
+                self.mentions += ((name, line) for name in _mentioned(child.content))
                 continue
             span: tuple[int, int, str] | None = child.meta.get("span") if child.meta else None
             kind = _LINK_KINDS.get(child.type) if child.markup != "autolink" else None

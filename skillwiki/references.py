@@ -1,7 +1,8 @@
 """How central an article is: how many other articles refer to it on purpose.
 
 A reference is a link that reaches the article (a relative link, or a `[[wikilink]]` naming
-it) or an inline code span that is exactly its name (`rsync`, as in "see also: `rsync`").
+it) or an inline code span that starts with its name: "see also: `rsync`", `tail -f app.log`,
+or, for an article named by two words, `git commit -m "fix"` (git-commit).
 Each article's references are read when it is compiled (or indexed) and kept with the search
 index, one row per (article, key), so they stay in step article by article. At query time an
 article's inbound count is the number of *distinct* other articles with a reference to one of
@@ -51,8 +52,8 @@ def refs(
     links: Iterable[tuple[str, str]], mentions: Iterable[str], path: str, title: str
 ) -> tuple[str, ...]:
     """The keys the article at `path` (below wiki/) refers to, its own names left out,
-    sorted: `links` are (kind, target) as the article holds them, `mentions` its one-word
-    inline code spans."""
+    sorted: `links` are (kind, target) as the article holds them, `mentions` the names its
+    inline code spans start with (markdown.Outline)."""
     found: set[str] = set()
     for kind, target in links:
         if kind == "wikilink":

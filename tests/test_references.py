@@ -80,8 +80,34 @@ def test_explain_says_what_ranked_each_hit(demo: Path, invoke: Invoke) -> None:
     first = json.loads(explained.stdout)["results"][0]
     assert first["path"].endswith("/beta.md")
     signals = first["signals"]
-    assert signals["words"] == 2 and signals["referred_by"] == 1
+    assert signals["words"] == 2 and signals["near"] == 2 and signals["referred_by"] == 1
     assert signals["boost"] == round(references.boost(1), 4) and signals["bm25"] > 0
     assert {k: v for k, v in first.items() if k != "signals"} == plain["results"][0]
     text = invoke("query", "-w", str(demo), "zebra green", "--explain").stdout
-    assert "ranked by: 2 of the query's words, BM25 " in text and "referred to by 1" in text
+    assert "ranked by: 2 of the query's words (2 close together), BM25 " in text
+    assert "referred to by 1" in text
+
+
+def test_a_code_span_refers_to_the_names_it_starts_with(demo: Path, invoke: Invoke) -> None:
+    from skillwiki import markdown
+
+    text = 'Run `tail -f app.log`, then `git commit -m "fix"` or `rsync`.\n\n```\ncat x\n```\n'
+    names = [name for name, _ in markdown.analyze(text).mentions]
+    assert names == ["tail", "tail -f", "git", "git commit", "rsync"]  # not code blocks
+    assert references.refs([], names, "notes.md", "Notes") == (
+        "k:git",
+        "k:gitcommit",
+        "k:rsync",
+        "k:tail",
+        "k:tailf",
+    )
+    raw = demo / ".wiki" / "raw" / "tools"
+    write(raw / "tail.md", "# tail\n\nFollow the end of a growing file.\n")
+    write(raw / "git-commit.md", "# git commit\n\nRecord the staged changes: follow a file.\n")
+    write(raw / "notes.md", '# Notes\n\nRun `tail -f app.log`, then `git commit -m "x"`.\n')
+    result = invoke("query", "-w", str(demo), "follow file", "--json", "--explain")
+    found = {
+        hit["path"].rsplit("/", 1)[-1]: hit["signals"]["referred_by"]
+        for hit in json.loads(result.stdout)["results"]
+    }
+    assert found["tail.md"] == 1 and found["git-commit.md"] == 1

@@ -95,8 +95,10 @@ def query(
             render.echo(f"   {hit.snippet}")
         if explain and hit.signals is not None:
             signals = hit.signals
+            together = "" if signals.near is None else f" ({signals.near} close together)"
             render.echo(
-                f"   ranked by: {signals.words} of the query's words, BM25 {signals.bm25:.2f}, "
+                f"   ranked by: {signals.words} of the query's words{together}, "
+                f"BM25 {signals.bm25:.2f}, "
                 f"referred to by {signals.referred_by} (BM25 ×{signals.boost:.2f})",
                 style="dim",
             )

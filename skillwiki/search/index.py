@@ -29,7 +29,7 @@ from skillwiki.snapshot import Since, Snapshot
 from skillwiki.statcache import Stat
 from skillwiki.workspace import Workspace
 
-SCHEMA = "11"
+SCHEMA = "12"
 OPTIMIZE_AFTER = 1000
 BUSY_SECONDS = 30
 

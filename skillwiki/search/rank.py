@@ -1,8 +1,10 @@
-"""Ranked hits: free text to FTS5 terms, BM25 re-ranked by term coverage, and snippets."""
+"""Ranked hits: free text to FTS5 terms, BM25 re-ranked by the query's words a page holds
+close together, and snippets."""
 
 from __future__ import annotations
 
 import functools
+import heapq
 import os
 import re
 import sqlite3
@@ -15,13 +17,13 @@ from typing import Any
 from skillwiki import references
 from skillwiki.documents import body_of
 from skillwiki.memory.kinds import RETIRED
-from skillwiki.search import index, semantic
+from skillwiki.search import index, near, semantic
 from skillwiki.search.text import CJK, STOP_WORDS, words
 from skillwiki.workspace import Workspace
 
 # BM25 weights per column: title >> tags, headings > summary (and prevention rule) > body.
 WEIGHTS = (10.0, 5.0, 3.0, 2.0, 1.0)
-CANDIDATES = 200  # BM25's best matches that the term-coverage ordering re-ranks
+CANDIDATES = 200  # BM25's best matches that the ordering by words held close re-ranks
 # Reciprocal-rank fusion with semantic search (the extra): each ranking gives a page
 # 1 / (RRF_K + its rank); 60 is the constant of the method's authors (Cormack et al., 2009).
 RRF_K = 60
@@ -39,10 +41,11 @@ _ODD_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 @dataclass(frozen=True)
 class Signals:
-    """What ranked a hit: the query's words it holds, its BM25, how many other articles refer
-    to it and what that multiplied its BM25 by; with semantic search, its place in the text
-    ranking and in the semantic one (None: not among that ranking's candidates) and the
-    cosine similarity of its vector to the query's."""
+    """What ranked a hit: the query's words it holds, how many of them it holds close together
+    (near.py; None: not looked at, it could not rank among the best), its BM25, how many
+    other articles refer to it and what that multiplied its BM25 by; with semantic search, its
+    place in the text ranking and in the semantic one (None: not among that ranking's
+    candidates) and the cosine similarity of its vector to the query's."""
 
     words: int
     bm25: float
@@ -52,6 +55,7 @@ class Signals:
     text_rank: int | None = None
     semantic_rank: int | None = None
     similarity: float | None = None
+    near: int | None = None
 
 
 @dataclass(frozen=True)
@@ -72,8 +76,8 @@ class Hit:
 
     def relevance(self, terms: int) -> float:
         """The score as a share (0 to 1) of the most a hit for a query of `terms` words can
-        reach: every word held and BM25 near its top, or, fused with semantic search, first
-        in both rankings."""
+        reach: every word held close together and BM25 near its top, or, fused with semantic
+        search, first in both rankings."""
         if self.signals is not None and self.signals.fused:
             return min(1.0, self.score)
         return min(1.0, self.score / (terms + 1)) if terms else 0.0
@@ -86,15 +90,20 @@ def query_terms(text: str) -> tuple[list[str], list[str]]:
     queries typed as they are thought. Boosts are each pair of neighbouring words as a phrase
     and all the words within ten tokens of each other: they only add to the score.
     """
-    found = words(text)
-    kept = list(dict.fromkeys(word for word in found if word not in STOP_WORDS)) or found
+    kept = _kept(text)
     terms = [f'"{word}"' for word in kept]
     if terms and not CJK.search(kept[-1]) and len(kept[-1]) >= 3:
         terms[-1] = f"({terms[-1]} OR {terms[-1]}*)"
     boosts = [f'"{left} {right}"' for left, right in zip(kept, kept[1:], strict=False)]
     if len(kept) > 2:
-        boosts.append("NEAR(" + " ".join(f'"{word}"' for word in kept) + ", 10)")
+        boosts.append("NEAR(" + " ".join(f'"{word}"' for word in kept) + f", {near.NEAR_WORDS})")
     return terms, boosts
+
+
+def _kept(text: str) -> list[str]:
+    """The query's words that count: each once, stop words dropped unless all are."""
+    found = words(text)
+    return list(dict.fromkeys(word for word in found if word not in STOP_WORDS)) or found
 
 
 def search(
@@ -109,12 +118,13 @@ def search(
 ) -> list[Hit]:
     """Return the best `limit` articles for `text`, best first.
 
-    SQLite ranks the matches by weighted BM25; of its best CANDIDATES, those that contain more
-    of the query's terms rank first, BM25 deciding among equals, scaled by how many other
-    articles refer to each (references.py). The score is the number of terms matched plus
-    that BM25 squashed into [0, 1), so 3.62 reads "all three terms, fairly relevant". (Small
-    wikis need the first part: there BM25 gives words that most articles share no weight at
-    all.)
+    SQLite ranks the matches by weighted BM25; of its best CANDIDATES, those that hold more
+    of the query's words close together (near.py) rank first, BM25 deciding among equals,
+    scaled by how many other articles refer to each (references.py). The score is that count
+    of words plus that BM25 squashed into [0, 1), so 3.62 reads "three words together, fairly
+    relevant". (Small wikis need the first part: there BM25 gives words that most articles
+    share no weight at all; and counting the words held together, not anywhere, keeps a long
+    page that holds them in different sections from outranking the page about them.)
     """
     terms, boosts = query_terms(text)
     if not terms:
@@ -122,27 +132,31 @@ def search(
     match = " OR ".join(terms + boosts)
     wanted = max(CANDIDATES, limit)
     filters = Filters(kind, tuple(tags), include_hidden)
+    roots = [_root(word).lower() for word in _kept(text)]  # one per term, in order
+    bodies: dict[str, bytes] = {}  # the articles read whole, for their snippets
 
-    def run(db: sqlite3.Connection) -> tuple[list[Any], dict[int, int], dict[int, int], list[Any]]:
+    def run(db: sqlite3.Connection) -> tuple[list[Any], dict[int, Close], dict[int, int], Any]:
         rows = _best_matches(db, match, filters, wanted)
         ids = [row[0] for row in rows]
-        matched = _coverage(db, terms, ids) if len(terms) > 1 else {}
+        held = _coverage(db, terms, ids) if len(terms) > 1 else {}
+        close = _closeness(ws, rows, held, roots, limit, bodies)
         # Semantic search only reorders and widens what the text found: never a hit for a
         # query whose words are in no article.
         near = _nearest(db, text, filters, wanted) if rows and semantic.available() else []
-        return rows, matched, _inbound(db, _contenders(rows, matched, limit)), near
+        return rows, close, _inbound(db, _contenders(rows, close, limit)), near
 
-    rows, matched, inbound, near = index.read(ws, db, run)
+    rows, close, inbound, nearest = index.read(ws, db, run)
     ranked = []
     for rowid, rel, title, kind_, bm25 in rows:
         referring = inbound.get(rowid, 0)
         boost = references.boost(referring)
-        held = matched.get(rowid) or 1
-        signals = Signals(held, round(bm25, 4), referring, round(boost, 4))
-        ranked.append((held + _squash(bm25 * boost), rel, title, kind_, signals, rowid))
+        held, together = close[rowid]
+        signals = Signals(held, round(bm25, 4), referring, round(boost, 4), near=together)
+        count = held if together is None else together  # not looked at: ranks below the best
+        ranked.append((count + _squash(bm25 * boost), rel, title, kind_, signals, rowid))
     ranked.sort(key=lambda row: (-row[0], row[1]))
-    if near:
-        ranked = _fuse(ranked, near, limit)
+    if nearest:
+        ranked = _fuse(ranked, nearest, limit)
     marks = Marks.of(words(text))
     return [
         Hit(
@@ -150,7 +164,7 @@ def search(
             title,
             kind_,
             round(score, 4),
-            _snippet(ws.wiki / rel, marks, opening=signals.words == 0),
+            _snippet(ws.wiki / rel, marks, opening=signals.words == 0, data=bodies.get(rel)),
             signals,
         )
         for score, rel, title, kind_, signals, _ in ranked[:limit]
@@ -322,15 +336,106 @@ def _squash(bm25: float) -> float:
     return positive / (1.0 + positive)
 
 
-def _contenders(rows: list[Any], matched: dict[int, int], limit: int) -> list[Any]:
+# Per candidate: the query's words it holds, and how many of them it holds close together
+# (None: not looked at, since it could not rank among the best).
+Close = tuple[int, int | None]
+
+
+def _closeness(
+    ws: Workspace,
+    rows: list[Any],
+    held: dict[int, int],
+    roots: Sequence[str],
+    limit: int,
+    bodies: dict[str, bytes],
+) -> dict[int, Close]:
+    """How many of the query's words each candidate holds close together (near.py), looked up
+    in its article for those that may end among the best `limit`; `held` tells which of the
+    words each holds (bit i: roots[i], the root of the query's i-th word), and the articles
+    read whole are left in `bodies`.
+
+    A page holds no more words together than it holds as the index found them, so the pages
+    are read in the order of those, and reading stops at the first that holds fewer than the
+    `limit`-th best count found: it, and all after it, rank below those. A page counts at
+    least one word (the index found it by one, perhaps in its tags). With one word, nothing
+    need be read.
+    """
+    masks = {row[0]: held.get(row[0]) or 1 for row in rows}
+    words = {rowid: mask.bit_count() for rowid, mask in masks.items()}
+    if len(set(roots)) < 2:
+        return {rowid: (count, count) for rowid, count in words.items()}
+    wiki = str(ws.wiki)
+    close: dict[int, Close] = {rowid: (count, None) for rowid, count in words.items()}
+    best: list[int] = []  # the `limit` best counts so far, a heap
+    for row in sorted(rows, key=lambda row: (-words[row[0]], -row[4], row[1])):
+        rowid, rel = row[0], row[1]
+        if len(best) >= limit and words[rowid] < best[0]:
+            break
+        data, whole = _article_head(f"{wiki}/{rel}")
+        if whole and data is not None:
+            bodies[rel] = data
+        together = words[rowid]
+        if data is not None:
+            mask = masks[rowid]
+            own = list(dict.fromkeys(root for bit, root in enumerate(roots) if mask >> bit & 1))
+            together = max(1, min(together, near.held_near(_body_bytes(data), own)))
+        close[rowid] = (words[rowid], together)
+        if len(best) < limit:
+            heapq.heappush(best, together)
+        elif together > best[0]:
+            heapq.heapreplace(best, together)
+    return close
+
+
+def _article_head(path: str) -> tuple[bytes | None, bool]:
+    """An article file's bytes, or its first near.READ_BYTES if it is longer (None: it cannot
+    be read), and whether that is the whole of it."""
+    wanted = near.READ_BYTES + 1
+    try:  # os.read: open() builds two Python objects, a third of the cost on small pages
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            parts = [os.read(fd, wanted)]
+            while parts[-1] and (got := sum(map(len, parts))) < wanted:
+                parts.append(os.read(fd, wanted - got))
+        finally:
+            os.close(fd)
+    except OSError:
+        return None, False
+    data = b"".join(parts)
+    return data[: near.READ_BYTES], len(data) <= near.READ_BYTES
+
+
+def _body_bytes(data: bytes) -> bytes:
+    """`body_of` for an article's bytes: what follows its frontmatter."""
+    if not data.startswith(b"---\n"):
+        return data
+    closing = data.find(b"\n---\n", 3)
+    return data if closing < 0 else data[closing + 5 :]
+
+
+def _decoded(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+def _article_body(path: str | Path) -> str | None:
+    """An article's body (None: it cannot be read)."""
+    try:
+        with open(path, "rb") as handle:
+            return body_of(_decoded(handle.read()))
+    except OSError:
+        return None
+
+
+def _contenders(rows: list[Any], close: dict[int, Close], limit: int) -> list[Any]:
     """The candidates that may end among the best `limit`: those holding as many of the
-    query's words as any of the best `limit` does. One holding fewer ranks below all of those
-    whatever its BM25, so its inbound count need not be looked up."""
-    held = sorted((matched.get(row[0]) or 1 for row in rows), reverse=True)
-    if len(held) <= limit:
-        return rows
-    least = held[limit - 1]
-    return [row for row in rows if (matched.get(row[0]) or 1) >= least]
+    query's words together as any of the best `limit` does. One holding fewer ranks below all
+    of those whatever its BM25, so its inbound count need not be looked up; nor that of one
+    not looked at (_closeness)."""
+    counts = {rowid: together for rowid, (_, together) in close.items() if together is not None}
+    if len(counts) <= limit:
+        return [row for row in rows if row[0] in counts]
+    least = sorted(counts.values(), reverse=True)[limit - 1]
+    return [row for row in rows if counts.get(row[0], 0) >= least]
 
 
 def _inbound(db: sqlite3.Connection, rows: list[Any]) -> dict[int, int]:
@@ -344,15 +449,15 @@ def _inbound(db: sqlite3.Connection, rows: list[Any]) -> dict[int, int]:
 
 
 def _coverage(db: sqlite3.Connection, terms: Sequence[str], ids: list[int]) -> dict[int, int]:
-    """Return, per candidate document, how many of the terms it contains."""
+    """Return, per candidate document, which of the terms it contains: bit i for terms[i]."""
     # Streaming each term's matches and filtering here beats asking FTS5 for `rowid IN (...)`,
     # which seeks in the term's doclist once per candidate.
-    counts = dict.fromkeys(ids, 0)
-    for term in terms:
+    held = dict.fromkeys(ids, 0)
+    for bit, term in enumerate(terms):
         for (rowid,) in db.execute("SELECT rowid FROM fts WHERE fts MATCH ?", (term,)):
-            if rowid in counts:
-                counts[rowid] += 1
-    return counts
+            if rowid in held:
+                held[rowid] |= 1 << bit
+    return held
 
 
 def snippet(path: Path, terms: Sequence[str], width: int = 160, *, opening: bool = False) -> str:
@@ -361,13 +466,20 @@ def snippet(path: Path, terms: Sequence[str], width: int = 160, *, opening: bool
     return _snippet(path, Marks.of(terms), width, opening=opening)
 
 
-def _snippet(path: Path, marks: Marks | None, width: int = 160, *, opening: bool = False) -> str:
-    """`snippet`, with the query's Marks made once for all the hits."""
+def _snippet(
+    path: Path,
+    marks: Marks | None,
+    width: int = 160,
+    *,
+    opening: bool = False,
+    data: bytes | None = None,
+) -> str:
+    """`snippet`, with the query's Marks made once for all the hits; `data`: the article's
+    bytes if read already (None: read it here)."""
     if marks is None:
         return ""
-    try:
-        body = body_of(path.read_bytes().decode("utf-8", errors="replace"))
-    except OSError:
+    body = _article_body(path) if data is None else body_of(_decoded(data))
+    if body is None:
         return ""
     best = _best_line(body, marks)
     if not best and opening:

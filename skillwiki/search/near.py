@@ -1,0 +1,118 @@
+"""How close together a page holds the query's words: the most of them that stand within
+NEAR_WORDS words of one another in one block of its text.
+
+A page that holds every word of "compare two files line by line" in one sentence answers it
+better than a long page that holds them in four different sections. Counting the words a page
+holds anywhere (as the index does) favours long pages; counting those that stand together
+does not, and on short pages (a command's examples) the two agree.
+
+Words are counted by the spaces and line breaks between them, and a blank line (two line
+breaks in a row) ends a block, so that a paragraph wrapped over several lines counts as one.
+A word is found as the snippets find it (rank.py's roots: what it shares with its stem, at a
+word's start; in CJK text anywhere), and a word's start is also after `_` and at a camel-case
+capital (`user_name`, `getUserName`), as the index splits identifiers.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+
+from skillwiki.search.text import CJK
+
+NEAR_WORDS = 10  # the window of the query's NEAR boost too (rank.query_terms)
+# How much of an article is read for it: a longer one (a release log of 700 KB) is judged by
+# its opening, so that no page costs a query more than this.
+READ_BYTES = 1 << 16
+_SOURCES = b"\n## Sources\n"  # the back-link to the raw files that the compiler adds
+_ALNUM = frozenset(ord(char) for char in map(chr, range(128)) if char.isalnum())
+_SEPARATORS = frozenset(range(128)) - _ALNUM
+_CAPITALS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_SMALL = frozenset(b"abcdefghijklmnopqrstuvwxyz")
+_SMALL_OR_DIGIT = _SMALL | frozenset(b"0123456789")
+
+
+def held_near(body: bytes, roots: Sequence[str]) -> int:
+    """The most distinct `roots` (lower case) that an article's body (UTF-8) holds within
+    NEAR_WORDS words of one another, no blank line between them (the compiler's `## Sources`
+    left out).
+
+    It reads bytes: each root is looked for in the body with its ASCII letters lowered, as
+    written and, for a root with other letters, capitalized and in capitals too (bytes.lower
+    leaves those letters as they are). No page is decoded or lowered as text.
+    """
+    cut = body.find(_SOURCES)
+    text = body if cut < 0 else body[:cut]
+    lowered = text.lower()
+    starts = [_starts(text, lowered, root) for root in roots]
+    present = sum(1 for found in starts if found)
+    if present < 2:
+        return present
+    found = sorted((start, index) for index, each in enumerate(starts) for start in each)
+    best = held = 0
+    window: deque[tuple[int, int]] = deque()  # (word number, root) of the matches in reach
+    counts = [0] * len(roots)
+    position, last = 0, found[0][0]
+    for start, index in found:
+        if start - last > 1:  # the words between, or a blank line: out of reach
+            if text.find(b"\n\n", last, start) >= 0:
+                position += NEAR_WORDS + 1
+            else:
+                position += text.count(b" ", last, start) + text.count(b"\n", last, start)
+        last = start + 1
+        window.append((position, index))
+        counts[index] += 1
+        if counts[index] == 1:
+            held += 1
+        while position - window[0][0] > NEAR_WORDS:
+            gone = window.popleft()[1]
+            counts[gone] -= 1
+            if not counts[gone]:
+                held -= 1
+        if held > best:
+            best = held
+            if best == present:
+                break
+    return best
+
+
+def _starts(text: bytes, lowered: bytes, root: str) -> list[int]:
+    """Where `root` begins a word of `text` (anywhere, for a CJK root)."""
+    forms = [root.encode()]
+    if not root.isascii():
+        forms = list(
+            dict.fromkeys(form.encode().lower() for form in (root, root.capitalize(), root.upper()))
+        )
+    starts = []
+    for form in forms:
+        at = lowered.find(form)
+        while at >= 0:
+            starts.append(at)
+            at = lowered.find(form, at + 1)
+    if CJK.match(root):
+        return starts
+    return [
+        start
+        for start in starts
+        if not start or text[start - 1] in _SEPARATORS or _word_start(text, start)
+    ]
+
+
+def _word_start(text: bytes, start: int) -> bool:
+    """Whether a word begins at `start` (past the first byte) as the index splits words: after
+    a character that is no letter or digit (`_` included), or where camel case breaks: at a
+    capital after a small letter or digit (getUser), or after a capital and before a small
+    letter (HTTPServer)."""
+    before = text[start - 1]
+    if before < 0x80:
+        if before not in _ALNUM:
+            return True
+        if text[start] not in _CAPITALS:
+            return False
+        if before in _SMALL_OR_DIGIT:
+            return True
+        return before in _CAPITALS and start + 1 < len(text) and text[start + 1] in _SMALL
+    lead = start - 1
+    while lead > max(0, start - 4) and text[lead] & 0xC0 == 0x80:  # a continuation byte
+        lead -= 1
+    return not text[lead:start].decode("utf-8", errors="replace").isalnum()
