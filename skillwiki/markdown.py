@@ -42,12 +42,16 @@ MENTION_CHARS = 64  # a longer code span is code, not a name
 
 def _mentioned(code: str) -> tuple[str, ...]:
     """The names an inline code span starts with: its first word, and its first two words
-    when it has more (each of at most MENTION_CHARS)."""
+    when the second is a plain word (`git commit`, not `tail -f` or `wc {{file}}`), each of
+    at most MENTION_CHARS."""
     words = code.split(maxsplit=2)[:2]
     names = [words[0]] if words else []
-    if len(words) == 2:
+    if len(words) == 2 and _SUBCOMMAND.fullmatch(words[1]):
         names.append(f"{words[0]} {words[1]}")
     return tuple(name for name in names if len(name) <= MENTION_CHARS)
+
+
+_SUBCOMMAND = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 
 
 class Heading(NamedTuple):

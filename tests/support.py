@@ -24,6 +24,15 @@ NOW = "2026-11-30T12:00:00Z"
 TODAY = NOW[:10]
 
 
+def hit_names(invoke: Invoke, workspace: Path, text: str) -> list[str]:
+    """The file names of `query TEXT`'s hits in a workspace, best first."""
+    import json
+
+    result = invoke("query", "-w", str(workspace), text, "--json")
+    assert result.exit_code == 0, result.output
+    return [hit["path"].rsplit("/", 1)[-1] for hit in json.loads(result.stdout)["results"]]
+
+
 def real_pages(*languages: str) -> list[Path]:
     """Markdown nobody here wrote, where ../shared is beside the checkout (else none): every
     page of the docs trees, then every TLDR_STRIDE-th tldr page of each language named."""

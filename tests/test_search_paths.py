@@ -11,8 +11,10 @@ import re
 import shutil
 import sqlite3
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -27,10 +29,14 @@ from tests.support import CORPORA, DATA, DEMO, REPO, Invoke, real_pages, write
 EVAL = REPO / "bench" / "eval"
 
 
-def _queries() -> list[str]:
-    found = ["tool failure retry", "deploy", "重试", "agents config", "telegram_send"]
-    found += ["continuous integration", "pull request lint", "allowedTools whitelisted"]
-    for name in ("en.tsv", "zh.tsv"):
+def _queries(*sets: str) -> list[str]:
+    """The first column of these evaluation sets; with none, a few queries of the demo's and
+    the tldr sets'."""
+    found = []
+    if not sets:
+        found = ["tool failure retry", "deploy", "重试", "agents config", "telegram_send"]
+        found += ["continuous integration", "pull request lint", "allowedTools whitelisted"]
+    for name in sets or ("en.tsv", "zh.tsv"):
         for line in (EVAL / name).read_text(encoding="utf-8").splitlines():
             if line and not line.startswith("#"):
                 found.append(line.split("\t")[0])
@@ -174,34 +180,69 @@ def test_best_matches_from_fts5_alone_equal_the_joined_query(demo: Path, invoke:
     assert compared >= 100
 
 
-@pytest.mark.corpus
-@pytest.mark.paths
-def test_inbound_counts_looked_up_for_contenders_only_change_nothing(
-    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Only candidates holding as many of the query's words as the best `limit` have their
-    referring pages counted; counting them for all 200 gives the same hits."""
+Hits = list[list[tuple[rank.Hit, rank.Signals | None]]]
+
+
+@contextmanager
+def _hits_with_fastapi(demo: Path, invoke: Invoke) -> Iterator[Callable[[], Hits]]:
+    """The demo, with fastapi's documentation where the corpora are beside the checkout: a
+    function giving the hits (and their signals) of every query for limits 1, 3 and 10."""
     raw = demo / ".wiki" / "raw"
     if CORPORA.is_dir():
         shutil.copytree(CORPORA / "docs" / "fastapi", raw / "fastapi")
     assert invoke("query", "-w", str(demo), "anything").exit_code == 0  # builds the index
     ws = find_workspace(demo, demo)
     db = sqlite3.connect(search.index_path(ws))
-    queries = _queries()
-    some = [
-        [(hit, hit.signals) for hit in rank.search(ws, query, limit=limit, db=db)]
-        for query in queries
-        for limit in (1, 3, 10)
-    ]
-    monkeypatch.setattr(rank, "_contenders", lambda rows, matched, limit: rows)
-    every = [
-        [(hit, hit.signals) for hit in rank.search(ws, query, limit=limit, db=db)]
-        for query in queries
-        for limit in (1, 3, 10)
-    ]
-    db.close()
-    assert some == every
-    assert sum(bool(hits) for hits in every) >= 60
+    queries = _queries() + _queries("fastapi.tsv")
+
+    def hits() -> Hits:
+        return [
+            [(hit, hit.signals) for hit in rank.search(ws, query, limit=limit, db=db)]
+            for query in queries
+            for limit in (1, 3, 10)
+        ]
+
+    try:
+        yield hits
+    finally:
+        db.close()
+
+
+@pytest.mark.corpus
+@pytest.mark.paths
+def test_inbound_counts_looked_up_for_contenders_only_change_nothing(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only candidates holding as many of the query's words together as the best `limit` have
+    their referring pages counted; counting them for all 200 gives the same hits."""
+    with _hits_with_fastapi(demo, invoke) as hits:
+        some = hits()
+        monkeypatch.setattr(rank, "_contenders", lambda rows, close, limit: rows)
+        every = hits()
+        assert some == every
+        assert sum(bool(found) for found in every) >= 60
+
+
+@pytest.mark.corpus
+@pytest.mark.paths
+def test_reading_only_the_candidates_that_may_rank_changes_nothing(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The best `limit` hits are the same when every candidate's article is read for how many
+    of the query's words it holds together (rank._closeness), and so are their signals."""
+    closeness = rank._closeness
+
+    def read_all(*args: Any) -> dict[int, rank.Close]:
+        ws, rows, held, roots, _, bodies = args
+        return closeness(ws, rows, held, roots, len(rows) + 1, bodies)
+
+    with _hits_with_fastapi(demo, invoke) as hits:
+        some = hits()
+        monkeypatch.setattr(rank, "_closeness", read_all)
+        every = hits()
+        assert some == every
+        assert all(signals and signals.near for found in some for _, signals in found)
+        assert sum(len(found) > 1 for found in every) >= 60
 
 
 @pytest.mark.skipif(not CORPORA.is_dir(), reason="the corpora are not beside the checkout")

@@ -142,8 +142,8 @@ def search(
         close = _closeness(ws, rows, held, roots, limit, bodies)
         # Semantic search only reorders and widens what the text found: never a hit for a
         # query whose words are in no article.
-        near = _nearest(db, text, filters, wanted) if rows and semantic.available() else []
-        return rows, close, _inbound(db, _contenders(rows, close, limit)), near
+        similar = _nearest(db, text, filters, wanted) if rows and semantic.available() else []
+        return rows, close, _inbound(db, _contenders(rows, close, limit)), similar
 
     rows, close, inbound, nearest = index.read(ws, db, run)
     ranked = []
@@ -218,7 +218,7 @@ def _nearest(db: sqlite3.Connection, text: str, filters: Filters, wanted: int) -
     found: list[Any] = []
     for count in (wanted, len(ids)):  # all of them only when the filters left too few
         nearest = semantic.top(ids, similarity, count)
-        near = dict(nearest)
+        similarities = dict(nearest)
         rows: dict[int, Any] = {}
         for marks, chunk in index.in_chunks([rowid for rowid, _ in nearest]):
             clauses = " AND ".join([f"id IN ({marks})", *where])
@@ -226,7 +226,9 @@ def _nearest(db: sqlite3.Connection, text: str, filters: Filters, wanted: int) -
                 f"SELECT id, path, title, type FROM docs WHERE {clauses}", [*chunk, *params]
             ):
                 rows[row[0]] = row
-        found = [(rowid, near[rowid], *rows[rowid][1:]) for rowid, _ in nearest if rowid in rows]
+        found = [
+            (rowid, similarities[rowid], *rows[rowid][1:]) for rowid, _ in nearest if rowid in rows
+        ]
         if len(found) >= wanted or count >= len(ids):
             break
     return found[:wanted]
