@@ -21,6 +21,7 @@ import pytest
 
 from skillwiki import markdown, search, secrets
 from skillwiki.memory.lessons import sections
+from skillwiki.search import near
 
 SIZE = 8_000  # characters; each case is also run at four times this
 
@@ -166,6 +167,23 @@ def test_lesson_sections_and_snippets_are_linear(case: str, tmp_path: Path) -> N
         return search.snippet(article, ["retry"])
 
     _check(snippet, make, plain_ratio=100)
+
+
+NEAR: dict[str, Callable[[int], str]] = {
+    "one word over and over": _repeat("alpha "),
+    "two words never within reach": _repeat("alpha " + "x " * 11 + "beta " + "y " * 11),
+    "words parted by blank lines": _repeat("alpha\n\nbeta\n\n"),
+    "a word and runs of spaces": _repeat("alpha" + " " * 40),
+    "camel-case words": _repeat("AlphaBetaAlpha"),
+}
+
+
+@pytest.mark.parametrize("case", NEAR, ids=str)
+def test_words_held_close_together_are_counted_in_linear_time(case: str) -> None:
+    def count(text: str) -> object:
+        return near.held_near(text.encode(), ("alpha", "beta", "gamma"))
+
+    _check(count, NEAR[case], plain_ratio=100)
 
 
 def test_the_bound_catches_a_quadratic_reader() -> None:
