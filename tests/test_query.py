@@ -62,6 +62,19 @@ def test_a_snippet_marks_words_inside_the_texts_own_bold(ws: Path, invoke: Invok
     assert report["results"][0]["snippet"] == "It decides if it is a **single** **page** or a list."
 
 
+def test_a_snippet_shows_the_line_with_most_of_the_query_s_words(ws: Path, invoke: Invoke) -> None:
+    """A word met in three forms counts once: the line that holds two of the query's words is
+    shown, not the one that says "update" three ways."""
+    write(
+        ws / "notes" / "updates.md",
+        "# Updates\n\n* Copy the model, updating it with the partial updates (`update`).\n\n"
+        "To update an item, send only its changed fields.\n",
+    )
+    assert invoke("ingest", "-w", str(ws), str(ws / "notes")).exit_code == 0
+    snippet = _query(invoke, ws, "update an item")["results"][0]["snippet"]
+    assert snippet == "To **update** an **item**, send only its changed fields."
+
+
 def test_a_snippet_marks_the_words_the_index_matched(ws: Path, invoke: Invoke) -> None:
     """The index stems words (SQLite's porter): "substitutions" finds "substituted", so the
     snippet marks it there, where a fixed cut of the word marked nothing and the hit showed

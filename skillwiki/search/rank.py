@@ -515,6 +515,7 @@ class Marks:
     pattern: re.Pattern[str]
     scan: re.Pattern[str] | None = None  # the roots without `\b`; None: use `pattern`
     lowered: re.Pattern[str] | None = None  # the same in lower case, when all are ASCII
+    roots: tuple[str, ...] = ()  # lower case, longest first
 
     @classmethod
     def of(cls, terms: Sequence[str]) -> Marks | None:
@@ -524,13 +525,19 @@ class Marks:
         if not roots:
             return None
         pattern = re.compile("|".join(_term_pattern(root) for root in roots), re.IGNORECASE)
+        lower = tuple(root.lower() for root in roots)
         if any(CJK.match(root) for root in roots):
-            return cls(pattern)
+            return cls(pattern, roots=lower)
         scan = "|".join(rf"{re.escape(root)}\w*" for root in roots)
         lowered = None
         if all(root.isascii() for root in roots):
             lowered = re.compile("|".join(rf"{re.escape(root.lower())}\w*" for root in roots))
-        return cls(pattern, re.compile(scan, re.IGNORECASE), lowered)
+        return cls(pattern, re.compile(scan, re.IGNORECASE), lowered=lowered, roots=lower)
+
+    def root_of(self, match: str) -> str:
+        """The query's word a match stands for: "updates" and "updating" are one word."""
+        found = match.lower()
+        return next((root for root in self.roots if found.startswith(root)), found)
 
     def spans(self, text: str, lowered: str | None = None) -> Iterator[tuple[int, int]]:
         """The spans `pattern.finditer(text)` finds; `lowered`: `text.lower()`, when `text`
@@ -559,7 +566,8 @@ def _is_word(char: str) -> bool:
 
 
 def _best_line(body: str, marks: Marks) -> str:
-    """The article's line (link markup removed) with the most distinct matches; the first wins.
+    """The article's line (link markup removed) holding the most of the query's words (a word
+    matched in two forms counts once); the first wins.
 
     One pass of the pattern over the whole body, then a look at the lines that matched: the
     same answer as `best_line_by_line` (held equal on real trees by a test), which a body with
@@ -574,7 +582,7 @@ def _best_line(body: str, marks: Marks) -> str:
     for start, end in marks.spans(text, lowered):
         if line_start < 0 or "\n" in text[line_start:start]:
             line_start = text.rfind("\n", 0, start) + 1
-        found.setdefault(line_start, set()).add(text[start:end].lower())
+        found.setdefault(line_start, set()).add(marks.root_of(text[start:end]))
     best, best_count = "", 0
     for line_start, matches in found.items():
         if len(matches) <= best_count:
@@ -636,7 +644,7 @@ def best_line_by_line(body: str, marks: Marks) -> str:
         line = _LINK_TEXT.sub(_link_text, raw_line).strip()
         if not line or line.startswith("# ") or _TAGS_ONLY.fullmatch(line):
             continue
-        count = len({match.group(0).lower() for match in marks.pattern.finditer(line)})
+        count = len({marks.root_of(match.group(0)) for match in marks.pattern.finditer(line)})
         if count > best_count:
             best, best_count = line, count
     return best
