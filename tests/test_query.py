@@ -37,58 +37,57 @@ def test_query_finds_chinese_by_bigram(demo: Path, invoke: Invoke) -> None:
     assert "**重试**" in report["results"][0]["snippet"]
 
 
+def _snippets(ws: Path, invoke: Invoke, page: str, text: str, *queries: str) -> list[str]:
+    """The first hit's snippet for each query, after ingesting one page of `text`."""
+    write(ws / page, text)
+    assert invoke("ingest", "-w", str(ws), str(ws / page)).exit_code == 0
+    return [_query(invoke, ws, query)["results"][0]["snippet"] for query in queries]
+
+
 def test_a_snippet_is_text_not_an_anchor(ws: Path, invoke: Invoke) -> None:
     """Books put an anchor before each heading, its id made of the heading's words: that line
     of tags alone is not shown as the snippet, the text is (both ways of finding it agree)."""
-    write(
-        ws / "book" / "threads.md",
+    text = (
         '# Threads\n\n<a id="share-data-between-threads"></a>\n\n## Sharing\n\n'
-        "To share data between threads, wrap it in a mutex.\n",
+        "To share data between threads, wrap it in a mutex.\n"
     )
-    assert invoke("ingest", "-w", str(ws), str(ws / "book")).exit_code == 0
-    report = _query(invoke, ws, "share data between threads")
-    assert report["results"][0]["snippet"] == (
+    assert _snippets(ws, invoke, "book/threads.md", text, "share data between threads") == [
         "To **share** **data** **between** **threads**, wrap it in a mutex."
-    )
+    ]
 
 
 def test_a_snippet_marks_words_inside_the_texts_own_bold(ws: Path, invoke: Invoke) -> None:
     """The text's own `**` are dropped from the snippet: a mark inside them would nest."""
-    write(
-        ws / "notes" / "kinds.md", "# Kinds\n\nIt decides if it is a **single page** or a list.\n"
-    )
-    assert invoke("ingest", "-w", str(ws), str(ws / "notes")).exit_code == 0
-    report = _query(invoke, ws, "single page")
-    assert report["results"][0]["snippet"] == "It decides if it is a **single** **page** or a list."
+    text = "# Kinds\n\nIt decides if it is a **single page** or a list.\n"
+    assert _snippets(ws, invoke, "notes/kinds.md", text, "single page") == [
+        "It decides if it is a **single** **page** or a list."
+    ]
 
 
 def test_a_snippet_shows_the_line_with_most_of_the_query_s_words(ws: Path, invoke: Invoke) -> None:
     """A word met in three forms counts once: the line that holds two of the query's words is
     shown, not the one that says "update" three ways."""
-    write(
-        ws / "notes" / "updates.md",
+    text = (
         "# Updates\n\n* Copy the model, updating it with the partial updates (`update`).\n\n"
-        "To update an item, send only its changed fields.\n",
+        "To update an item, send only its changed fields.\n"
     )
-    assert invoke("ingest", "-w", str(ws), str(ws / "notes")).exit_code == 0
-    snippet = _query(invoke, ws, "update an item")["results"][0]["snippet"]
-    assert snippet == "To **update** an **item**, send only its changed fields."
+    assert _snippets(ws, invoke, "notes/updates.md", text, "update an item") == [
+        "To **update** an **item**, send only its changed fields."
+    ]
 
 
 def test_a_snippet_marks_the_words_the_index_matched(ws: Path, invoke: Invoke) -> None:
     """The index stems words (SQLite's porter): "substitutions" finds "substituted", so the
     snippet marks it there, where a fixed cut of the word marked nothing and the hit showed
     no snippet. A word is not marked by a longer one it begins (kubectl is not kubernetes)."""
-    write(
-        ws / "notes" / "links.md",
+    text = (
         "# Links\n\nVariables are substituted for the parts of the link.\n\n"
-        "Kubernetes runs it; kubectl applies it.\n",
+        "Kubernetes runs it; kubectl applies it.\n"
     )
-    assert invoke("ingest", "-w", str(ws), str(ws / "notes")).exit_code == 0
-    snippet = _query(invoke, ws, "substitutions")["results"][0]["snippet"]
-    assert snippet == "Variables are **substituted** for the parts of the link."
-    snippet = _query(invoke, ws, "kubectl")["results"][0]["snippet"]
-    assert snippet == "Kubernetes runs it; **kubectl** applies it."
+    assert _snippets(ws, invoke, "notes/links.md", text, "substitutions", "kubectl") == [
+        "Variables are **substituted** for the parts of the link.",
+        "Kubernetes runs it; **kubectl** applies it.",
+    ]
 
 
 def test_query_filters_by_type_and_tag(demo: Path, invoke: Invoke) -> None:
