@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, AnyStr
 
 from skillwiki.errors import EmptyNote, InputError
 
@@ -90,11 +90,15 @@ YAML_BOUNDARY = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 TOML_BOUNDARY = re.compile(r"^\+\+\+[ \t]*$", re.MULTILINE)
 
 
-def body_of(text: str) -> str:
-    """Return the body of an article skillwiki wrote (`---` YAML frontmatter), unparsed."""
-    if not text.startswith("---\n"):
+def body_of(text: AnyStr) -> AnyStr:
+    """Return the body of an article skillwiki wrote (`---` YAML frontmatter), unparsed; of
+    its text or of its UTF-8 bytes alike (search reads an article's bytes undecoded)."""
+    opening, closing_mark = (
+        ("---\n", "\n---\n") if isinstance(text, str) else (b"---\n", b"\n---\n")
+    )
+    if not text.startswith(opening):
         return text
-    closing = text.find("\n---\n", 3)
+    closing = text.find(closing_mark, 3)
     if closing < 0:
         return text
     return text[closing + 5 :]

@@ -363,25 +363,25 @@ def _closeness(
     need be read.
     """
     masks = {row[0]: held.get(row[0]) or 1 for row in rows}
-    words = {rowid: mask.bit_count() for rowid, mask in masks.items()}
+    counts = {rowid: mask.bit_count() for rowid, mask in masks.items()}
     if len(set(roots)) < 2:
-        return {rowid: (count, count) for rowid, count in words.items()}
+        return {rowid: (count, count) for rowid, count in counts.items()}
     wiki = str(ws.wiki)
-    close: dict[int, Close] = {rowid: (count, None) for rowid, count in words.items()}
+    close: dict[int, Close] = {rowid: (count, None) for rowid, count in counts.items()}
     best: list[int] = []  # the `limit` best counts so far, a heap
-    for row in sorted(rows, key=lambda row: (-words[row[0]], -row[4], row[1])):
+    for row in sorted(rows, key=lambda row: (-counts[row[0]], -row[4], row[1])):
         rowid, rel = row[0], row[1]
-        if len(best) >= limit and words[rowid] < best[0]:
+        if len(best) >= limit and counts[rowid] < best[0]:
             break
         data, whole = _article_head(f"{wiki}/{rel}")
         if whole and data is not None:
             bodies[rel] = data
-        together = words[rowid]
+        together = counts[rowid]
         if data is not None:
             mask = masks[rowid]
             own = list(dict.fromkeys(root for bit, root in enumerate(roots) if mask >> bit & 1))
-            together = max(1, min(together, near.held_near(_body_bytes(data), own)))
-        close[rowid] = (words[rowid], together)
+            together = max(1, min(together, near.held_near(body_of(data), own)))
+        close[rowid] = (counts[rowid], together)
         if len(best) < limit:
             heapq.heappush(best, together)
         elif together > best[0]:
@@ -405,14 +405,6 @@ def _article_head(path: str) -> tuple[bytes | None, bool]:
         return None, False
     data = b"".join(parts)
     return data[: near.READ_BYTES], len(data) <= near.READ_BYTES
-
-
-def _body_bytes(data: bytes) -> bytes:
-    """`body_of` for an article's bytes: what follows its frontmatter."""
-    if not data.startswith(b"---\n"):
-        return data
-    closing = data.find(b"\n---\n", 3)
-    return data if closing < 0 else data[closing + 5 :]
 
 
 def _decoded(data: bytes) -> str:
