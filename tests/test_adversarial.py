@@ -174,6 +174,8 @@ NEAR: dict[str, Callable[[int], str]] = {
     "two words never within reach": _repeat("alpha " + "x " * 11 + "beta " + "y " * 11),
     "words parted by blank lines": _repeat("alpha\n\nbeta\n\n"),
     "a word and runs of spaces": _repeat("alpha" + " " * 40),
+    "words parted by lines of spaces": _repeat("alpha\n   \nbeta \t \n"),
+    "words parted by long words": _repeat("alpha " + "x" * 700 + " beta "),
     "camel-case words": _repeat("AlphaBetaAlpha"),
 }
 

@@ -26,6 +26,19 @@ def test_words_in_one_sentence_count_together_and_a_blank_line_parts_them() -> N
     assert held(body, "alpha", "beta", "gamma", "delta") == 3
 
 
+def test_a_run_of_white_space_is_one_gap_and_a_line_of_spaces_is_a_blank_line() -> None:
+    # An indented code line, a padded table cell, a tab: one gap each, as a space is.
+    assert held("update(\n" + "        x,\n" * 9 + "        fields)", "updat", "field") == 2
+    assert held("| update " + " " * 30 + "| fields |", "updat", "field") == 2
+    assert held("update\t" + "x\t" * 9 + "fields", "updat", "field") == 2
+    assert held("update\t" + "x\t" * 10 + "fields", "updat", "field") == 1
+    # A line of nothing but spaces or tabs ends the block, as an empty one does.
+    assert held("Update.\n   \nFields.", "updat", "field") == 1
+    assert held("Update.\n\t\nFields.", "updat", "field") == 1
+    assert held("Update.\r\n\r\nFields.", "updat", "field") == 1
+    assert held("Update.\r\nFields.", "updat", "field") == 2
+
+
 def test_words_start_where_the_index_splits_them() -> None:
     assert held("call getUserName() once", "user", "name") == 2
     assert held("the user_name column", "user", "name") == 2

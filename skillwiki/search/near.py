@@ -6,8 +6,10 @@ better than a long page that holds them in four different sections. Counting the
 holds anywhere (as the index does) favours long pages; counting those that stand together
 does not, and on short pages (a command's examples) the two agree.
 
-Words are counted by the spaces and line breaks between them, and a blank line (two line
-breaks in a row) ends a block, so that a paragraph wrapped over several lines counts as one.
+Words are counted by the runs of white space between them (the indentation of a code line,
+the padding of a table's cell and a tab are one gap each, as a space is), and a blank line (a
+line of white space alone) ends a block, so that a paragraph wrapped over several lines counts
+as one.
 A word is found as the snippets find it (rank.py's roots: what it shares with its stem, at a
 word's start; in CJK text anywhere), and a word's start is also after `_` and at a camel-case
 capital (`user_name`, `getUserName`), as the index splits identifiers.
@@ -15,8 +17,10 @@ capital (`user_name`, `getUserName`), as the index splits identifiers.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Sequence
+from itertools import islice
 
 from skillwiki.search.text import CJK
 
@@ -30,6 +34,11 @@ _SEPARATORS = frozenset(range(128)) - _ALNUM
 _CAPITALS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _SMALL = frozenset(b"abcdefghijklmnopqrstuvwxyz")
 _SMALL_OR_DIGIT = _SMALL | frozenset(b"0123456789")
+# A gap between two words: ASCII white space, as str.split and Markdown see it.
+_GAP = re.compile(rb"[ \t\n\r\f\v]+")
+_BLANK = re.compile(rb"\n[ \t\r\f\v]*\n")  # a line of white space alone, or none
+_OUT_OF_REACH = NEAR_WORDS + 1
+_SHORT = 512  # bytes: a gap up to this long is counted whole, a longer one only until out of reach
 
 
 def held_near(body: bytes, roots: Sequence[str]) -> int:
@@ -54,11 +63,8 @@ def held_near(body: bytes, roots: Sequence[str]) -> int:
     counts = [0] * len(roots)
     position, last = 0, found[0][0]
     for start, index in found:
-        if start - last > 1:  # the words between, or a blank line: out of reach
-            if text.find(b"\n\n", last, start) >= 0:
-                position += NEAR_WORDS + 1
-            else:
-                position += text.count(b" ", last, start) + text.count(b"\n", last, start)
+        if start - last > 1:
+            position += _words_between(text, last, start)
         last = start + 1
         window.append((position, index))
         counts[index] += 1
@@ -74,6 +80,17 @@ def held_near(body: bytes, roots: Sequence[str]) -> int:
             if best == present:
                 break
     return best
+
+
+def _words_between(text: bytes, start: int, end: int) -> int:
+    """How many words on one word of text[start:end] stands from the next (the gaps of white
+    space between), or NEAR_WORDS + 1 for any that is out of reach: as far, or a blank line
+    between."""
+    if _BLANK.search(text, start, end):
+        return _OUT_OF_REACH
+    if end - start <= _SHORT:  # most are: count them at once
+        return min(len(_GAP.findall(text, start, end)), _OUT_OF_REACH)
+    return sum(1 for _ in islice(_GAP.finditer(text, start, end), _OUT_OF_REACH))
 
 
 def _starts(text: bytes, lowered: bytes, root: str) -> list[int]:
