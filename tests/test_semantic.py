@@ -387,6 +387,88 @@ def test_a_warm_server_sees_new_vectors(ws: Path, invoke: Invoke) -> None:
     assert len(after) == len(before) + 1
 
 
+def _read_anew(db: sqlite3.Connection) -> tuple[list[int], Any]:
+    rows = db.execute("SELECT id, vec FROM vecs ORDER BY id").fetchall()
+    return [rowid for rowid, _ in rows], semantic.matrix([vec for _, vec in rows])
+
+
+def test_after_a_change_a_warm_server_reads_only_the_new_vectors(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A look that changed the index opens it anew; the vectors of the articles that stayed
+    are kept from the last read (an id is never given again), and only those of the articles
+    that came are read: the same ids and vectors as reading them all."""
+    from skillwiki.warm import Place, Warm
+
+    _workspace(ws, invoke, PAGES)
+    warm = Warm(Place(ws))
+    converted: list[int] = []
+    real = semantic.matrix
+
+    def counting(packed: Any) -> Any:
+        converted.append(len(packed))
+        return real(packed)
+
+    monkeypatch.setattr(semantic, "matrix", counting)
+
+    def read() -> tuple[list[int], Any]:
+        with warm.reading() as reading:
+            ids, vectors = rank._vectors(reading.index)
+            expected_ids, expected = _read_anew(reading.index)
+        assert ids == expected_ids and np.array_equal(vectors, expected)
+        return ids, vectors
+
+    first, _ = read()
+    converted.clear()
+    raw = ws / ".wiki" / "raw" / "notes"
+    by_id = {_id_of(ws, f"notes/{name}"): name for name in PAGES}
+    last = max(first)  # the article of the highest id goes, another changes, one comes
+    changed = next(name for rowid, name in sorted(by_id.items()) if rowid != last)
+    (raw / by_id[last]).unlink()
+    write(raw / changed, "# Changed\n\nFollow a log file as it grows.\n")
+    write(raw / "screen.md", "# screen\n\nDetach a terminal session.\n")
+    ids, _ = read()
+    assert converted[0] == 2  # those of the changed and the new article; not the other 3
+    assert len(ids) == len(first) and min(set(ids) - set(first)) > last
+    warm.close()
+
+
+def _id_of(ws: Path, rel: str) -> int:
+    with sqlite3.connect(index_path(find_workspace(ws))) as db:
+        row = db.execute("SELECT id FROM docs WHERE path = ?", (rel,)).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_vectors_kept_from_another_build_of_the_index_are_not_used(
+    ws: Path, invoke: Invoke
+) -> None:
+    """An index built again (deleted, or of another schema) gives its ids from 1 again: what
+    was read of the old one is not taken for it."""
+    from skillwiki.warm import Place, Warm
+
+    _workspace(ws, invoke, PAGES)
+    warm = Warm(Place(ws))
+    with warm.reading() as reading:
+        rank._vectors(reading.index)
+    warm.close()
+    path = index_path(find_workspace(ws))
+    with sqlite3.connect(path) as db:  # the same ids for other articles, in the same file
+        db.execute("DELETE FROM meta WHERE key = 'schema'")
+    write(ws / "notes" / "cake.md", "# Cake\n\nStill flour and sugar.\n")
+    (ws / "notes" / "nohup.md").unlink()
+    assert invoke("ingest", "-w", str(ws), str(ws / "notes")).exit_code == 0
+    for raw in (ws / ".wiki" / "raw" / "notes").iterdir():
+        if raw.name == "nohup.md":
+            raw.unlink()
+    warm = Warm(Place(ws))
+    with warm.reading() as reading:
+        ids, vectors = rank._vectors(reading.index)
+        expected_ids, expected = _read_anew(reading.index)
+    warm.close()
+    assert ids == expected_ids and np.array_equal(vectors, expected)
+
+
 @pytest.mark.parametrize("damage", [b"short", "text", None], ids=["cut", "text", "null"])
 def test_a_damaged_vector_has_the_index_rebuilt(ws: Path, invoke: Invoke, damage: Any) -> None:
     _workspace(ws, invoke, PAGES)

@@ -147,15 +147,16 @@ def test_a_follower_reads_the_new_vectors_before_the_next_search(
     monkeypatch.setenv("SKILLWIKI_SEMANTIC", "1")
     warm = Warm(Place(demo), follow=True)
     _hits(warm, "retry")
-    before = list(rank._VECTORS[0][2])
+    before = list(rank._VECTORS[0].ids)
     article = demo / ".wiki" / "wiki" / "docs" / "lyrebird.md"
     write(demo / ".wiki" / "raw" / "docs" / "lyrebird.md", "# Lyrebird\n\nMimics.\n")
     _until(article.exists)
     with warm._lock:  # the follower's look (which wrote the article) is over
-        db, state, ids, _ = rank._VECTORS[0]
+        vectors = rank._VECTORS[0]
+        db = vectors.db
         assert db is warm._index
-        assert state == (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes)
-        assert len(ids) == len(before) + 1
+        assert vectors.state == (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes)
+        assert len(vectors.ids) == len(before) + 1
     warm.close()
 
 

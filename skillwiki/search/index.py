@@ -9,6 +9,7 @@ in memory for the run, and anything else is one clear error.
 from __future__ import annotations
 
 import json
+import secrets
 import sqlite3
 import time
 import zlib
@@ -29,7 +30,7 @@ from skillwiki.snapshot import Since, Snapshot
 from skillwiki.statcache import Stat
 from skillwiki.workspace import Workspace
 
-SCHEMA = "12"
+SCHEMA = "13"
 OPTIMIZE_AFTER = 1000
 BUSY_SECONDS = 30
 
@@ -254,6 +255,8 @@ def _create(db: sqlite3.Connection) -> None:
     for statement in _SCHEMA_SQL:
         db.execute(statement)
     db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA,))
+    # This build's own name: ids start again from 1 in another, even in the same file.
+    db.execute("INSERT INTO meta VALUES ('built', ?)", (secrets.token_hex(8),))
     db.execute("COMMIT")
 
 
@@ -269,9 +272,11 @@ _SCHEMA_SQL = (
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     # `packed` keeps what was indexed, compressed: a contentless FTS5 table (no second copy of
     # the text) can only delete a row when given the exact values it indexed.
-    "CREATE TABLE docs(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, stamp TEXT NOT NULL,"
-    " title TEXT NOT NULL, type TEXT NOT NULL, status TEXT NOT NULL, tags TEXT NOT NULL,"
-    " packed BLOB NOT NULL)",
+    # AUTOINCREMENT: an id is never given again, not even that of the last row deleted, so
+    # that what a reader keeps by id (rank.py's vectors) stays true of it.
+    "CREATE TABLE docs(id INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT UNIQUE NOT NULL,"
+    " stamp TEXT NOT NULL, title TEXT NOT NULL, type TEXT NOT NULL, status TEXT NOT NULL,"
+    " tags TEXT NOT NULL, packed BLOB NOT NULL)",
     # What each article refers to (references.py): (key, docs id), looked up by key.
     "CREATE TABLE refs(key TEXT NOT NULL, src INTEGER NOT NULL, PRIMARY KEY (key, src))"
     " WITHOUT ROWID",

@@ -202,9 +202,24 @@ def _fuse(ranked: list[Any], near: list[Any], limit: int) -> list[Any]:
     return fused
 
 
-# The last connection's vectors: (connection, its state, article ids, their vectors), so that
-# a server asking again of an unchanged index does not read every vector again.
-_VECTORS: list[tuple[sqlite3.Connection, Any, list[int], Any]] = []
+@dataclass(frozen=True)
+class _Vectors:
+    """The vectors a search read last: of which connection and in what state of it (nothing
+    to read again while that holds), of which index (`source`: ids mean the same articles in
+    any connection to it while this holds, since an id is never given again), and the ids with
+    their vectors, in the order of the ids."""
+
+    db: sqlite3.Connection
+    state: tuple[int, int]
+    source: tuple[str, str, str] | None
+    ids: list[int]
+    matrix: Any
+
+
+# The last vectors read, so that a server asking again of an unchanged index does not read
+# every vector again, and after a change reads only those of the articles that changed.
+_VECTORS: list[_Vectors] = []
+_CHANGED_AT_MOST = 64  # articles gone or come since the last read, to read only those
 
 
 def _nearest(db: sqlite3.Connection, text: str, filters: Filters, wanted: int) -> list[Any]:
@@ -245,15 +260,78 @@ def prime(db: sqlite3.Connection) -> None:
 
 
 def _vectors(db: sqlite3.Connection) -> tuple[list[int], Any]:
-    """The ids and vectors of every article, read again only when the index changed."""
+    """The ids and vectors of every article, read again only when the index changed, and then
+    only those of the articles that came since the last read of the same index."""
     state = (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes)
-    if not _VECTORS or _VECTORS[0][0] is not db or _VECTORS[0][1] != state:
-        stored = db.execute("SELECT id, vec FROM vecs ORDER BY id").fetchall()
-        if any(not isinstance(vec, bytes) or len(vec) != semantic.PACKED for _, vec in stored):
-            raise index.Damaged("a stored vector is not one")
-        ids = [rowid for rowid, _ in stored]
-        _VECTORS[:] = [(db, state, ids, semantic.matrix([vec for _, vec in stored]))]
-    return _VECTORS[0][2], _VECTORS[0][3]
+    last = _VECTORS[0] if _VECTORS else None
+    if last is not None and last.db is db and last.state == state:
+        return last.ids, last.matrix
+    begun = not db.in_transaction
+    if begun:  # the reads below see one state of the index
+        db.execute("BEGIN")
+    try:
+        source = _source(db)
+        read = None
+        if last is not None and source is not None and last.source == source:
+            read = _vectors_since(db, last)
+        if read is None:
+            stored = db.execute("SELECT id, vec FROM vecs ORDER BY id").fetchall()
+            read = [rowid for rowid, _ in stored], _matrix(stored)
+    finally:
+        if begun:
+            db.execute("COMMIT")
+    _VECTORS[:] = [_Vectors(db, state, source, *read)]
+    return read
+
+
+def _source(db: sqlite3.Connection) -> tuple[str, str, str] | None:
+    """Which index this is, as far as its vectors go: its file, its build and the model of its
+    vectors (None: not one that another connection can share, or of another model)."""
+    file = next((row[2] for row in db.execute("PRAGMA database_list") if row[1] == "main"), "")
+    meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('built', 'vectors')"))
+    if not file or meta.get("vectors") != semantic.MODEL or "built" not in meta:
+        return None
+    return file, str(meta["built"]), semantic.MODEL
+
+
+def _vectors_since(db: sqlite3.Connection, last: _Vectors) -> tuple[list[int], Any] | None:
+    """The ids and vectors as `last` had them, less those gone since and with those that came
+    after them (read from the index); None if that is not what the index holds now, or if so
+    many changed that reading them all costs no more."""
+    import numpy as np
+
+    # With every article's vector of this model (_source), the articles' ids are the vectors':
+    # read from the index of paths (not the rows of 512 bytes), as one text that NumPy splits
+    # (a Python object a row would cost most of the time).
+    (listed,) = db.execute("SELECT group_concat(id) FROM docs").fetchone()
+    now = np.sort(np.fromstring(listed or "", dtype=np.int64, sep=","))
+    before = np.asarray(last.ids, dtype=np.int64)
+    if np.array_equal(now, before):
+        return last.ids, last.matrix
+    came = np.setdiff1d(now, before, assume_unique=True).tolist()
+    gone = np.flatnonzero(~np.isin(before, now, assume_unique=True)).tolist()
+    if len(came) + len(gone) > _CHANGED_AT_MOST or (came and before.size and came[0] < before[-1]):
+        return None  # many, or given ids below those kept (the extra was off): read them all
+    stored = []
+    for marks, chunk in index.in_chunks(came):
+        stored += db.execute(f"SELECT id, vec FROM vecs WHERE id IN ({marks})", chunk).fetchall()
+    if len(stored) != len(came):
+        return None
+    stored.sort()
+    matrix = np.empty((len(now), last.matrix.shape[1]), dtype=last.matrix.dtype)
+    at = 0
+    for start, end in zip([-1, *gone], [*gone, len(before)], strict=True):  # the rows kept
+        matrix[at : at + end - start - 1] = last.matrix[start + 1 : end]
+        at += end - start - 1
+    matrix[at:] = _matrix(stored)
+    return now.tolist(), matrix
+
+
+def _matrix(stored: list[Any]) -> Any:
+    """The vectors of (id, vec) rows as one matrix, each checked to be one."""
+    if any(not isinstance(vec, bytes) or len(vec) != semantic.PACKED for _, vec in stored):
+        raise index.Damaged("a stored vector is not one")
+    return semantic.matrix([vec for _, vec in stored])
 
 
 @dataclass(frozen=True)
