@@ -83,9 +83,9 @@ def held_near(body: bytes, roots: Sequence[str]) -> int:
 
 
 def _words_between(text: bytes, start: int, end: int) -> int:
-    """How many words on one word of text[start:end] stands from the next (the gaps of white
-    space between), or NEAR_WORDS + 1 for any that is out of reach: as far, or a blank line
-    between."""
+    """How many words apart the words on either side of text[start:end] stand: the gaps of
+    white space between them, or NEAR_WORDS + 1 when out of reach (further apart, or a blank
+    line between)."""
     if _BLANK.search(text, start, end):
         return _OUT_OF_REACH
     if end - start <= _SHORT:  # most are: count them at once
