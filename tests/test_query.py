@@ -79,14 +79,23 @@ def test_a_snippet_shows_the_line_with_most_of_the_query_s_words(ws: Path, invok
 def test_a_snippet_marks_the_words_the_index_matched(ws: Path, invoke: Invoke) -> None:
     """The index stems words (SQLite's porter): "substitutions" finds "substituted", so the
     snippet marks it there, where a fixed cut of the word marked nothing and the hit showed
-    no snippet. A word is not marked by a longer one it begins (kubectl is not kubernetes)."""
+    no snippet. A word is not marked by a longer one it begins (kubectl is not kubernetes;
+    "tar" finds neither "target" nor "tarball"), save the query's last word, which the index
+    also matches by its start; a word split at `_` or at a camel-case break is marked by its
+    first part, as the index finds it."""
     text = (
         "# Links\n\nVariables are substituted for the parts of the link.\n\n"
-        "Kubernetes runs it; kubectl applies it.\n"
+        "Kubernetes runs it; kubectl applies it.\n\n"
+        "Pack files with tar into the target folder, or make a tarball.\n\n"
+        "Set the TarOptions and tar_path.\n"
     )
-    assert _snippets(ws, invoke, "notes/links.md", text, "substitutions", "kubectl") == [
+    queries = ("substitutions", "kubectl", "tar files", "files tar", "tar set")
+    assert _snippets(ws, invoke, "notes/links.md", text, *queries) == [
         "Variables are **substituted** for the parts of the link.",
         "Kubernetes runs it; **kubectl** applies it.",
+        "Pack **files** with **tar** into the target folder, or make a tarball.",
+        "Pack **files** with **tar** into the **target** folder, or make a **tarball**.",
+        "**Set** the **TarOptions** and **tar_path**.",
     ]
 
 

@@ -9,7 +9,7 @@ import os
 import re
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from skillwiki import references
 from skillwiki.documents import body_of
 from skillwiki.memory.kinds import RETIRED
 from skillwiki.search import index, near, semantic
-from skillwiki.search.text import CJK, STOP_WORDS, words
+from skillwiki.search.text import CJK, STOP_WORDS, word_forms, words
 from skillwiki.workspace import Workspace
 
 # BM25 weights per column: title >> tags, headings > summary (and prevention rule) > body.
@@ -92,12 +92,20 @@ def query_terms(text: str) -> tuple[list[str], list[str]]:
     """
     kept = _kept(text)
     terms = [f'"{word}"' for word in kept]
-    if terms and not CJK.search(kept[-1]) and len(kept[-1]) >= 3:
+    if _prefixed(kept):
         terms[-1] = f"({terms[-1]} OR {terms[-1]}*)"
     boosts = [f'"{left} {right}"' for left, right in zip(kept, kept[1:], strict=False)]
     if len(kept) > 2:
         boosts.append("NEAR(" + " ".join(f'"{word}"' for word in kept) + f", {near.NEAR_WORDS})")
     return terms, boosts
+
+
+def _prefixed(kept: Sequence[str]) -> str | None:
+    """The query's word that the index also matches by its start alone: the last, unless CJK
+    or shorter than three letters."""
+    if kept and not CJK.search(kept[-1]) and len(kept[-1]) >= 3:
+        return kept[-1]
+    return None
 
 
 def _kept(text: str) -> list[str]:
@@ -157,7 +165,7 @@ def search(
     ranked.sort(key=lambda row: (-row[0], row[1]))
     if nearest:
         ranked = _fuse(ranked, nearest, limit)
-    marks = Marks.of(words(text))
+    marks = Marks.of(words(text), prefix=_prefixed(_kept(text)))
     return [
         Hit(
             f".wiki/wiki/{rel}",
@@ -535,7 +543,8 @@ def _coverage(db: sqlite3.Connection, terms: Sequence[str], ids: list[int]) -> d
 def snippet(path: Path, terms: Sequence[str], width: int = 160, *, opening: bool = False) -> str:
     """Return the line of the article that matches the most terms, with them in **bold**; with
     `opening` (a page found by meaning alone, holding none of them), its first line of text."""
-    return _snippet(path, Marks.of(terms), width, opening=opening)
+    kept = [term for term in terms if term not in STOP_WORDS]
+    return _snippet(path, Marks.of(terms, prefix=_prefixed(kept)), width, opening=opening)
 
 
 def _snippet(
@@ -559,11 +568,19 @@ def _snippet(
     if not best:
         return ""
     best = best.replace("**", "")  # the text's own bold: a mark inside it would nest
-    first = marks.pattern.search(best)
+    first = next((m for m in marks.pattern.finditer(best) if marks.counts(m.group(0))), None)
     start = max(0, (first.start() if first else 0) - width // 3)
     cut = best[start : start + width]
     cut = ("…" if start else "") + cut + ("…" if start + width < len(best) else "")
-    return marks.pattern.sub(lambda match: f"**{match.group(0)}**", cut)
+    return marks.pattern.sub(_bold(marks), cut)
+
+
+def _bold(marks: Marks) -> Callable[[re.Match[str]], str]:
+    def bold(match: re.Match[str]) -> str:
+        found = match.group(0)
+        return f"**{found}**" if marks.counts(found) else found
+
+    return bold
 
 
 @dataclass(frozen=True)
@@ -586,23 +603,50 @@ class Marks:
     scan: re.Pattern[str] | None = None  # the roots without `\b`; None: use `pattern`
     lowered: re.Pattern[str] | None = None  # the same in lower case, when all are ASCII
     roots: tuple[str, ...] = ()  # lower case, longest first
+    # Per root: the index's stems of the query's words it stands for, and whether one of them
+    # is the word the index also matches by its start alone (_prefixed). None: mark every
+    # match (the first line of a page found by meaning).
+    words: Mapping[str, tuple[frozenset[str], bool]] | None = None
 
     @classmethod
-    def of(cls, terms: Sequence[str]) -> Marks | None:
-        roots = sorted(
-            {_root(term) for term in terms if term not in STOP_WORDS}, key=len, reverse=True
-        )
+    def of(cls, terms: Sequence[str], *, prefix: str | None = None) -> Marks | None:
+        """The marks of the query's words `terms`; `prefix`: the one the index matches by its
+        start alone too."""
+        kept = [term for term in terms if term not in STOP_WORDS]
+        roots = sorted({_root(term) for term in kept}, key=len, reverse=True)
         if not roots:
             return None
+        meant: dict[str, tuple[frozenset[str], bool]] = {}
+        for term in kept:
+            root = _root(term).lower()
+            stems, by_start = meant.get(root, (frozenset(), False))
+            meant[root] = (stems | frozenset(_stems(term)), by_start or term == prefix)
         pattern = re.compile("|".join(_term_pattern(root) for root in roots), re.IGNORECASE)
         lower = tuple(root.lower() for root in roots)
         if any(CJK.match(root) for root in roots):
-            return cls(pattern, roots=lower)
+            return cls(pattern, roots=lower, words=meant)
         scan = "|".join(rf"{re.escape(root)}\w*" for root in roots)
         lowered = None
         if all(root.isascii() for root in roots):
             lowered = re.compile("|".join(rf"{re.escape(root.lower())}\w*" for root in roots))
-        return cls(pattern, re.compile(scan, re.IGNORECASE), lowered=lowered, roots=lower)
+        return cls(
+            pattern, re.compile(scan, re.IGNORECASE), lowered=lowered, roots=lower, words=meant
+        )
+
+    def counts(self, found: str) -> bool:
+        """Whether a match (a root and the rest of its word) is one of the query's words as
+        the index finds them: the word, or its first part where the index cuts it too (at `_`
+        or a camel-case break), has one of the word's stems; or the word is the one matched by
+        its start. `tar` does not mark "target", which a query for "tar" does not find."""
+        if self.words is None:
+            return True
+        root = self.root_of(found)
+        stems, by_start = self.words.get(root, (frozenset(), True))
+        if by_start or CJK.match(root):
+            return True
+        return any(
+            form in stems or not stems.isdisjoint(_stems(form)) for form in word_forms(found)
+        )
 
     def root_of(self, match: str) -> str:
         """The query's word a match stands for: "updates" and "updating" are one word."""
@@ -647,20 +691,29 @@ def _best_line(body: str, marks: Marks) -> str:
     if prose is None:
         return best_line_by_line(body, marks)
     text, lowered = prose
-    found: dict[int, set[str]] = {}  # start of a line -> the distinct matches in it
+    found: dict[int, dict[str, list[str]]] = {}  # start of a line -> its matches by root
     line_start = -1
     for start, end in marks.spans(text, lowered):
         if line_start < 0 or "\n" in text[line_start:start]:
             line_start = text.rfind("\n", 0, start) + 1
-        found.setdefault(line_start, set()).add(marks.root_of(text[start:end]))
-    best, best_count = "", 0
-    for line_start, matches in found.items():
-        if len(matches) <= best_count:
+        match = text[start:end]
+        found.setdefault(line_start, {}).setdefault(marks.root_of(match), []).append(match)
+    # The lines by how many words they may hold, most first: a line holds no more than the
+    # roots matched in it, so the look at the words (Marks.counts) stops at the first line
+    # that cannot reach the best count; among equals the first line wins.
+    best, best_count, best_start = "", 0, -1
+    for line_start, by_root in sorted(found.items(), key=lambda item: (-len(item[1]), item[0])):
+        if len(by_root) < best_count:
+            break
+        if len(by_root) == best_count and line_start > best_start:
             continue
         end = text.find("\n", line_start)
         line = text[line_start : end if end >= 0 else len(text)].strip()
-        if not line.startswith("# ") and not _TAGS_ONLY.fullmatch(line):
-            best, best_count = line, len(matches)
+        if line.startswith("# ") or _TAGS_ONLY.fullmatch(line):
+            continue
+        count = sum(1 for matches in by_root.values() if any(map(marks.counts, matches)))
+        if count > best_count or (count and count == best_count and line_start < best_start):
+            best, best_count, best_start = line, count, line_start
     return best
 
 
@@ -714,7 +767,13 @@ def best_line_by_line(body: str, marks: Marks) -> str:
         line = _LINK_TEXT.sub(_link_text, raw_line).strip()
         if not line or line.startswith("# ") or _TAGS_ONLY.fullmatch(line):
             continue
-        count = len({marks.root_of(match.group(0)) for match in marks.pattern.finditer(line)})
+        count = len(
+            {
+                marks.root_of(match.group(0))
+                for match in marks.pattern.finditer(line)
+                if marks.counts(match.group(0))
+            }
+        )
         if count > best_count:
             best, best_count = line, count
     return best

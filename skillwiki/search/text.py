@@ -41,6 +41,14 @@ def indexed(text: str) -> str:
     return f"{text}\n{' '.join(parts)}" if parts else text
 
 
+def word_forms(found: str) -> tuple[str, ...]:
+    """The words the index holds where `found` (a run of word characters) starts, lower-cased:
+    up to its first `_`, and that word's first camel-case part when it has one."""
+    word = found.split("_", 1)[0]
+    part = _CAMEL_BREAK.split(word, maxsplit=1)[0]
+    return tuple(dict.fromkeys((word.lower(), part.lower())))
+
+
 def cjk_bigrams(text: str) -> str:
     """Rewrite each CJK run as overlapping bigrams, so `重试策略` is found by `重试`."""
 
