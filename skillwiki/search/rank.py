@@ -797,7 +797,8 @@ def _root(term: str) -> str:
 _STEMMER_LOCK = threading.Lock()
 
 
-@functools.lru_cache(maxsize=1024)
+# Each query word's, and each word a snippet marks that is not one: a server meets the same.
+@functools.lru_cache(maxsize=1 << 14)
 def _stems(word: str) -> tuple[str, ...]:
     """The index's own stems of a word: its tokenizer (SQLite's porter) run on it alone."""
     with _STEMMER_LOCK:
