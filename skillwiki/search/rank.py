@@ -110,8 +110,12 @@ def _prefixed(kept: Sequence[str]) -> str | None:
 
 def _kept(text: str) -> list[str]:
     """The query's words that count: each once, stop words dropped unless all are."""
-    found = words(text)
-    return list(dict.fromkeys(word for word in found if word not in STOP_WORDS)) or found
+    return _kept_of(words(text))
+
+
+def _kept_of(found: Sequence[str]) -> list[str]:
+    """`_kept` of words already found."""
+    return list(dict.fromkeys(word for word in found if word not in STOP_WORDS)) or list(found)
 
 
 def search(
@@ -140,7 +144,8 @@ def search(
     match = " OR ".join(terms + boosts)
     wanted = max(CANDIDATES, limit)
     filters = Filters(kind, tuple(tags), include_hidden)
-    roots = [_root(word).lower() for word in _kept(text)]  # one per term, in order
+    kept = _kept(text)
+    roots = [_root(word).lower() for word in kept]  # one per term, in order
     bodies: dict[str, bytes] = {}  # the articles read whole, for their snippets
 
     def run(db: sqlite3.Connection) -> tuple[list[Any], dict[int, Close], dict[int, int], Any]:
@@ -165,7 +170,7 @@ def search(
     ranked.sort(key=lambda row: (-row[0], row[1]))
     if nearest:
         ranked = _fuse(ranked, nearest, limit)
-    marks = Marks.of(words(text), prefix=_prefixed(_kept(text)))
+    marks = Marks.of(words(text), prefix=_prefixed(kept))
     return [
         Hit(
             f".wiki/wiki/{rel}",
@@ -219,7 +224,7 @@ class _Vectors:
 
     db: sqlite3.Connection
     state: tuple[int, int]
-    source: tuple[str, str, str] | None
+    source: tuple[str, str] | None
     ids: list[int]
     matrix: Any
 
@@ -292,14 +297,14 @@ def _vectors(db: sqlite3.Connection) -> tuple[list[int], Any]:
     return read
 
 
-def _source(db: sqlite3.Connection) -> tuple[str, str, str] | None:
-    """Which index this is, as far as its vectors go: its file, its build and the model of its
-    vectors (None: not one that another connection can share, or of another model)."""
+def _source(db: sqlite3.Connection) -> tuple[str, str] | None:
+    """Which index this is, as far as its vectors go: its file and its build (None: not one
+    that another connection can share, or one whose vectors are not all of this model)."""
     file = next((row[2] for row in db.execute("PRAGMA database_list") if row[1] == "main"), "")
     meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('built', 'vectors')"))
     if not file or meta.get("vectors") != semantic.MODEL or "built" not in meta:
         return None
-    return file, str(meta["built"]), semantic.MODEL
+    return file, str(meta["built"])
 
 
 def _vectors_since(db: sqlite3.Connection, last: _Vectors) -> tuple[list[int], Any] | None:
@@ -543,8 +548,9 @@ def _coverage(db: sqlite3.Connection, terms: Sequence[str], ids: list[int]) -> d
 def snippet(path: Path, terms: Sequence[str], width: int = 160, *, opening: bool = False) -> str:
     """Return the line of the article that matches the most terms, with them in **bold**; with
     `opening` (a page found by meaning alone, holding none of them), its first line of text."""
-    kept = [term for term in terms if term not in STOP_WORDS]
-    return _snippet(path, Marks.of(terms, prefix=_prefixed(kept)), width, opening=opening)
+    return _snippet(
+        path, Marks.of(terms, prefix=_prefixed(_kept_of(terms))), width, opening=opening
+    )
 
 
 def _snippet(
@@ -612,15 +618,18 @@ class Marks:
     def of(cls, terms: Sequence[str], *, prefix: str | None = None) -> Marks | None:
         """The marks of the query's words `terms`; `prefix`: the one the index matches by its
         start alone too."""
-        kept = [term for term in terms if term not in STOP_WORDS]
-        roots = sorted({_root(term) for term in kept}, key=len, reverse=True)
+        found: set[str] = set()
+        meant: dict[str, tuple[frozenset[str], bool]] = {}
+        for term in terms:
+            if term in STOP_WORDS:
+                continue
+            root = _root(term)
+            found.add(root)
+            stems, by_start = meant.get(root.lower(), (frozenset(), False))
+            meant[root.lower()] = (stems | frozenset(_stems(term)), by_start or term == prefix)
+        roots = sorted(found, key=len, reverse=True)
         if not roots:
             return None
-        meant: dict[str, tuple[frozenset[str], bool]] = {}
-        for term in kept:
-            root = _root(term).lower()
-            stems, by_start = meant.get(root, (frozenset(), False))
-            meant[root] = (stems | frozenset(_stems(term)), by_start or term == prefix)
         pattern = re.compile("|".join(_term_pattern(root) for root in roots), re.IGNORECASE)
         lower = tuple(root.lower() for root in roots)
         if any(CJK.match(root) for root in roots):
