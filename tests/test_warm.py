@@ -386,3 +386,103 @@ def test_a_relisting_equals_a_whole_listing(tmp_path: Path) -> None:
         }
         assert folder_stats == whole_stats
     assert before[True]["a/"].keys() == {"one.md", "two.md"}  # the earlier one is left as it was
+
+
+@needs_inotify
+def test_after_a_change_the_other_folders_are_answered_by_the_records_kept(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read after a change takes over the stat cache the last look left in memory while its
+    file is unchanged, and answers each folder the watcher named nothing in by the very
+    records that answered it last time, without a digest of its files; its plan equals a look
+    at every file. Once another process has saved the cache, the next read reads the file."""
+    from skillwiki import statcache
+    from skillwiki.compiler import apply
+    from skillwiki.compiler.plan import make_plan
+    from skillwiki.config import load_config
+    from skillwiki.workspace import find_workspace
+
+    monkeypatch.setattr(statcache.cache, "RACY_NS", 0)  # records quiet at once, as if settled
+    raw = demo / ".wiki" / "raw"
+    write(raw / "marsupials" / "wombat.md", "# Wombat\n\nThe wombat digs.\n")
+    write(raw / "monotremes" / "echidna.md", "# Echidna\n\nThe echidna digs.\n")
+    warm = Warm(Place(demo))
+    _hits(warm, "digs")  # folders came: the next look lists every file
+    for word in ("kookaburra", "dingo"):  # then the next looks at docs/ what the watcher named
+        write(raw / "docs" / "ci.md", (raw / "docs" / "ci.md").read_text() + f"\nA {word}.\n")
+        _hits(warm, word)
+    digested: list[set[str]] = []
+    plans: list[Any] = []
+    digest, planned = statcache.digest, make_plan
+
+    def counted(folder: dict[str, Any]) -> bytes:
+        digested.append(set(folder))
+        return digest(folder)
+
+    def kept_plan(*args: Any, **kwargs: Any) -> Any:
+        plans.append(planned(*args, **kwargs))
+        return plans[-1]
+
+    monkeypatch.setattr(statcache, "digest", counted)
+    monkeypatch.setattr(apply, "make_plan", kept_plan)
+    ws = find_workspace(demo)
+    config = load_config(ws.config_file)
+    docs = {path.name for path in (raw / "docs").iterdir()}
+    for word in ("quokka", "numbat"):
+        kept = warm._listing.cache if warm._listing is not None else None
+        digested.clear()
+        write(raw / "docs" / "ci.md", (raw / "docs" / "ci.md").read_text() + f"\nA {word}.\n")
+        assert _hits(warm, word) == (False, [".wiki/wiki/docs/ci.md"])
+        assert plans[-1].cache is kept  # taken over, not read again
+        assert all(names <= docs for names in digested)  # of docs/ alone, if any
+        cold = make_plan(ws, config, trust_articles=True)  # after the compile of docs/ci.md
+        others = [entry for entry in plans[-1].others if entry.article != "docs/ci.md"]
+        assert (others, plans[-1].problems) == (cold.others, cold.problems)
+        answered = plans[-1].listing.answered
+        assert {key[0] for key in answered} >= {"marsupials/", "monotremes/"}
+        assert answered == {key: cold.listing.answered[key] for key in answered}
+    # Another process compiles and saves the cache: the next read reads it from its file.
+    from skillwiki.reading import query
+
+    write(raw / "monotremes" / "echidna.md", "# Echidna\n\nThe echidna digs, a platypus swims.\n")
+    assert query(ws, config, "platypus")[1].refreshed == 1
+    kept = warm._listing.cache if warm._listing is not None else None
+    write(raw / "docs" / "ci.md", (raw / "docs" / "ci.md").read_text() + "\nA bilby.\n")
+    looked, hits = _hits(warm, "bilby platypus")
+    assert (looked, sorted(hits)) == (
+        False,
+        [".wiki/wiki/docs/ci.md", ".wiki/wiki/monotremes/echidna.md"],
+    )
+    assert plans[-1].cache is not kept
+    warm.close()
+
+
+def test_a_stat_cache_is_taken_over_only_while_its_file_holds_what_it_holds(
+    tmp_path: Path,
+) -> None:
+    """take_over: after its own save or load, while no one else saved, for the same
+    fingerprint algorithm, and once per save (a run that fails before saving leaves the next
+    to read the file)."""
+    from skillwiki import statcache
+
+    path = tmp_path / "state.marshal"
+    mine = statcache.StatCache(dirty=True)
+    statcache.save(path, mine, "xxh3", 10)
+    assert not mine.take_over(path, "sha256")
+    assert mine.take_over(path, "xxh3")
+    assert not mine.take_over(path, "xxh3")  # taken, not saved since
+    statcache.save(path, mine, "xxh3", 11)  # nothing changed: the file still holds it
+    assert mine.take_over(path, "xxh3")
+    statcache.save(path, mine, "xxh3", 12)
+    loaded = statcache.load(path, "xxh3")
+    assert loaded.take_over(path, "xxh3")
+    statcache.save(path, loaded, "xxh3", 13)
+    other = statcache.StatCache(dirty=True)
+    statcache.save(path, other, "xxh3", 14)  # another process saved
+    assert not mine.take_over(path, "xxh3")
+    assert not loaded.take_over(path, "xxh3")
+    assert other.take_over(path, "xxh3")
+    statcache.save(path, other, "xxh3", 15)
+    path.unlink()  # removed since
+    assert not other.take_over(path, "xxh3")
+    assert not statcache.StatCache().take_over(path, "xxh3")  # never loaded nor saved

@@ -193,7 +193,13 @@ def make_plan(
     With `earlier` (a server that watches the files) only the files it says changed are
     looked at again.
     """
-    cache = statcache.load(cache_path(ws), config.fingerprint)
+    kept = earlier is not None and earlier.listing.cache.take_over(
+        cache_path(ws), config.fingerprint
+    )
+    if earlier is not None and kept:
+        cache = earlier.listing.cache
+    else:
+        cache = statcache.load(cache_path(ws), config.fingerprint)
     temps: list[str] = []
     wiki_temps: list[str] = []
     folder_stats: dict[str, Stat] = {}
@@ -220,11 +226,18 @@ def make_plan(
     listing.earlier = earlier.listing if earlier is not None else None
     plan = Plan(listing, temps=temps)
     seen: set[Key] = set()
+    still = _still_answered(earlier, cache) if earlier is not None and kept else {}
     for folder in sorted(raw_folders.keys() | wiki_folders.keys()):
         raw_files = raw_folders.get(folder, {})
         wiki_files = wiki_folders.get(folder, {})
         count = statcache.buckets_for(max(len(raw_files), len(wiki_files)))
         cache.buckets[folder] = count
+        answers = still.get(folder)
+        if answers is not None and answers[0][0][1] == count:
+            for key, known in answers:
+                _answer(plan, key, known)
+                seen.add(key)
+            continue
         if count > 1 and _whole_folder_answered(plan, folder, trust_articles):
             seen.update(listing.answered.keys() & cache.keys_of(folder))
             continue
@@ -246,6 +259,31 @@ def make_plan(
     plan.others.sort()
     plan.problems.sort()
     return plan
+
+
+def _still_answered(
+    earlier: statcache.Earlier, cache: statcache.StatCache
+) -> dict[str, list[tuple[Key, Record]]]:
+    """The folders the earlier run answered wholly by their records, with those records, when
+    nothing in them changed since (the watcher named no file of theirs) and their records are
+    the very ones it answered with (the cache taken over, and none renewed since): the same
+    records match the same files again, so they answer without their digests."""
+    before = earlier.listing
+    touched = {statcache.folder_of(path.partition("/")[2]) for path in earlier.changed}
+    touched |= {key[0] for key in before.looked}
+    mine: dict[str, list[tuple[Key, Record]]] = {}
+    for key, record in before.answered.items():
+        if key[0] not in touched:
+            mine.setdefault(key[0], []).append((key, record))
+    held: dict[str, int] = {}
+    for key in cache.records:
+        held[key[0]] = held.get(key[0], 0) + 1
+    return {
+        folder: sorted(answers)
+        for folder, answers in mine.items()
+        if held.get(folder) == len(answers)
+        and all(cache.records.get(key) is record and record.quiet for key, record in answers)
+    }
 
 
 def _stat_listed(ws: Workspace, folder: str, listed: Folder, wiki_files: Folder) -> Folder:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import marshal
+import os
 import time
 import zlib
 from collections.abc import Collection
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from skillwiki import COMPILER, fsio
-from skillwiki.statcache.scan import Folder, Stat, folder_of, older_than
+from skillwiki.statcache.scan import Folder, Stat, folder_of, older_than, stat_of
 
 FORMAT = 9
 # A file modified this close to when the cache was saved may have changed again within the same
@@ -75,12 +76,35 @@ class StatCache:
     # or the search index needs it: most runs never touch it.
     rows_file: Path | None = None
     _rows: FileCache | None = None
+    # The state file's stat while it holds what this cache holds (as loaded, or as saved by
+    # it), so that a server's next run may take the cache over instead of reading the file;
+    # None while unknown, or while a run that took it over has not saved.
+    algorithm: str = ""
+    file: Stat | None = None
+    _file_base: Stat | None = None  # the stat the content was last known equal to the file at
 
     @property
     def rows(self) -> FileCache:
         if self._rows is None:
             self._rows = load_files(self.rows_file, 0) if self.rows_file else FileCache()
         return self._rows
+
+    def take_over(self, path: Path, algorithm: str) -> bool:
+        """Start another run on this cache, kept in memory since the last, if its file still
+        holds what the cache holds (no other process saved since; the same fingerprint
+        algorithm): the run then need not read the file, and the records it holds are the
+        very ones the last run left. Until this run saves, it is not taken over again."""
+        if self.file is None or self.algorithm != algorithm or self.renewed or self.dirty:
+            return False
+        try:
+            if stat_of(path) != self.file:
+                return False
+        except OSError:
+            return False
+        self.file = None
+        self.buckets = {}
+        self.wiki_changed = False
+        return True
 
     def key_of(self, rel: str) -> Key:
         """The record that covers a raw file or an article."""
@@ -304,6 +328,7 @@ def load(path: Path, algorithm: str) -> StatCache:
     try:
         with open(path, "rb") as handle:
             data = marshal.loads(handle.read())
+            file = _stat_of_open(handle.fileno())
         # another compiler's cache: a record's "all fresh" was said of that compiler's articles
         if (data["format"], data["algorithm"], data["compiler"]) != (FORMAT, algorithm, COMPILER):
             return StatCache(rows_file=rows)
@@ -321,6 +346,9 @@ def load(path: Path, algorithm: str) -> StatCache:
             indexes=data["indexes"],
             folders={folder: Summary._make(item) for folder, item in data["folders"].items()},
             rows_file=rows,
+            algorithm=algorithm,
+            file=file,
+            _file_base=file,
         )
     except (OSError, EOFError, ValueError, TypeError, KeyError):
         return StatCache(rows_file=rows)
@@ -331,7 +359,9 @@ def save(path: Path, cache: StatCache, algorithm: str, now: int) -> None:
     if cache._rows is not None and cache.rows_file is not None:
         save_files(cache.rows_file, cache._rows, 0)
     if not cache.dirty:
+        cache.file = cache._file_base
         return
+    cache.file = cache._file_base = None  # the content differs from the file from here
     for key, record in cache.renewed.items():
         if record is None:
             cache.records.pop(key, None)
@@ -353,6 +383,17 @@ def save(path: Path, cache: StatCache, algorithm: str, now: int) -> None:
     except OSError:
         return  # the cache is an optimisation: a read-only checkout still works without it
     cache.dirty = False
+    cache.algorithm = algorithm
+    try:
+        cache.file = cache._file_base = stat_of(path)
+    except OSError:
+        pass
+
+
+def _stat_of_open(fd: int) -> Stat:
+    """stat_of, of an open file."""
+    stat = os.fstat(fd)
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
 
 
 @dataclass
