@@ -49,6 +49,10 @@ def test_words_start_where_the_index_splits_them() -> None:
     assert held("éfile file", "file") == 1
     assert held("café file", "caf", "file") == 2
     assert held("重试策略", "重试", "试策", "策略") == 3  # CJK: anywhere, overlapping
+    # Letters marked inside a word are unmarked, as the index reads them.
+    assert held("- [d]elete lines 1 to 5", "delet", "line") == 2
+    assert held("E[x]tract the archive, then Lis[t] it", "extract", "archiv", "list") == 3
+    assert held("a [link](x.md) to v[0] and [x] alone", "link", "v0", "x") == 3
 
 
 def test_the_compiler_s_sources_are_not_the_article() -> None:

@@ -99,6 +99,26 @@ def test_a_snippet_marks_the_words_the_index_matched(ws: Path, invoke: Invoke) -
     ]
 
 
+def test_a_snippet_finds_words_whose_letters_are_marked_and_shows_them_as_written(
+    ws: Path, invoke: Invoke
+) -> None:
+    """Pages mark a letter inside a word (`[d]elete`, `E[x]tract`, `Lis[t]`) and the index
+    finds the word: the snippet finds it too, in the line that holds the most of the query's
+    words, and shows the line as written, each word marked whole; code such as `v[0]` stays
+    as it is."""
+    text = (
+        "# Sed\n\n- Print the lines of a file, as v[0] does:\n\n"
+        "- [d]elete lines 1 to 5 of a file:\n\n- E[x]tract the archive, then Lis[t] it:\n"
+    )
+    queries = ("delete lines", "extract archive", "list archive", "print lines")
+    assert _snippets(ws, invoke, "notes/sed.md", text, *queries) == [
+        "- **[d]elete** **lines** 1 to 5 of a file:",
+        "- **E[x]tract** the **archive**, then Lis[t] it:",
+        "- E[x]tract the **archive**, then **Lis[t]** it:",
+        "- **Print** the **lines** of a file, as v[0] does:",
+    ]
+
+
 def test_query_filters_by_type_and_tag(demo: Path, invoke: Invoke) -> None:
     lessons = _query(invoke, demo, "retry", "--type", "lesson")
     assert lessons["results"] and all(hit["type"] == "lesson" for hit in lessons["results"])

@@ -275,3 +275,18 @@ def test_the_evaluation_s_pages_exist_and_an_alias_brings_its_original() -> None
                 if (root / original).is_file() and original not in listed:
                     wrong.append(f"{name}: {query!r} lists the alias {page} without {original}")
     assert not wrong, "\n".join(wrong)
+
+
+@settings(max_examples=400, deadline=None)
+@given(line=st.text(alphabet="ab1_[] é重\t", max_size=40))
+def test_unmarked_places_cut_the_line_into_the_pieces_of_its_unmarked_letters(line: str) -> None:
+    """Each letter of the unmarked line stands for one piece of the line as written, the
+    pieces in order and together the whole line: a word found unmarked is marked whole."""
+    from skillwiki.search.text import unmark, unmarked_places
+
+    plain, starts, ends = unmarked_places(line)
+    assert plain == unmark(line)
+    assert len(starts) == len(ends) == len(plain)
+    assert starts[:1] == [0] * bool(line) and ends[-1:] == [len(line)] * bool(line)
+    assert all(starts[i + 1] == ends[i] for i in range(len(plain) - 1))
+    assert all(plain[i] in line[starts[i] : ends[i]] for i in range(len(plain)))

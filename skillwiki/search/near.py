@@ -37,6 +37,9 @@ _SMALL_OR_DIGIT = _SMALL | frozenset(b"0123456789")
 # A gap between two words: ASCII white space, as str.split and Markdown see it.
 _GAP = re.compile(rb"[ \t\n\r\f\v]+")
 _BLANK = re.compile(rb"\n[ \t\r\f\v]*\n")  # a line of white space alone, or none
+# Letters marked inside a word (`E[x]tract`, `[d]elete`), unmarked as the index reads them
+# (text.unmark; a byte of a letter outside ASCII counts as a word's).
+_MARKED = re.compile(rb"(?<=[\w\x80-\xff])\[(\w{1,3})\]|\[(\w{1,3})\](?=[\w\x80-\xff])")
 _OUT_OF_REACH = NEAR_WORDS + 1
 _SHORT = 512  # bytes: a gap up to this long is counted whole, a longer one only until out of reach
 
@@ -46,12 +49,15 @@ def held_near(body: bytes, roots: Sequence[str]) -> int:
     NEAR_WORDS words of one another, no blank line between them (the compiler's `## Sources`
     left out).
 
-    It reads bytes: each root is looked for in the body with its ASCII letters lowered, as
+    Letters marked inside a word are unmarked first, as the index reads them. It reads
+    bytes: each root is looked for in the body with its ASCII letters lowered, as
     written and, for a root with other letters, capitalized and in capitals too (bytes.lower
     leaves those letters as they are). No page is decoded or lowered as text.
     """
     cut = body.find(_SOURCES)
     text = body if cut < 0 else body[:cut]
+    if b"[" in text:
+        text = _MARKED.sub(_letters, text)
     lowered = text.lower()
     starts = [_starts(text, lowered, root) for root in roots]
     present = sum(1 for found in starts if found)
@@ -80,6 +86,10 @@ def held_near(body: bytes, roots: Sequence[str]) -> int:
             if best == present:
                 break
     return best
+
+
+def _letters(match: re.Match[bytes]) -> bytes:
+    return match.group(1) or match.group(2)
 
 
 def _words_between(text: bytes, start: int, end: int) -> int:

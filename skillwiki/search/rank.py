@@ -18,7 +18,15 @@ from skillwiki import references
 from skillwiki.documents import body_of
 from skillwiki.memory.kinds import RETIRED
 from skillwiki.search import index, near, semantic
-from skillwiki.search.text import CJK, STOP_WORDS, word_forms, words
+from skillwiki.search.text import (
+    CJK,
+    STOP_WORDS,
+    marked_letters,
+    unmark,
+    unmarked_places,
+    word_forms,
+    words,
+)
 from skillwiki.workspace import Workspace
 
 # BM25 weights per column: title >> tags, headings > summary (and prevention rule) > body.
@@ -568,17 +576,53 @@ def _snippet(
     body = _article_body(path) if data is None else body_of(_decoded(data))
     if body is None:
         return ""
-    best = _best_line(body, marks)
+    # Words are found as the index finds them, in the text with marked letters unmarked
+    # (`E[x]tract`); the line is shown as written (code such as `v[0]` stays as it is).
+    plain = unmark(body) if marked_letters(body) else body
+    best = _best_line(plain, marks)
     if not best and opening:
-        best = best_line_by_line(body, Marks(re.compile(r"\A")))  # the first line
+        best = best_line_by_line(plain, Marks(re.compile(r"\A")))  # the first line
     if not best:
         return ""
+    written = _as_written(body, plain, best) if plain is not body else None
+    if written is not None:
+        return _marked_as_written(written.replace("**", ""), marks, width)
     best = best.replace("**", "")  # the text's own bold: a mark inside it would nest
     first = next((m for m in marks.pattern.finditer(best) if marks.counts(m.group(0))), None)
     start = max(0, (first.start() if first else 0) - width // 3)
     cut = best[start : start + width]
     cut = ("…" if start else "") + cut + ("…" if start + width < len(best) else "")
     return marks.pattern.sub(_bold(marks), cut)
+
+
+def _as_written(body: str, plain: str, best: str) -> str | None:
+    """The line of `body` that `best`, a line of its unmarked text `plain`, was taken from,
+    as snippets show a line (links as their text); None if no line of it is."""
+    for written, line in zip(body.splitlines(), plain.splitlines(), strict=False):
+        if _LINK_TEXT.sub(_link_text, line).strip() == best:
+            return _LINK_TEXT.sub(_link_text, written).strip()
+    return None
+
+
+def _marked_as_written(line: str, marks: Marks, width: int) -> str:
+    """`line` cut to `width` around its first of the query's words and those in **bold**,
+    the words found in it with its marked letters unmarked, each marked whole as written."""
+    plain, starts, ends = unmarked_places(line)
+    spans = [
+        (starts[match.start()], ends[match.end() - 1])
+        for match in marks.pattern.finditer(plain)
+        if match.end() > match.start() and marks.counts(match.group(0))
+    ]
+    start = max(0, (spans[0][0] if spans else 0) - width // 3)
+    stop = start + width
+    parts = ["…" if start else ""]
+    done = start
+    for left, right in spans:
+        if left >= done and right <= stop:
+            parts += [line[done:left], "**", line[left:right], "**"]
+            done = right
+    parts += [line[done:stop], "…" if stop < len(line) else ""]
+    return "".join(parts)
 
 
 def _bold(marks: Marks) -> Callable[[re.Match[str]], str]:

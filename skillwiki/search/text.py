@@ -22,7 +22,45 @@ def normalize(text: str) -> str:
     Letters marked inside a word (`E[x]tract`, `[c]reate`, `Lis[t]`) are unmarked so that the
     word is found, and CJK runs become bigrams.
     """
-    return cjk_bigrams(_MARKED_LETTERS.sub(lambda match: match.group(1) or match.group(2), text))
+    return cjk_bigrams(unmark(text))
+
+
+def unmark(text: str) -> str:
+    """`E[x]tract` as `Extract`: the letters marked inside a word, as the index reads them."""
+    return _MARKED_LETTERS.sub(_letters, text)
+
+
+def _letters(match: re.Match[str]) -> str:
+    return match.group(1) or match.group(2)
+
+
+def marked_letters(text: str) -> bool:
+    """Whether `text` holds letters marked inside a word (unmark changes it)."""
+    return _MARKED_LETTERS.search(text) is not None
+
+
+def unmarked_places(line: str) -> tuple[str, list[int], list[int]]:
+    """`unmark(line)`, with where each of its characters starts and ends in `line`: the first
+    letter of a mark starts at its `[`, the last ends after its `]`, so that a word found in
+    the unmarked text is the whole of it as written (`[d]elete`, `E[x]tract`)."""
+    text: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    done = 0
+    for match in _MARKED_LETTERS.finditer(line):
+        text.append(line[done : match.start()])
+        starts += range(done, match.start())
+        ends += range(done + 1, match.start() + 1)
+        letters = _letters(match)
+        first = match.start() + 1
+        text.append(letters)
+        starts += [match.start(), *range(first + 1, first + len(letters))]
+        ends += [*range(first + 1, first + len(letters)), match.end()]
+        done = match.end()
+    text.append(line[done:])
+    starts += range(done, len(line))
+    ends += range(done + 1, len(line) + 1)
+    return "".join(text), starts, ends
 
 
 def indexed(text: str) -> str:
