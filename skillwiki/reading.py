@@ -45,6 +45,7 @@ def refresh(
     *,
     shared: bool = False,
     earlier: statcache.Earlier | None = None,
+    write_cache: bool = True,
 ) -> Refresh:
     """Compile what changed and bring the search index in step with the articles.
 
@@ -52,11 +53,18 @@ def refresh(
     checkout cannot be written), nothing is compiled and the answer comes from the articles
     as they are. In a checkout that cannot be written, the index is built in memory. A
     `shared` index may be used from other threads (one at a time), as a server does, which
-    also tells what changed since its `earlier` look.
+    also tells what changed since its `earlier` look, and may leave the stat cache for it to
+    write (`write_cache` off).
     """
     try:
         result = compile_workspace(
-            ws, config, progress=progress, trust_articles=True, wait=False, earlier=earlier
+            ws,
+            config,
+            progress=progress,
+            trust_articles=True,
+            wait=False,
+            earlier=earlier,
+            write_cache=write_cache,
         )
     except (LockTimeout, ReadOnlyWorkspace) as exc:
         reason = (

@@ -9,7 +9,9 @@ leaves the search index in step.
 A server also follows the wiki (`follow`): a thread waits on the watcher's queue and, a moment
 after the kernel reports a change, takes the reads' turn and looks, as the next read would.
 A call made after that finds the work done and is answered warm; one made during it waits
-for it, as it waits for any read before its turn.
+for it, as it waits for any read before its turn. A follower also writes the stat cache a look
+left in memory once no change and no call came for IDLE: a call does not wait for that write,
+and the next look takes the cache over from memory (statcache.StatCache.take_over).
 """
 
 from __future__ import annotations
@@ -18,16 +20,17 @@ import logging
 import os
 import select
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skillwiki import watch
+from skillwiki import statcache, watch
 from skillwiki.config import Config, load_config
 from skillwiki.errors import WorkspaceNotFound
-from skillwiki.statcache import Earlier, Listing
+from skillwiki.statcache import Earlier, Listing, StatCache
 from skillwiki.workspace import Workspace, find_workspace
 
 if TYPE_CHECKING:
@@ -37,6 +40,9 @@ if TYPE_CHECKING:
 SETTLE = 0.01
 # How long it waits on the queue at a time, so that it sees `close` or a new watcher.
 _POLL = 0.2
+# How long no change and no call must last before the follower writes the stat cache that a
+# look settled (a call waits for no write of it).
+IDLE = 0.05
 _LOG = logging.getLogger(__name__)
 
 
@@ -101,6 +107,10 @@ class Warm:
     _since: set[str] | None = None  # what the watcher told changed since; None: unknown
     _follower: threading.Thread | None = None
     _closed: threading.Event = field(default_factory=threading.Event)
+    # The stat cache the last look settled but left for the follower to write, once idle:
+    # (its file, the cache, its fingerprint algorithm).
+    _unwritten: tuple[Path, StatCache, str] | None = None
+    _used: float = 0.0  # when the last read ended (time.monotonic)
 
     @contextmanager
     def reading(self) -> Iterator[Reading]:
@@ -112,7 +122,10 @@ class Warm:
                     target=self._follow_changes, name="skillwiki-follow", daemon=True
                 )
                 self._follower.start()
-            yield read
+            try:
+                yield read
+            finally:
+                self._used = time.monotonic()
 
     def forget(self) -> None:
         """Look at the files on the next read, whatever the watcher says (after a write)."""
@@ -122,6 +135,7 @@ class Warm:
     def close(self) -> None:
         self._closed.set()
         with self._lock:
+            self._write_cache()
             self._last = None
             self._listing = None
             self._keep(None)
@@ -135,7 +149,10 @@ class Warm:
         """The follower: wait for the kernel to report a change, let the burst settle, then
         look as a read would, until `close`."""
         while not self._closed.is_set():
-            if not self._changes_wait(_POLL):
+            if not self._changes_wait(_POLL if self._unwritten is None else min(IDLE, _POLL)):
+                if self._unwritten is not None and time.monotonic() - self._used >= IDLE:
+                    with self._lock:
+                        self._write_cache()
                 continue
             if self._closed.wait(SETTLE):
                 return
@@ -178,8 +195,14 @@ class Warm:
         earlier = None
         if self._listing is not None and self._since is not None:
             earlier = Earlier(self._listing, frozenset(self._since))
-        done = refresh(ws, config, shared=True, earlier=earlier)
+        later = self.follow and self._watcher is not None  # a follower writes the stat cache
+        done = refresh(ws, config, shared=True, earlier=earlier, write_cache=not later)
         assert done.index is not None
+        self._unwritten = None  # this look's cache is the newer, whether the same or not
+        if later and done.listing is not None and done.listing.cache.unwritten:
+            from skillwiki.compiler.plan import cache_path
+
+            self._unwritten = (cache_path(ws), done.listing.cache, config.fingerprint)
         self._keep(done.index)
         self._listing = done.listing
         self._since = set() if self._watcher is not None else None  # this look listed it all
@@ -192,6 +215,13 @@ class Warm:
             else:
                 self._rearm = True
         return reading
+
+    def _write_cache(self) -> None:
+        """Write the stat cache the last look settled, if it left it unwritten (under the
+        reads' turn)."""
+        pending, self._unwritten = self._unwritten, None
+        if pending is not None:
+            statcache.write(*pending)
 
     def _note(self, changes: set[str] | None) -> None:
         """Add what the watcher told to what changed since the last look; a folder that came,

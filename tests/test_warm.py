@@ -486,3 +486,44 @@ def test_a_stat_cache_is_taken_over_only_while_its_file_holds_what_it_holds(
     path.unlink()  # removed since
     assert not other.take_over(path, "xxh3")
     assert not statcache.StatCache().take_over(path, "xxh3")  # never loaded nor saved
+
+
+@needs_inotify
+def test_a_follower_writes_the_stat_cache_once_idle(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A following server's look leaves the stat cache it settled in memory: the call does
+    not wait for its write. The next look takes it over from memory, a CLI run meanwhile
+    reads the older file and answers right, and once idle (or at close) the follower writes
+    it: the file then holds what the server held."""
+    from skillwiki import statcache, warm
+    from skillwiki.compiler.plan import cache_path
+    from skillwiki.config import load_config
+    from skillwiki.reading import query
+    from skillwiki.workspace import find_workspace
+
+    ws = find_workspace(demo)
+    path, config = cache_path(ws), load_config(ws.config_file)
+    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
+
+    def on_disk() -> int:
+        return statcache.load(path, config.fingerprint).saved_ns
+
+    def held(server: Warm) -> statcache.StatCache:
+        assert server._listing is not None
+        return server._listing.cache
+
+    server = Warm(Place(demo), follow=True)
+    _hits(server, "retry")
+    _until(lambda: server._unwritten is None and on_disk() == held(server).saved_ns)
+    monkeypatch.setattr(warm, "IDLE", 3600.0)  # never idle enough, until closed
+    for word in ("kookaburra", "numbat"):
+        _replace(raw, raw.read_text() + f"\nThe {word} step.\n")
+        assert _hits(server, word)[1] == [".wiki/wiki/docs/ci.md"]
+        assert server._unwritten is not None and server._unwritten[1] is held(server)
+        assert on_disk() < held(server).saved_ns  # not written yet
+    cold, done = query(ws, config, "kookaburra numbat")  # the older file: looked again
+    assert [hit.path for hit in cold] == [".wiki/wiki/docs/ci.md"] and done.refreshed == 0
+    kept = held(server)
+    server.close()
+    assert statcache.load(path, config.fingerprint).records == kept.records

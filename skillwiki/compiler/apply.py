@@ -65,12 +65,15 @@ def compile_workspace(
     trust_articles: bool = False,
     wait: bool = True,
     earlier: statcache.Earlier | None = None,
+    write_cache: bool = True,
 ) -> CompileResult:
     """Compile what is new or stale, drop orphans, refresh index.md/index.json and the log.
 
     `trust_articles` (for the read commands) lists wiki/ by name only, and `earlier` looks
     again only at the files it names: see make_plan. Without `wait`, a workspace lock held by
-    another writer raises LockTimeout at once.
+    another writer raises LockTimeout at once. Without `write_cache`, the stat cache is
+    settled but not written (the caller writes it, with statcache.write, when it can spare
+    the time: a server, once it is idle).
     """
     trust_articles = trust_articles and not force
     generation = _generation(ws)
@@ -87,7 +90,9 @@ def compile_workspace(
     loaded_at = plan.cache.saved_ns
     now = time.time_ns()
     plan.renew_records(force, now)
-    statcache.save(cache_path(ws), plan.cache, config.fingerprint, now)
+    statcache.settle(plan.cache, now)
+    if write_cache:
+        statcache.write(cache_path(ws), plan.cache, config.fingerprint)
     listing = result.listing = plan.listing
     result.snapshot = Snapshot(
         lambda: listing.wiki_stats,

@@ -25,7 +25,9 @@ from skillwiki.statcache.cache import (
     record_of,
     save,
     save_files,
+    settle,
     split,
+    write,
 )
 from skillwiki.statcache.listing import Earlier, Listing
 from skillwiki.statcache.scan import (
@@ -66,10 +68,12 @@ __all__ = [
     "record_of",
     "relist_folders",
     "save",
+    "settle",
     "save_files",
     "scan",
     "scan_folders",
     "split",
+    "write",
     "stat_files",
     "stat_of",
 ]

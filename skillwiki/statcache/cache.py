@@ -54,6 +54,8 @@ class Summary(NamedTuple):
     articles: bytes
 
 
+MISSING: Stat = (-1, -1, -1)  # the stat of a cache file that is not there
+
 Tables = tuple[dict[str, tuple[Stat, str]], dict[str, tuple[Stat, tuple[Any, ...]]]]
 
 
@@ -76,12 +78,14 @@ class StatCache:
     # or the search index needs it: most runs never touch it.
     rows_file: Path | None = None
     _rows: FileCache | None = None
-    # The state file's stat while it holds what this cache holds (as loaded, or as saved by
-    # it), so that a server's next run may take the cache over instead of reading the file;
-    # None while unknown, or while a run that took it over has not saved.
+    # For a server's next run to take the cache over instead of reading its file: the stat of
+    # the file as this cache last read or wrote it (MISSING: there was none; None: unknown,
+    # or the write failed), whether a run took it over and has not settled it, and whether
+    # it holds records settled but not written yet (a server writes them once it is idle).
     algorithm: str = ""
-    file: Stat | None = None
-    _file_base: Stat | None = None  # the stat the content was last known equal to the file at
+    file_base: Stat | None = None
+    taken: bool = False
+    unwritten: bool = False
 
     @property
     def rows(self) -> FileCache:
@@ -90,18 +94,24 @@ class StatCache:
         return self._rows
 
     def take_over(self, path: Path, algorithm: str) -> bool:
-        """Start another run on this cache, kept in memory since the last, if its file still
-        holds what the cache holds (no other process saved since; the same fingerprint
-        algorithm): the run then need not read the file, and the records it holds are the
-        very ones the last run left. Until this run saves, it is not taken over again."""
-        if self.file is None or self.algorithm != algorithm or self.renewed or self.dirty:
+        """Start another run on this cache, kept in memory since the last, if its file is the
+        one it last read or wrote (no other process saved since; the same fingerprint
+        algorithm): the run then need not read the file, and the records are the very ones
+        the last run left. A run that fails before it settles leaves the next to read the
+        file."""
+        if self.taken or self.file_base is None or self.algorithm != algorithm:
+            return False
+        if self.renewed or self.dirty:
             return False
         try:
-            if stat_of(path) != self.file:
-                return False
+            now = stat_of(path)
+        except FileNotFoundError:
+            now = MISSING
         except OSError:
             return False
-        self.file = None
+        if now != self.file_base:
+            return False
+        self.taken = True
         self.buckets = {}
         self.wiki_changed = False
         return True
@@ -325,20 +335,21 @@ def record_of(
 def load(path: Path, algorithm: str) -> StatCache:
     """Load the cache; a missing, corrupt or foreign one is an empty cache."""
     rows = path.with_name(path.stem + "-rows.marshal")
+    empty = StatCache(rows_file=rows, algorithm=algorithm)
     try:
         with open(path, "rb") as handle:
+            empty.file_base = _stat_of_open(handle.fileno())
             data = marshal.loads(handle.read())
-            file = _stat_of_open(handle.fileno())
         # another compiler's cache: a record's "all fresh" was said of that compiler's articles
         if (data["format"], data["algorithm"], data["compiler"]) != (FORMAT, algorithm, COMPILER):
-            return StatCache(rows_file=rows)
+            return empty
         if not (
             isinstance(data["saved_ns"], int)
             and isinstance(data["records"], dict)
             and isinstance(data["indexes"], tuple | None)
             and isinstance(data["folders"], dict)
         ):
-            return StatCache(rows_file=rows)  # damaged: what it holds cannot be trusted
+            return empty  # damaged: what it holds cannot be trusted
         records = {key: Record._make(record) for key, record in data["records"].items()}
         return StatCache(
             data["saved_ns"],
@@ -347,21 +358,27 @@ def load(path: Path, algorithm: str) -> StatCache:
             folders={folder: Summary._make(item) for folder, item in data["folders"].items()},
             rows_file=rows,
             algorithm=algorithm,
-            file=file,
-            _file_base=file,
+            file_base=empty.file_base,
         )
+    except FileNotFoundError:
+        empty.file_base = MISSING
+        return empty
     except (OSError, EOFError, ValueError, TypeError, KeyError):
-        return StatCache(rows_file=rows)
+        return empty
 
 
 def save(path: Path, cache: StatCache, algorithm: str, now: int) -> None:
     """Save the cache if it changed; `now` is the time the renewed records were made for."""
-    if cache._rows is not None and cache.rows_file is not None:
-        save_files(cache.rows_file, cache._rows, 0)
+    settle(cache, now)
+    write(path, cache, algorithm)
+
+
+def settle(cache: StatCache, now: int) -> None:
+    """What `save` does in memory: the renewed records take their place, saved at `now`; the
+    cache then holds what `write` writes."""
+    cache.taken = False
     if not cache.dirty:
-        cache.file = cache._file_base
         return
-    cache.file = cache._file_base = None  # the content differs from the file from here
     for key, record in cache.renewed.items():
         if record is None:
             cache.records.pop(key, None)
@@ -369,25 +386,33 @@ def save(path: Path, cache: StatCache, algorithm: str, now: int) -> None:
             cache.records[key] = record
     cache.renewed.clear()
     cache.saved_ns = now
+    cache.dirty = False
+    cache.unwritten = True
+
+
+def write(path: Path, cache: StatCache, algorithm: str) -> None:
+    """Write what the cache settled, if it has not been written yet."""
+    if cache._rows is not None and cache.rows_file is not None:
+        save_files(cache.rows_file, cache._rows, 0)
+    if not cache.unwritten:
+        return
+    cache.unwritten = False
+    cache.file_base = None  # unless written: then what this cache holds is that file
     data = {
         "format": FORMAT,
         "algorithm": algorithm,
         "compiler": COMPILER,
-        "saved_ns": now,
+        "saved_ns": cache.saved_ns,
         "records": {key: tuple(record) for key, record in sorted(cache.records.items())},
         "indexes": cache.indexes,
         "folders": {folder: tuple(item) for folder, item in sorted(cache.folders.items())},
     }
     try:
         fsio.atomic_write(path, marshal.dumps(data), durable=False)
+        cache.file_base = stat_of(path)
     except OSError:
         return  # the cache is an optimisation: a read-only checkout still works without it
-    cache.dirty = False
     cache.algorithm = algorithm
-    try:
-        cache.file = cache._file_base = stat_of(path)
-    except OSError:
-        pass
 
 
 def _stat_of_open(fd: int) -> Stat:
