@@ -218,9 +218,9 @@ class Warm:
 
     def _write_cache(self) -> None:
         """Write the stat cache the last look settled, if it left it unwritten (under the
-        reads' turn)."""
+        reads' turn), unless another process saved one since: the next look reads that."""
         pending, self._unwritten = self._unwritten, None
-        if pending is not None:
+        if pending is not None and pending[1].file_unchanged(pending[0]):
             statcache.write(*pending)
 
     def _note(self, changes: set[str] | None) -> None:

@@ -522,8 +522,19 @@ def test_a_follower_writes_the_stat_cache_once_idle(
         assert _hits(server, word)[1] == [".wiki/wiki/docs/ci.md"]
         assert server._unwritten is not None and server._unwritten[1] is held(server)
         assert on_disk() < held(server).saved_ns  # not written yet
-    cold, done = query(ws, config, "kookaburra numbat")  # the older file: looked again
-    assert [hit.path for hit in cold] == [".wiki/wiki/docs/ci.md"] and done.refreshed == 0
     kept = held(server)
     server.close()
     assert statcache.load(path, config.fingerprint).records == kept.records
+    # A CLI run while the write waits reads the older file, looks again where it differs,
+    # and saves its own: the server does not write over it.
+    server = Warm(Place(demo), follow=True)
+    _hits(server, "numbat")
+    _replace(raw, raw.read_text() + "\nThe quokka step.\n")
+    assert _hits(server, "quokka")[1] == [".wiki/wiki/docs/ci.md"]
+    assert on_disk() < held(server).saved_ns
+    cold, done = query(ws, config, "kookaburra quokka")
+    assert [hit.path for hit in cold] == [".wiki/wiki/docs/ci.md"] and done.refreshed == 0
+    theirs = on_disk()
+    assert theirs > held(server).saved_ns
+    server.close()
+    assert on_disk() == theirs

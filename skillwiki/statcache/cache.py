@@ -101,20 +101,22 @@ class StatCache:
         file."""
         if self.taken or self.file_base is None or self.algorithm != algorithm:
             return False
-        if self.renewed or self.dirty:
+        if self.renewed or self.dirty or not self.file_unchanged(path):
             return False
+        self.taken = True
+        self.buckets = {}
+        self.wiki_changed = False
+        return True
+
+    def file_unchanged(self, path: Path) -> bool:
+        """Whether the cache's file is still the one this cache last read or wrote."""
         try:
             now = stat_of(path)
         except FileNotFoundError:
             now = MISSING
         except OSError:
             return False
-        if now != self.file_base:
-            return False
-        self.taken = True
-        self.buckets = {}
-        self.wiki_changed = False
-        return True
+        return self.file_base is not None and now == self.file_base
 
     def key_of(self, rel: str) -> Key:
         """The record that covers a raw file or an article."""
