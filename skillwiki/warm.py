@@ -10,7 +10,7 @@ A server also follows the wiki (`follow`): a thread waits on the watcher's queue
 after the kernel reports a change, takes the reads' turn and looks, as the next read would.
 A call made after that finds the work done and is answered warm; one made during it waits
 for it, as it waits for any read before its turn. A follower also writes the stat cache a look
-left in memory once no change and no call came for IDLE: a call does not wait for that write,
+left in memory once no call and no look came for IDLE: a call does not wait for that write,
 and the next look takes the cache over from memory (statcache.StatCache.take_over).
 """
 
@@ -40,9 +40,11 @@ if TYPE_CHECKING:
 SETTLE = 0.01
 # How long it waits on the queue at a time, so that it sees `close` or a new watcher.
 _POLL = 0.2
-# How long no change and no call must last before the follower writes the stat cache that a
-# look settled (a call waits for no write of it).
-IDLE = 0.05
+# How long no call and no look must last before the follower writes the stat cache that a
+# look settled: a call does not wait for that write, and one seldom meets it (an agent's
+# next call comes within a second of the last, or after a change, which the follower looks
+# at first).
+IDLE = 1.0
 _LOG = logging.getLogger(__name__)
 
 
@@ -110,7 +112,7 @@ class Warm:
     # The stat cache the last look settled but left for the follower to write, once idle:
     # (its file, the cache, its fingerprint algorithm).
     _unwritten: tuple[Path, StatCache, str] | None = None
-    _used: float = 0.0  # when the last read ended (time.monotonic)
+    _used: float = 0.0  # when the last call or look ended (time.monotonic)
 
     @contextmanager
     def reading(self) -> Iterator[Reading]:
@@ -149,7 +151,7 @@ class Warm:
         """The follower: wait for the kernel to report a change, let the burst settle, then
         look as a read would, until `close`."""
         while not self._closed.is_set():
-            if not self._changes_wait(_POLL if self._unwritten is None else min(IDLE, _POLL)):
+            if not self._changes_wait(_POLL):
                 if self._unwritten is not None and time.monotonic() - self._used >= IDLE:
                     with self._lock:
                         self._write_cache()
@@ -165,6 +167,7 @@ class Warm:
                         from skillwiki.search import prime
 
                         prime(read.index)
+                    self._used = time.monotonic()
                 except Exception:  # the next call meets the same error and reports it
                     _LOG.debug("the look after a change failed", exc_info=True)
                     if self._watcher is not None:
