@@ -309,6 +309,11 @@ def test_a_big_folder_s_rows_are_read_whole_only_when_an_article_went(
     raw = ws / ".wiki" / "raw" / "big"
     for number in range(statcache.BUCKET_FILES + 100):
         write(raw / f"page-{number:04d}.md", f"# Page {number}\n\nMarker m{number:04d}x.\n")
+    # Rows below the folder, which its own count leaves out: a subfolder, and one reached
+    # through a folder that holds no file of its own.
+    write(raw / "sub" / "inner.md", "# Inner\n\nMarker one.\n")
+    write(raw / "sub" / "deeper" / "inner.md", "# Deeper\n\nMarker two.\n")
+    write(raw / "empty" / "only" / "inner.md", "# Only\n\nMarker three.\n")
     assert invoke("compile", "-w", str(ws)).exit_code == 0
     _settle(ws)
     _query(invoke, ws, "marker")
@@ -329,6 +334,41 @@ def test_a_big_folder_s_rows_are_read_whole_only_when_an_article_went(
     (raw / "page-0008.md").unlink()
     assert _query(invoke, ws, "m0008x")["results"] == []
     assert read_whole == ["big/"]
+
+
+def test_a_folder_s_own_rows_are_counted_without_those_below_it() -> None:
+    """The count a sync compares is of the rows right in a folder, not in its subfolders
+    (those of today counted off, at any depth, whatever folder leads to them); a subfolder
+    not among today's folders leaves rows over, and the folder is read whole."""
+    import sqlite3
+
+    from skillwiki.search import index
+
+    db = sqlite3.connect(":memory:", isolation_level=None)
+    index._create(db)
+    paths = [f"big/p{n}.md" for n in range(30)] + [
+        "big/sub/a.md",
+        "big/sub/b.md",
+        "big/sub/deep/c.md",
+        "big/empty/only/d.md",
+        "big-other/e.md",
+        "big.md",
+        "bigger/f.md",
+    ]
+    for path in paths:
+        db.execute(
+            "INSERT INTO docs(path, stamp, title, type, status, tags, packed)"
+            " VALUES (?, '', '', '', '', '', x'')",
+            (path,),
+        )
+    folders = ["", "big/", "big/sub/", "big/sub/deep/", "big/empty/only/", "big-other/", "bigger/"]
+    assert index._rows_in(db, "big/", folders) == 30
+    assert index._rows_in(db, "big/sub/", folders) == 2
+    assert index._rows_in(db, "", folders) == 1
+    # big/empty/only/ gone from today's folders: its row is left over
+    assert index._rows_in(db, "big/", [f for f in folders if "empty" not in f]) == 31
+    many = [f"big/s{n}/" for n in range(index._MAX_SUBFOLDERS + 1)]
+    assert index._rows_in(db, "big/", [*folders, *many]) == 30
 
 
 def _found(invoke: Invoke, demo: Path, text: str) -> list[str]:
