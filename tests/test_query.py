@@ -410,3 +410,16 @@ def test_stop_words_never_empty_a_query(demo: Path, invoke: Invoke) -> None:
     assert _found(invoke, demo, "the who")[0] == "who.md"
     # With other words beside them, stop words are left out: "how" alone matches nothing here.
     assert _found(invoke, demo, "how do we deploy")[0] == "deployment.md"
+
+
+def test_the_index_syncs_to_disk_at_checkpoints_not_at_each_commit(demo: Path) -> None:
+    """The search index is made from the articles, and a sync's transaction names what it
+    synced to: it is written in WAL mode with synchronous=NORMAL (a commit's fsync was 1 ms of
+    the look after a change), which a killed process still leaves whole (tests/test_crash.py)."""
+    from skillwiki.search import index
+    from skillwiki.workspace import find_workspace
+
+    path = index.index_path(find_workspace(demo))
+    with index._connect(path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        assert db.execute("PRAGMA synchronous").fetchone() == (1,)
