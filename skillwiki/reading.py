@@ -46,6 +46,7 @@ def refresh(
     shared: bool = False,
     earlier: statcache.Earlier | None = None,
     write_cache: bool = True,
+    kept: sqlite3.Connection | None = None,
 ) -> Refresh:
     """Compile what changed and bring the search index in step with the articles.
 
@@ -53,8 +54,9 @@ def refresh(
     checkout cannot be written), nothing is compiled and the answer comes from the articles
     as they are. In a checkout that cannot be written, the index is built in memory. A
     `shared` index may be used from other threads (one at a time), as a server does, which
-    also tells what changed since its `earlier` look, and may leave the stat cache for it to
-    write (`write_cache` off).
+    also tells what changed since its `earlier` look, may leave the stat cache for it to
+    write (`write_cache` off), and may give the index connection it keeps (`kept`, see
+    search.open_index), which then comes back if it could serve.
     """
     try:
         result = compile_workspace(
@@ -73,9 +75,9 @@ def refresh(
             else "the workspace cannot be written"
         )
         snapshot = search.Snapshot(lambda: statcache.scan(ws.wiki))
-        index = search.open_index(ws, snapshot, shared=shared)
+        index = search.open_index(ws, snapshot, shared=shared, kept=kept)
         return Refresh(0, index=index, skipped=f"{reason}: answered from the articles as they are")
-    index = search.open_index(ws, result.snapshot, shared=shared)
+    index = search.open_index(ws, result.snapshot, shared=shared, kept=kept)
     wrote = {f"wiki/{article}" for article in result.written + result.removed}
     if wrote or result.indexes_written:
         wrote |= {"index.md", "index.json", "log.md"}

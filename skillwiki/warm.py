@@ -199,7 +199,9 @@ class Warm:
         if self._listing is not None and self._since is not None:
             earlier = Earlier(self._listing, frozenset(self._since))
         later = self.follow and self._watcher is not None  # a follower writes the stat cache
-        done = refresh(ws, config, shared=True, earlier=earlier, write_cache=not later)
+        done = refresh(
+            ws, config, shared=True, earlier=earlier, write_cache=not later, kept=self._kept(ws)
+        )
         assert done.index is not None
         self._unwritten = None  # this look's cache is the newer, whether the same or not
         if later and done.listing is not None and done.listing.cache.unwritten:
@@ -242,13 +244,7 @@ class Warm:
         if watch.folders_moved(changes):
             self._rearm = True
             return False
-        if changes:
-            return False
-        try:
-            stat = os.stat(_index_path(ws))
-        except OSError:
-            return False
-        return (stat.st_dev, stat.st_ino) == self._index_file
+        return not changes and self._kept(ws) is not None
 
     def _follow(self, ws: Workspace) -> None:
         """Watch this workspace's .wiki/ (again after changes to its folders), before the look,
@@ -272,6 +268,16 @@ class Warm:
             except OSError:
                 self._watcher.close()
                 self._watcher = None
+
+    def _kept(self, ws: Workspace) -> sqlite3.Connection | None:
+        """The index connection kept, while its file is still the one at the index's place."""
+        if self._index is None or self._index_file is None:
+            return None
+        try:
+            stat = os.stat(_index_path(ws))
+        except OSError:
+            return None
+        return self._index if (stat.st_dev, stat.st_ino) == self._index_file else None
 
     def _keep(self, index: sqlite3.Connection | None) -> None:
         """Keep `index` open for the next reads, and close the one kept before.

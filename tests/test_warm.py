@@ -17,7 +17,7 @@ from skillwiki import watch
 from skillwiki.errors import WorkspaceNotFound
 from skillwiki.search import rank, search, semantic
 from skillwiki.warm import Place, Warm
-from tests.support import write
+from tests.support import Invoke, write
 
 
 def _has_inotify() -> bool:
@@ -184,6 +184,42 @@ def test_a_replaced_index_is_not_trusted(demo: Path) -> None:
         index.unlink()
     warm_again, hits = _hits(warm, "retry")
     assert warm_again is False and hits
+    warm.close()
+
+
+@needs_inotify
+def test_a_look_after_a_change_syncs_the_index_on_the_connection_kept(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The look after a change syncs the index on the connection the server keeps, which
+    answers after it (its cached pages still hold). Where that connection cannot write (a
+    read of it left open on the state before another process wrote), a new one syncs, at
+    once, not after waiting for a lock, and the answer is the same."""
+    from skillwiki.search import index
+
+    waits: list[float] = []
+    monkeypatch.setattr(index.time, "sleep", waits.append)
+    warm = Warm(Place(demo))
+    with warm.reading() as read:
+        first = read.index
+    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
+    raw.write_text(raw.read_text() + "\nThe kookaburra step.\n")
+    with warm.reading() as read:
+        assert not read.warm and read.index is first
+        assert [hit.path for hit in search(read.ws, "kookaburra", db=read.index)] == [
+            ".wiki/wiki/docs/ci.md"
+        ]
+    left_open = first.execute("SELECT path FROM docs")
+    assert left_open.fetchone() is not None  # a read transaction on this state, still open
+    raw.write_text(raw.read_text() + "\nThe lyrebird step.\n")
+    assert invoke("query", "-w", str(demo), "lyrebird").exit_code == 0  # it syncs the index
+    raw.write_text(raw.read_text() + "\nThe numbat step.\n")
+    with warm.reading() as read:
+        assert read.index is not first
+        assert [hit.path for hit in search(read.ws, "numbat lyrebird", db=read.index)] == [
+            ".wiki/wiki/docs/ci.md"
+        ]
+    assert waits == []
     warm.close()
 
 
