@@ -493,6 +493,77 @@ def test_after_a_change_the_other_folders_are_answered_by_the_records_kept(
     warm.close()
 
 
+@needs_inotify
+def test_in_a_big_folder_the_keys_the_watcher_named_nothing_in_are_answered_by_their_records(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After an edit in a big folder, the look compares with its files only the record of the
+    bucket that holds the file; the others answer as the records the last look left, while the
+    folder's stat is as that look left it. An article that came changes the stat: every
+    bucket is compared. Either way the plan equals a look at every file."""
+    from skillwiki import statcache
+    from skillwiki.compiler import apply, plan
+    from skillwiki.config import load_config
+    from skillwiki.workspace import find_workspace
+
+    monkeypatch.setattr(statcache.cache, "RACY_NS", 0)  # records quiet at once, as if settled
+    raw = ws / ".wiki" / "raw" / "big"
+    for number in range(statcache.BUCKET_FILES + 100):
+        write(raw / f"page-{number:04d}.md", f"# Page {number}\n\nMarker m{number:04d}x.\n")
+    warm = Warm(Place(ws))
+    _hits(warm, "marker")  # wiki/big/ came: the next look lists it all
+    for number in (1, 2):
+        write(raw / f"page-000{number}.md", f"# Page {number}\n\nMarker, again.\n")
+        _hits(warm, "again")
+    compared: list[tuple[str, ...]] = []
+    plans: list[Any] = []
+    matches, planned = plan._matches, plan.make_plan
+
+    def counted(known: Any, raw_files: dict[str, Any], *rest: Any) -> bool:
+        compared.append(tuple(raw_files))
+        return matches(known, raw_files, *rest)
+
+    def kept_plan(*args: Any, **kwargs: Any) -> Any:
+        plans.append(planned(*args, **kwargs))
+        return plans[-1]
+
+    monkeypatch.setattr(plan, "_matches", counted)
+    monkeypatch.setattr(apply, "make_plan", kept_plan)
+    config = load_config(find_workspace(ws).config_file)
+    count = statcache.buckets_for(statcache.BUCKET_FILES + 100)
+
+    def key(name: str) -> tuple[str, int, int]:
+        return ("big/", count, statcache.bucket_of(name, count))
+
+    previous = "page-0002.md"  # whose article the last look wrote: its key is looked again
+    for name, word, alike in (
+        ("page-0007.md", "numbat", True),
+        ("page-0300.md", "bilby", True),
+        ("page-0400.md", "quoll", False),  # and a page written into wiki/big/ by hand
+    ):
+        compared.clear()
+        if not alike:  # a name came in wiki/big/: the folder's stat changed
+            write(ws / ".wiki" / "wiki" / "big" / "by-hand.md", "# By hand\n\nWritten here.\n")
+        write(raw / name, f"# {name}\n\nThe {word} was here.\n")
+        assert _hits(warm, word) == (False, [f".wiki/wiki/big/{name}"])
+        looked_at = {key(names[0]) for names in compared if names and names[0].startswith("page")}
+        if alike:  # the others, answered by their records
+            assert looked_at <= {key(name), key(previous)}
+        else:  # every bucket whose record is quiet: all but the last look's own
+            assert looked_at >= {key(f"page-{n:04d}.md") for n in range(count * 8)} - {
+                key(previous)
+            }
+        cold = planned(find_workspace(ws), config, trust_articles=True)
+        others = [entry for entry in plans[-1].others if entry.article != f"big/{name}"]
+        assert (others, plans[-1].problems) == (cold.others, cold.problems)
+        if alike:
+            answered = plans[-1].listing.answered.keys() - {key(name), key(previous)}
+            assert answered == cold.listing.answered.keys() - {key(name), key(previous)}
+            assert len(answered) >= count - 2
+        previous = name
+    warm.close()
+
+
 def test_a_stat_cache_is_taken_over_only_while_its_file_holds_what_it_holds(
     tmp_path: Path,
 ) -> None:

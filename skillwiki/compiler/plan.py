@@ -4,6 +4,7 @@ edited), hashing only files whose stat changed since the stat cache learned them
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -227,10 +228,12 @@ def make_plan(
     plan = Plan(listing, temps=temps)
     seen: set[Key] = set()
     still = _still_answered(earlier, cache) if earlier is not None and kept else {}
+    named = _names_changed(earlier) if earlier is not None and kept else None
     for folder in sorted(raw_folders.keys() | wiki_folders.keys()):
         raw_files = raw_folders.get(folder, {})
         wiki_files = wiki_folders.get(folder, {})
         count = statcache.buckets_for(max(len(raw_files), len(wiki_files)))
+        alike = _keys_alike(earlier, named, folder, count, folder_stats)
         cache.buckets[folder] = count
         answers = still.get(folder)
         if answers is not None and answers[0][0][1] == count:
@@ -248,7 +251,11 @@ def make_plan(
             wiki = wikis.get(key, {})
             record = cache.records.get(key)
             listed = (raw, wiki, folder_stats.get(folder))
-            if record is not None and record.quiet and _matches(record, *listed, trust_articles):
+            if (
+                record is not None
+                and record.quiet
+                and (alike(key) or _matches(record, *listed, trust_articles))
+            ):
                 _answer(plan, key, record)
                 continue
             if trust_articles and wiki:
@@ -284,6 +291,45 @@ def _still_answered(
         if held.get(folder) == len(answers)
         and all(cache.records.get(key) is record and record.quiet for key, record in answers)
     }
+
+
+def _names_changed(earlier: statcache.Earlier) -> dict[str, set[str]]:
+    """The names the watcher told changed since the earlier run, raw/ and wiki/ alike, by
+    folder (relative to raw/ and wiki/)."""
+    named: dict[str, set[str]] = {}
+    for path in earlier.changed:
+        top, _, rel = path.partition("/")
+        if top in ("raw", "wiki"):
+            folder = statcache.folder_of(rel)
+            named.setdefault(folder, set()).add(rel[len(folder) :])
+    return named
+
+
+def _keys_alike(
+    earlier: statcache.Earlier | None,
+    named: dict[str, set[str]] | None,
+    folder: str,
+    count: int,
+    folder_stats: dict[str, Stat],
+) -> Callable[[Key], bool]:
+    """Of a folder with the same stat as the earlier run left it (no file created, removed or
+    renamed in it since), the keys that hold no name the watcher told changed: their files
+    are as the earlier run left them, and the earlier run left each quiet record of the
+    cache it hands over true of the files as it left them (it answered by it, or made it
+    then; a record of a key it did not see, the folder spread over other buckets, it
+    dropped), so such a record answers without digests. (Of a
+    folder the watcher named nothing in, _still_answered takes the records whole.) Without
+    the earlier run's cache taken over (`named` None), none."""
+    if earlier is None or named is None or count == 1:
+        return _none
+    if folder_stats.get(folder) != earlier.listing.folder_stats.get(folder):
+        return _none
+    changed = {statcache.bucket_of(name, count) for name in named.get(folder, ())}
+    return lambda key: key[2] not in changed
+
+
+def _none(key: Key) -> bool:
+    return False
 
 
 def _stat_listed(ws: Workspace, folder: str, listed: Folder, wiki_files: Folder) -> Folder:
