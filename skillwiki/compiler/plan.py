@@ -225,15 +225,16 @@ def make_plan(
     temps += [name for name in os.listdir(ws.dot) if name.endswith(fsio.TEMP_SUFFIX)]
     listing = Listing(raw_folders, wiki_folders, cache, ws.wiki, folder_stats)
     listing.earlier = earlier.listing if earlier is not None else None
+    named = _names_changed(earlier) if earlier is not None else {}
+    listing.changed_names = named
     plan = Plan(listing, temps=temps)
     seen: set[Key] = set()
     still = _still_answered(earlier, cache) if earlier is not None and kept else {}
-    named = _names_changed(earlier) if earlier is not None and kept else None
     for folder in sorted(raw_folders.keys() | wiki_folders.keys()):
         raw_files = raw_folders.get(folder, {})
         wiki_files = wiki_folders.get(folder, {})
         count = statcache.buckets_for(max(len(raw_files), len(wiki_files)))
-        alike = _keys_alike(earlier, named, folder, count, folder_stats)
+        alike = _keys_alike(earlier if kept else None, named, folder, count, folder_stats)
         cache.buckets[folder] = count
         answers = still.get(folder)
         if answers is not None and answers[0][0][1] == count:
@@ -307,7 +308,7 @@ def _names_changed(earlier: statcache.Earlier) -> dict[str, set[str]]:
 
 def _keys_alike(
     earlier: statcache.Earlier | None,
-    named: dict[str, set[str]] | None,
+    named: dict[str, set[str]],
     folder: str,
     count: int,
     folder_stats: dict[str, Stat],
@@ -319,8 +320,8 @@ def _keys_alike(
     then; a record of a key it did not see, the folder spread over other buckets, it
     dropped), so such a record answers without digests. (Of a
     folder the watcher named nothing in, _still_answered takes the records whole.) Without
-    the earlier run's cache taken over (`named` None), none."""
-    if earlier is None or named is None or count == 1:
+    the earlier run's cache taken over (`earlier` None), none."""
+    if earlier is None or count == 1:
         return _none
     if folder_stats.get(folder) != earlier.listing.folder_stats.get(folder):
         return _none

@@ -4,7 +4,7 @@ file, which this run wrote into, and each article's stat as the run's writes lef
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,8 +42,10 @@ class Listing:
     _raw_stats: dict[str, Stat] | None = None
     _wiki_stats: dict[str, Stat] | None = None
     _looked_articles: set[str] = field(default_factory=set)
-    # The listing this one was made from (relist_folders), whose spreads it may take over.
+    # The listing this one was made from (relist_folders), whose spreads it may take over,
+    # and the names the watcher told changed since, by folder (raw/ and wiki/ alike).
     earlier: Listing | None = None
+    changed_names: Mapping[str, Collection[str]] = field(default_factory=dict)
 
     @property
     def raw_stats(self) -> dict[str, Stat]:
@@ -125,17 +127,20 @@ class Listing:
         """The earlier listing's spread of a folder, with this listing's stats (`raw`, `wiki`),
         when the folder holds the same names in the same order (then `split` would spread
         them the same way): a change to a file of a big folder need not hash every name
-        again."""
+        again. The raw files of a key that holds no name changed since are those it held
+        (stats included): the earlier dict is taken as it is (no one changes it)."""
         if self.earlier is None or count == 1:  # one key: the folder itself, nothing to hash
             return None
         before = self.earlier.splits.get((folder, count))
         then = (self.earlier.raw_folders.get(folder, {}), self.earlier.wiki_folders.get(folder, {}))
         if before is None or list(raw) != list(then[0]) or list(wiki) != list(then[1]):
             return None
-        raws, wikis = (
-            {key: {name: now[name] for name in files} for key, files in spread.items()}
-            for now, spread in ((raw, before[0]), (wiki, before[1]))
-        )
+        changed = {bucket_of(name, count) for name in self.changed_names.get(folder, ())}
+        raws = {
+            key: {name: raw[name] for name in files} if key[2] in changed else files
+            for key, files in before[0].items()
+        }
+        wikis = {key: {name: wiki[name] for name in files} for key, files in before[1].items()}
         return raws, wikis
 
     def files_of(self, key: Key) -> tuple[Folder, Folder]:
