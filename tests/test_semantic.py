@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillwiki.search import index_path, rank, semantic
+from skillwiki.search import index, index_path, rank, semantic
 from skillwiki.workspace import find_workspace
 from tests.support import DATA, DEMO, REPO, Invoke, write
 
@@ -297,12 +297,23 @@ def test_vectors_follow_the_articles(
     first = vectors()
     assert len(first) == len(PAGES) and len(embedded) == len(PAGES) + 1  # and the query
     embedded.clear()
+    statements: list[str] = []
+    prepare = index._prepare
+
+    def traced(db: sqlite3.Connection) -> None:
+        db.set_trace_callback(statements.append)
+        prepare(db)
+
+    monkeypatch.setattr(index, "_prepare", traced)
     write(ws / "notes" / "tail.md", "# tail\n\nFollow a log file as it grows.\n")
     assert invoke("ingest", "-w", str(ws), str(ws / "notes")).exit_code == 0
     (ws / ".wiki" / "raw" / "notes" / "cake.md").unlink()
     assert _query(invoke, ws, "process")
     after = vectors()
     assert len(embedded) == 2 and "Follow a log file" in embedded[0]
+    # every article had its vector: only those just indexed are looked for, by path
+    lacking = [s for s in statements if "vecs.id IS NULL" in s]
+    assert lacking and all("docs.path IN" in s for s in lacking)
     assert "notes/cake.md" not in after
     changed = {path for path in after if after[path] != first.get(path)}
     assert changed == {"notes/tail.md"}

@@ -176,13 +176,25 @@ def _embed_missing(
     db: sqlite3.Connection, ws: Workspace, wiki: Snapshot, texts: Mapping[str, str]
 ) -> None:
     """Give every article its semantic vector: those just indexed (their `texts` at hand),
-    and any indexed while the extra was off or for another model (read again)."""
-    if _vectors(db) not in (None, "", semantic.MODEL):
+    and any indexed while the extra was off or for another model (read again).
+
+    When every article had its vector of this model before the sync, only those just indexed
+    lack one: they are looked up by path, where finding the rows without a vector reads
+    every row (7 ms at 11k articles, most of a sync after one change)."""
+    before = _vectors(db)
+    if before not in (None, "", semantic.MODEL):
         db.execute("DELETE FROM vecs")
-    missing = db.execute(
+    query = (
         "SELECT docs.id, docs.path FROM docs LEFT JOIN vecs ON vecs.id = docs.id"
-        " WHERE vecs.id IS NULL ORDER BY docs.id"
-    ).fetchall()
+        " WHERE vecs.id IS NULL"
+    )
+    if before == semantic.MODEL:
+        missing: list[tuple[int, str]] = []
+        for marks, paths in in_chunks(sorted(texts)):
+            missing += db.execute(f"{query} AND docs.path IN ({marks})", paths).fetchall()
+        missing.sort()
+    else:
+        missing = db.execute(f"{query} ORDER BY docs.id").fetchall()
     unread = [rel for _, rel in missing if rel not in texts]
     jobs = [(ws.wiki / rel, rel, wiki.entry_of(rel), None) for rel in unread]
     read = dict(zip(unread, parallel.imap(_document, jobs), strict=True))
