@@ -195,10 +195,8 @@ def test_a_look_after_a_change_syncs_the_index_on_the_connection_kept(
     answers after it (its cached pages still hold). Where that connection cannot write (a
     read of it left open on the state before another process wrote), a new one syncs, at
     once, not after waiting for a lock, and the answer is the same."""
-    from skillwiki.search import index
-
     waits: list[float] = []
-    monkeypatch.setattr(index.time, "sleep", waits.append)
+    monkeypatch.setattr("skillwiki.search.index.time.sleep", waits.append)  # waits on a lock
     warm = Warm(Place(demo))
     with warm.reading() as read:
         first = read.index
