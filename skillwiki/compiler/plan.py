@@ -318,9 +318,9 @@ def _keys_alike(
     are as the earlier run left them, and the earlier run left each quiet record of the
     cache it hands over true of the files as it left them (it answered by it, or made it
     then; a record of a key it did not see, the folder spread over other buckets, it
-    dropped), so such a record answers without digests. (Of a
-    folder the watcher named nothing in, _still_answered takes the records whole.) Without
-    the earlier run's cache taken over (`earlier` None), none."""
+    dropped), so such a record answers without digests. (Of a folder the watcher named
+    nothing in, _still_answered takes the records whole.) Without the earlier run's cache
+    taken over (`earlier` None), none."""
     if earlier is None or count == 1:
         return _none
     if folder_stats.get(folder) != earlier.listing.folder_stats.get(folder):
