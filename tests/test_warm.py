@@ -562,6 +562,78 @@ def test_in_a_big_folder_the_keys_the_watcher_named_nothing_in_are_answered_by_t
     warm.close()
 
 
+@needs_inotify
+@pytest.mark.parametrize("seed", [1, 2])
+def test_each_look_after_changes_in_a_big_folder_plans_as_a_look_at_every_file(
+    ws: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """Random edits, new files, removals and renames in a big folder, and articles written in
+    it by hand, one or a few between two looks: each look's plan equals that of a look at
+    every file made just before it, whatever its buckets answered by their records."""
+    import random
+
+    from skillwiki import statcache
+    from skillwiki.compiler import apply, plan
+    from skillwiki.config import load_config
+    from skillwiki.workspace import find_workspace
+
+    monkeypatch.setattr(statcache.cache, "RACY_NS", 0)  # records quiet at once, as if settled
+    raw = ws / ".wiki" / "raw" / "big"
+    wiki = ws / ".wiki" / "wiki" / "big"
+    for number in range(statcache.BUCKET_FILES + 60):
+        write(raw / f"page-{number:04d}.md", f"# Page {number}\n\nMarker m{number:04d}x.\n")
+    warm = Warm(Place(ws))
+    _hits(warm, "marker")
+    _hits(warm, "marker")
+    plans: list[Any] = []
+    alike_answered = [0]
+    planned, alike_of = plan.make_plan, plan._keys_alike
+
+    def kept_plan(*args: Any, **kwargs: Any) -> Any:
+        plans.append(planned(*args, **kwargs))
+        return plans[-1]
+
+    def counted(*args: Any) -> Any:
+        alike = alike_of(*args)
+
+        def told(key: Any) -> bool:
+            alike_answered[0] += alike(key)
+            return bool(alike(key))
+
+        return told
+
+    monkeypatch.setattr(apply, "make_plan", kept_plan)
+    monkeypatch.setattr(plan, "_keys_alike", counted)
+    root = find_workspace(ws)
+    config = load_config(root.config_file)
+    chance = random.Random(seed)
+    for step in range(24):
+        for _ in range(chance.choice([1, 1, 2, 3])):
+            _change_at_random(chance, raw, wiki, step)
+        cold = planned(root, config, trust_articles=True)
+        assert _hits(warm, "marker")[0] is False
+        assert (plans[-1].others, plans[-1].problems) == (cold.others, cold.problems), step
+    assert alike_answered[0] > 0  # the records answered some buckets
+    warm.close()
+
+
+def _change_at_random(chance: Any, raw: Path, wiki: Path, step: int) -> None:
+    """One change in a folder: a raw file edited (longer each time: its stat differs), a new
+    one, one removed or renamed, or an article written beside the others by hand."""
+    page = chance.choice(sorted(raw.glob("*.md")))
+    action = chance.choice(["edit", "edit", "edit", "new", "remove", "rename", "by hand"])
+    if action == "edit":
+        write(page, page.read_text() + f"More at step {step}.\n")
+    elif action == "new":
+        write(raw / f"new-{step}-{chance.randrange(1000)}.md", f"# New {step}\n")
+    elif action == "remove":
+        page.unlink()
+    elif action == "rename":
+        page.rename(raw / f"renamed-{step}-{chance.randrange(1000)}.md")
+    else:
+        write(wiki / f"by-hand-{step}.md", f"# By hand {step}\n\nWritten here.\n")
+
+
 def test_a_stat_cache_is_taken_over_only_while_its_file_holds_what_it_holds(
     tmp_path: Path,
 ) -> None:
