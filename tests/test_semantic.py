@@ -11,6 +11,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -441,6 +442,48 @@ def test_after_a_change_a_warm_server_reads_only_the_new_vectors(
     ids, _ = read()
     assert converted[0] == 2  # those of the changed and the new article; not the other 3
     assert len(ids) == len(first) and min(set(ids) - set(first)) > last
+    warm.close()
+
+
+def test_after_one_change_the_ids_are_told_without_listing_them(ws: Path, invoke: Invoke) -> None:
+    """After one article changed (one id gone, one come) or one came, a warm server tells
+    the ids from those above its last read's and from the rows' count and sum, without
+    listing every id; after two went it lists them. Each time the ids and vectors are those
+    of reading them all."""
+    from skillwiki.warm import Place, Warm
+
+    _workspace(ws, invoke, PAGES)
+    warm = Warm(Place(ws))
+    raw = ws / ".wiki" / "raw" / "notes"
+    names = sorted(PAGES)
+
+    def changed() -> None:
+        write(raw / names[0], "# Changed\n\nFollow a log file as it grows.\n")
+
+    def came() -> None:
+        write(raw / "screen.md", "# screen\n\nDetach a terminal session.\n")
+
+    def two_went() -> None:
+        for name in names[1:3]:
+            (raw / name).unlink()
+
+    steps: list[tuple[Callable[[], None], bool]] = [
+        (changed, False),
+        (came, False),
+        (two_went, True),
+    ]
+    with warm.reading() as reading:
+        rank._vectors(reading.index)
+    for change, listed in steps:
+        change()
+        statements: list[str] = []
+        with warm.reading() as reading:
+            reading.index.set_trace_callback(statements.append)
+            ids, vectors = rank._vectors(reading.index)
+            reading.index.set_trace_callback(None)
+            expected_ids, expected = _read_anew(reading.index)
+        assert ids == expected_ids and np.array_equal(vectors, expected)
+        assert any("group_concat" in s for s in statements) is listed
     warm.close()
 
 

@@ -3,6 +3,7 @@ close together, and snippets."""
 
 from __future__ import annotations
 
+import bisect
 import functools
 import heapq
 import os
@@ -321,16 +322,21 @@ def _vectors_since(db: sqlite3.Connection, last: _Vectors) -> tuple[list[int], A
     many changed that reading them all costs no more."""
     import numpy as np
 
-    # With every article's vector of this model (_source), the articles' ids are the vectors':
-    # read from the index of paths (not the rows of 512 bytes), as one text that NumPy splits
-    # (a Python object a row would cost most of the time).
-    (listed,) = db.execute("SELECT group_concat(id) FROM docs").fetchone()
-    now = np.sort(np.fromstring(listed or "", dtype=np.int64, sep=","))
     before = np.asarray(last.ids, dtype=np.int64)
-    if np.array_equal(now, before):
+    found = _changed_ids(db, last.ids)
+    if found is not None:
+        came, gone = found
+        now = np.concatenate([np.delete(before, gone), np.asarray(came, dtype=np.int64)])
+    else:
+        # With every article's vector of this model (_source), the articles' ids are the
+        # vectors': read from the index of paths (not the rows of 512 bytes), as one text
+        # that NumPy splits (a Python object a row would cost most of the time).
+        (listed,) = db.execute("SELECT group_concat(id) FROM docs").fetchone()
+        now = np.sort(np.fromstring(listed or "", dtype=np.int64, sep=","))
+        came = np.setdiff1d(now, before, assume_unique=True).tolist()
+        gone = np.flatnonzero(~np.isin(before, now, assume_unique=True)).tolist()
+    if not came and not gone:
         return last.ids, last.matrix
-    came = np.setdiff1d(now, before, assume_unique=True).tolist()
-    gone = np.flatnonzero(~np.isin(before, now, assume_unique=True)).tolist()
     if len(came) + len(gone) > _CHANGED_AT_MOST or (came and before.size and came[0] < before[-1]):
         return None  # many, or given ids below those kept (the extra was off): read them all
     stored = []
@@ -346,6 +352,35 @@ def _vectors_since(db: sqlite3.Connection, last: _Vectors) -> tuple[list[int], A
         at += end - start - 1
     matrix[at:] = _matrix(stored)
     return now.tolist(), matrix
+
+
+def _changed_ids(db: sqlite3.Connection, ids: list[int]) -> tuple[list[int], list[int]] | None:
+    """The ids that came since `ids` (sorted) were read, and the places in `ids` of those
+    gone, when at most one went; None when more did (then the ids are listed).
+
+    An id is never given again (AUTOINCREMENT), so those that came are the ones above the
+    last read's top, and the count of rows tells how many went; one gone is told by the sum
+    of the ids, which an index of paths gives without the text of every id (the change of
+    one article is one gone and one come)."""
+    top = ids[-1] if ids else 0
+    above = db.execute(
+        "SELECT id FROM docs WHERE id > ? ORDER BY id LIMIT ?", (top, _CHANGED_AT_MOST + 1)
+    )
+    came = [rowid for (rowid,) in above]
+    if len(came) > _CHANGED_AT_MOST:
+        return None
+    (rows,) = db.execute("SELECT count(*) FROM docs").fetchone()
+    went = len(ids) + len(came) - rows
+    if went == 0:
+        return came, []
+    if went != 1:
+        return None
+    (total,) = db.execute("SELECT sum(id) FROM docs").fetchone()
+    gone = sum(ids) + sum(came) - int(total or 0)
+    place = bisect.bisect_left(ids, gone)
+    if place == len(ids) or ids[place] != gone:
+        return None
+    return came, [place]
 
 
 def _matrix(stored: list[Any]) -> Any:
