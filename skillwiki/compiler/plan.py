@@ -225,8 +225,7 @@ def make_plan(
     temps += [name for name in os.listdir(ws.dot) if name.endswith(fsio.TEMP_SUFFIX)]
     listing = Listing(raw_folders, wiki_folders, cache, ws.wiki, folder_stats)
     listing.earlier = earlier.listing if earlier is not None else None
-    named = _names_changed(earlier) if earlier is not None else {}
-    listing.changed_names = named
+    listing.changed_names = earlier.names_by_folder() if earlier is not None else {}
     plan = Plan(listing, temps=temps)
     seen: set[Key] = set()
     still = _still_answered(earlier, cache) if earlier is not None and kept else {}
@@ -234,7 +233,7 @@ def make_plan(
         raw_files = raw_folders.get(folder, {})
         wiki_files = wiki_folders.get(folder, {})
         count = statcache.buckets_for(max(len(raw_files), len(wiki_files)))
-        alike = _keys_alike(earlier if kept else None, named, folder, count, folder_stats)
+        alike = _keys_alike(earlier if kept else None, listing, folder, count)
         cache.buckets[folder] = count
         answers = still.get(folder)
         if answers is not None and answers[0][0][1] == count:
@@ -294,24 +293,8 @@ def _still_answered(
     }
 
 
-def _names_changed(earlier: statcache.Earlier) -> dict[str, set[str]]:
-    """The names the watcher told changed since the earlier run, raw/ and wiki/ alike, by
-    folder (relative to raw/ and wiki/)."""
-    named: dict[str, set[str]] = {}
-    for path in earlier.changed:
-        top, _, rel = path.partition("/")
-        if top in ("raw", "wiki"):
-            folder = statcache.folder_of(rel)
-            named.setdefault(folder, set()).add(rel[len(folder) :])
-    return named
-
-
 def _keys_alike(
-    earlier: statcache.Earlier | None,
-    named: dict[str, set[str]],
-    folder: str,
-    count: int,
-    folder_stats: dict[str, Stat],
+    earlier: statcache.Earlier | None, listing: Listing, folder: str, count: int
 ) -> Callable[[Key], bool]:
     """Of a folder with the same stat as the earlier run left it (no file created, removed or
     renamed in it since), the keys that hold no name the watcher told changed: their files
@@ -323,9 +306,9 @@ def _keys_alike(
     taken over (`earlier` None), none."""
     if earlier is None or count == 1:
         return _none
-    if folder_stats.get(folder) != earlier.listing.folder_stats.get(folder):
+    if listing.folder_stats.get(folder) != earlier.listing.folder_stats.get(folder):
         return _none
-    changed = {statcache.bucket_of(name, count) for name in named.get(folder, ())}
+    changed = listing.changed_buckets(folder, count)
     return lambda key: key[2] not in changed
 
 

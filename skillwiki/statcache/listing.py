@@ -135,13 +135,18 @@ class Listing:
         then = (self.earlier.raw_folders.get(folder, {}), self.earlier.wiki_folders.get(folder, {}))
         if before is None or list(raw) != list(then[0]) or list(wiki) != list(then[1]):
             return None
-        changed = {bucket_of(name, count) for name in self.changed_names.get(folder, ())}
+        changed = self.changed_buckets(folder, count)
         raws = {
             key: {name: raw[name] for name in files} if key[2] in changed else files
             for key, files in before[0].items()
         }
         wikis = {key: {name: wiki[name] for name in files} for key, files in before[1].items()}
         return raws, wikis
+
+    def changed_buckets(self, folder: str, count: int) -> set[int]:
+        """The buckets of a folder (spread over `count`) that hold a name changed since the
+        earlier listing."""
+        return {bucket_of(name, count) for name in self.changed_names.get(folder, ())}
 
     def files_of(self, key: Key) -> tuple[Folder, Folder]:
         """The raw files and articles a key covers now (none if its folder is split otherwise)."""
@@ -256,6 +261,15 @@ class Earlier:
     def below(self, top: str) -> set[str]:
         """The files changed below `top` ("raw/" or "wiki/"), relative to it."""
         return {path[len(top) :] for path in self.changed if path.startswith(top)}
+
+    def names_by_folder(self) -> dict[str, set[str]]:
+        """The names of the files changed below raw/ and wiki/ alike, by folder (relative to
+        raw/ and wiki/)."""
+        named: dict[str, set[str]] = {}
+        for rel in self.below("raw/") | self.below("wiki/"):
+            folder = folder_of(rel)
+            named.setdefault(folder, set()).add(rel[len(folder) :])
+        return named
 
 
 def _flat(folders: dict[str, Folder]) -> dict[str, Stat]:
