@@ -290,3 +290,29 @@ def test_unmarked_places_cut_the_line_into_the_pieces_of_its_unmarked_letters(li
     assert starts[:1] == [0] * bool(line) and ends[-1:] == [len(line)] * bool(line)
     assert all(starts[i + 1] == ends[i] for i in range(len(plain) - 1))
     assert all(plain[i] in line[starts[i] : ends[i]] for i in range(len(plain)))
+
+
+# What a mark is, said in one regular expression: bracketed letters with a word character
+# just before them, or just after (on UTF-8 bytes, any byte of a letter outside ASCII).
+_MARK = r"(?<=\w)\[(\w{1,3})\]|\[(\w{1,3})\](?=\w)"
+_MARK_BYTES = rb"(?<=[\w\x80-\xff])\[(\w{1,3})\]|\[(\w{1,3})\](?=[\w\x80-\xff])"
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.text(alphabet="ab1_[]] é重\t\n", max_size=60))
+def test_marks_are_unmarked_as_the_one_expression_says(text: str) -> None:
+    """unmark (and the closeness count, on UTF-8 bytes) skip from one `[` to the next and
+    check the characters around it, where the one expression tries every character: they
+    agree on every text."""
+    from skillwiki.search import near
+    from skillwiki.search.text import marked_letters, unmark
+
+    plain = re.sub(_MARK, lambda match: match.group(1) or match.group(2), text)
+    assert unmark(text) == plain
+    assert marked_letters(text) is (plain != text)
+    data = text.encode()
+
+    def letters(match: re.Match[bytes]) -> bytes:
+        return match.group(1) or match.group(2)
+
+    assert near._BRACKETED.sub(near._letters, data) == re.sub(_MARK_BYTES, letters, data)

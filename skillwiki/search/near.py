@@ -38,8 +38,11 @@ _SMALL_OR_DIGIT = _SMALL | frozenset(b"0123456789")
 _GAP = re.compile(rb"[ \t\n\r\f\v]+")
 _BLANK = re.compile(rb"\n[ \t\r\f\v]*\n")  # a line of white space alone, or none
 # Letters marked inside a word (`E[x]tract`, `[d]elete`), unmarked as the index reads them
-# (text.unmark; a byte of a letter outside ASCII counts as a word's).
-_MARKED = re.compile(rb"(?<=[\w\x80-\xff])\[(\w{1,3})\]|\[(\w{1,3})\](?=[\w\x80-\xff])")
+# (text.unmark: bracketed letters with a word's byte just before or after, a byte of a
+# letter outside ASCII counting as one; the pattern opens with its `[` for the regex engine
+# to skip to each).
+_BRACKETED = re.compile(rb"\[(\w{1,3})\]")
+_WORD_BYTES = _ALNUM | frozenset(b"_") | frozenset(range(0x80, 0x100))
 _OUT_OF_REACH = NEAR_WORDS + 1
 _SHORT = 512  # bytes: a gap up to this long is counted whole, a longer one only until out of reach
 
@@ -57,7 +60,7 @@ def held_near(body: bytes, roots: Sequence[str]) -> int:
     cut = body.find(_SOURCES)
     text = body if cut < 0 else body[:cut]
     if b"[" in text:
-        text = _MARKED.sub(_letters, text)
+        text = _BRACKETED.sub(_letters, text)
     lowered = text.lower()
     starts = [_starts(text, lowered, root) for root in roots]
     present = sum(1 for found in starts if found)
@@ -89,7 +92,13 @@ def held_near(body: bytes, roots: Sequence[str]) -> int:
 
 
 def _letters(match: re.Match[bytes]) -> bytes:
-    return match.group(1) or match.group(2)
+    """A mark's letters; anything else bracketed as it is."""
+    text, start, end = match.string, match.start(), match.end()
+    if (start > 0 and text[start - 1] in _WORD_BYTES) or (
+        end < len(text) and text[end] in _WORD_BYTES
+    ):
+        return match.group(1)
+    return match.group(0)
 
 
 def _words_between(text: bytes, start: int, end: int) -> int:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 _WORD = re.compile(r"\w+")
 # Where an identifier written in camel case breaks into words: `getUserName`, `HTTPServer`.
 _CAMEL_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_MARKED_LETTERS = re.compile(r"(?<=\w)\[(\w{1,3})\]|\[(\w{1,3})\](?=\w)")
+# One to three letters in brackets (`[x]`), a mark when a word goes on before or after it
+# (_marks). The pattern opens with its `[` so that the regex engine can skip to each one: an
+# opening look-behind had it try every character (19 ms of a 700 KB page, against 3).
+_BRACKETED = re.compile(r"\[(\w{1,3})\]")
 STOP_WORDS = frozenset(
     "a about an and are as at be but by can could did do does for from how i if in into is it"
     " its me my of on or our should so than that the their them then there they this to us was"
@@ -27,16 +31,35 @@ def normalize(text: str) -> str:
 
 def unmark(text: str) -> str:
     """`E[x]tract` as `Extract`: the letters marked inside a word, as the index reads them."""
-    return _MARKED_LETTERS.sub(_letters, text)
+    return _BRACKETED.sub(_letters, text)
 
 
 def _letters(match: re.Match[str]) -> str:
-    return match.group(1) or match.group(2)
+    """A mark's letters; anything else bracketed as it is."""
+    return match.group(1) if _is_mark(match) else match.group(0)
+
+
+def _is_mark(match: re.Match[str]) -> bool:
+    """Whether bracketed letters mark letters of a word: a word character (`\\w`) just before
+    or just after them."""
+    text, start, end = match.string, match.start(), match.end()
+    return (start > 0 and _is_word_char(text[start - 1])) or (
+        end < len(text) and _is_word_char(text[end])
+    )
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"  # what `\w` matches
+
+
+def _marks(text: str) -> Iterator[re.Match[str]]:
+    """The marks in `text`, in order."""
+    return (match for match in _BRACKETED.finditer(text) if _is_mark(match))
 
 
 def marked_letters(text: str) -> bool:
     """Whether `text` holds letters marked inside a word (unmark changes it)."""
-    return _MARKED_LETTERS.search(text) is not None
+    return next(_marks(text), None) is not None
 
 
 def unmarked_places(line: str) -> tuple[str, list[int], list[int]]:
@@ -47,11 +70,11 @@ def unmarked_places(line: str) -> tuple[str, list[int], list[int]]:
     starts: list[int] = []
     ends: list[int] = []
     done = 0
-    for match in _MARKED_LETTERS.finditer(line):
+    for match in _marks(line):
         text.append(line[done : match.start()])
         starts += range(done, match.start())
         ends += range(done + 1, match.start() + 1)
-        letters = _letters(match)
+        letters = match.group(1)
         first = match.start() + 1
         text.append(letters)
         starts += [match.start(), *range(first + 1, first + len(letters))]
