@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from skillwiki.search import rank
 from tests.support import Invoke, write
 
 
@@ -35,6 +36,18 @@ def test_query_finds_chinese_by_bigram(demo: Path, invoke: Invoke) -> None:
     report = _query(invoke, demo, "重试")
     assert report["results"][0]["path"] == ".wiki/wiki/docs/重试策略.md"
     assert "**重试**" in report["results"][0]["snippet"]
+
+
+def test_chinese_pairs_of_one_run_are_not_a_phrase_boost() -> None:
+    """A CJK run's overlapping pairs are its words, not neighbouring words: no phrase boost of
+    two of them (three characters as written), while their NEAR and a phrase across a space
+    or across scripts stay."""
+    terms, boosts = rank.query_terms("同步两个目录")
+    assert terms == ['"同步"', '"步两"', '"两个"', '"个目"', '"目录"']
+    assert boosts == ['NEAR("同步" "步两" "两个" "个目" "目录", 10)']
+    assert rank.query_terms("安装 Python 包")[1][:2] == ['"安装 python"', '"python 包"']
+    assert rank.query_terms("同步 目录")[1] == ['"同步 目录"']
+    assert rank.query_terms("merge two branches")[1][:2] == ['"merge two"', '"two branches"']
 
 
 def _snippets(ws: Path, invoke: Invoke, page: str, text: str, *queries: str) -> list[str]:

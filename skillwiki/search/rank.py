@@ -97,16 +97,29 @@ def query_terms(text: str) -> tuple[list[str], list[str]]:
 
     Terms are the quoted words (stop words dropped); the last also matches as a prefix, for
     queries typed as they are thought. Boosts are each pair of neighbouring words as a phrase
-    and all the words within ten tokens of each other: they only add to the score.
+    (but for two character pairs of one CJK run: _one_run) and all the words within ten
+    tokens of each other: they only add to the score.
     """
     kept = _kept(text)
     terms = [f'"{word}"' for word in kept]
     if _prefixed(kept):
         terms[-1] = f"({terms[-1]} OR {terms[-1]}*)"
-    boosts = [f'"{left} {right}"' for left, right in zip(kept, kept[1:], strict=False)]
+    boosts = [
+        f'"{left} {right}"'
+        for left, right in zip(kept, kept[1:], strict=False)
+        if not _one_run(left, right)
+    ]
     if len(kept) > 2:
         boosts.append("NEAR(" + " ".join(f'"{word}"' for word in kept) + f", {near.NEAR_WORDS})")
     return terms, boosts
+
+
+def _one_run(left: str, right: str) -> bool:
+    """Whether two neighbouring words are overlapping character pairs of one CJK run (`同步`
+    and `步两` of `同步两个目录`). As a phrase they would be three of the query's characters
+    as written: a reward for a page worded as the query, which a question asked in other
+    words does not get, while each pair, and the pairs held close together, count already."""
+    return bool(CJK.fullmatch(left) and CJK.fullmatch(right)) and left[-1] == right[0]
 
 
 def _prefixed(kept: Sequence[str]) -> str | None:
