@@ -4,10 +4,12 @@ A reference is a link that reaches the article (a relative link, or a `[[wikilin
 it) or an inline code span that starts with its name: "see also: `rsync`", `tail -f app.log`,
 or, for an article named by two words, `git commit -m "fix"` (git-commit).
 Each article's references are read when it is compiled (or indexed) and kept with the search
-index, one row per (article, key), so they stay in step article by article. At query time an
-article's inbound count is the number of *distinct* other articles with a reference to one of
-its names: its path, its file name, its title. A page that cites another ten times counts
-once; a page's references to itself do not count.
+index, one row per (article, key), beside the names each article is known by: its path, its
+file name, its title. An article's inbound count is the number of *distinct* other articles
+with a reference to one of its names; the index counts it when it syncs, again for each
+article whose count a change may have moved (one that came or went, that a changed article
+referred to or refers to now), so that a query reads it and counts nothing. A page that
+cites another ten times counts once; a page's references to itself do not count.
 
 The count scales the text score instead of adding to it: BM25 times (1 + WEIGHT * ln(1 +
 inbound)). The prior thus reorders pages the text finds about equally good, and cannot lift
@@ -99,19 +101,3 @@ def _linked_article(path: str, target: str) -> str | None:
 def boost(inbound: int) -> float:
     """What an article's BM25 is multiplied by, for this many referring articles."""
     return 1.0 + WEIGHT * math.log1p(inbound)
-
-
-def inbound(pairs: Iterable[tuple[str, int]], wanted: dict[int, tuple[str, ...]]) -> dict[int, int]:
-    """For each article (docs id -> its names), how many other articles refer to it, given
-    the (key, referring id) rows of those names."""
-    by_key: dict[str, set[int]] = {}
-    for name, source in pairs:
-        by_key.setdefault(name, set()).add(source)
-    counts = {}
-    for article, keys in wanted.items():
-        sources: set[int] = set()
-        for name in keys:
-            sources |= by_key.get(name, set())
-        sources.discard(article)
-        counts[article] = len(sources)
-    return counts

@@ -4,9 +4,16 @@ reorders pages the text finds about equally good, kept in step article by articl
 from __future__ import annotations
 
 import json
+import sqlite3
+from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
-from skillwiki import references
+import pytest
+
+from skillwiki import references, search
+from skillwiki.search import index
+from skillwiki.workspace import find_workspace
 from tests.support import Invoke, hit_names, write
 
 
@@ -36,10 +43,57 @@ def test_an_article_is_known_by_its_path_file_name_and_title() -> None:
     assert references.names("docs/a.txt.md", "重试策略") == ("p:docs/a.txt.md", "k:a", "k:重试策略")
 
 
-def test_inbound_counts_distinct_other_articles() -> None:
-    pairs = [("k:a", 2), ("p:a.md", 2), ("k:a", 3), ("k:a", 1), ("k:b", 4)]
-    wanted = {1: ("p:a.md", "k:a"), 4: ("k:c",)}
-    assert references.inbound(pairs, wanted) == {1: 2, 4: 0}  # 2 twice is once; 1 is itself
+def _counted_from_refs(db: sqlite3.Connection) -> dict[int, int]:
+    """Each article's inbound count worked out from the references kept, by its names: the
+    distinct other articles referring to one of them (none: left out)."""
+    by_key: dict[str, set[int]] = {}
+    for key, source in db.execute("SELECT key, src FROM refs"):
+        by_key.setdefault(key, set()).add(source)
+    counts = {}
+    for doc, path, title in db.execute("SELECT id, path, title FROM docs"):
+        names = references.names(path, title)
+        sources = set().union(*(by_key.get(name, set()) for name in names)) - {doc}
+        if sources:
+            counts[doc] = len(sources)
+    return counts
+
+
+@pytest.mark.parametrize("bulk", [False, True], ids=["article by article", "all at once"])
+def test_the_index_keeps_each_inbound_count_in_step(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch, bulk: bool
+) -> None:
+    """The counts the index keeps equal those the references give after every kind of change:
+    an article that comes, one whose references change, one retitled, one gone, one renamed;
+    counted for the articles a change can move, or (a bulk sync) for all."""
+    if bulk:
+        monkeypatch.setattr(index, "OPTIMIZE_AFTER", 1)
+    raw = demo / ".wiki" / "raw" / "docs"
+    steps: list[Callable[[], object]] = [
+        lambda: write(raw / "alpha.md", "# Alpha\n\nThe first.\n"),
+        lambda: write(raw / "beta.md", "# Beta\n\nSee `alpha` and [[Alpha]].\n"),
+        lambda: write(raw / "notes.md", "# Notes\n\nRead [beta](beta.md), then `alpha`.\n"),
+        lambda: write(raw / "notes.md", "# Notes\n\nRead [beta](beta.md) only.\n"),
+        lambda: write(raw / "alpha.md", "# Gamma\n\nThe first, renamed.\n"),
+        lambda: write(raw / "more.md", "# More\n\n`gamma` and `beta`, and `beta` again.\n"),
+        lambda: (raw / "beta.md").unlink(),
+        lambda: (raw / "notes.md").rename(raw / "notes-2.md"),
+    ]
+    seen = []
+    for step in steps:
+        step()
+        assert invoke("query", "-w", str(demo), "first").exit_code == 0
+        with closing(sqlite3.connect(search.index_path(find_workspace(demo, demo)))) as db:
+            kept = dict(db.execute("SELECT id, inbound FROM prior"))
+            assert kept == _counted_from_refs(db)
+            seen.append(
+                {path: kept.get(doc, 0) for doc, path in db.execute("SELECT id, path FROM docs")}
+            )
+    assert seen[2]["docs/alpha.md"] == 2 and seen[3]["docs/alpha.md"] == 1  # beta, then notes
+    assert seen[5]["docs/beta.md"] == 2 and "docs/beta.md" not in seen[6]
+    assert seen[6]["docs/alpha.md"] == 1  # by its new title, from more.md
+
+
+def test_the_boost_grows_slowly_with_the_count() -> None:
     assert references.boost(0) == 1.0 < references.boost(1) < references.boost(10) < 1.5
 
 

@@ -20,7 +20,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, TypeVar
 
-from skillwiki import fsio, headcache, parallel, statcache
+from skillwiki import fsio, headcache, parallel, references, statcache
 from skillwiki.documents import body_of, decode, split
 from skillwiki.errors import InputError, SkillwikiError
 from skillwiki.memory.kinds import Status
@@ -30,7 +30,7 @@ from skillwiki.snapshot import Since, Snapshot
 from skillwiki.statcache import Stat
 from skillwiki.workspace import Workspace
 
-SCHEMA = "13"
+SCHEMA = "14"
 OPTIMIZE_AFTER = 1000
 BUSY_SECONDS = 30
 
@@ -145,12 +145,14 @@ def _sync_db(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot) -> bool:
         jobs = [(ws.wiki / rel, rel, wiki.entry_of(rel), told.get(rel)) for rel in changed]
         documents = list(zip(changed, parallel.imap(_document, jobs), strict=True))
         packer = _Packer(db, [doc.values for _, doc in documents if doc is not None])
+        named: set[str] = set()  # the names of articles gone or come, and what they refer to
         for rel in gone:
-            _delete(db, rel, packer)
+            named.update(_delete(db, rel, packer))
         for rel, doc in documents:
-            _delete(db, rel, packer)
+            named.update(_delete(db, rel, packer))
             if doc is not None:
-                _insert(db, rel, wanted[rel], doc, packer)
+                named.update(_insert(db, rel, wanted[rel], doc, packer))
+        _count_inbound(db, named, everything=len(changed) + len(gone) >= OPTIMIZE_AFTER)
         if vectors is not None:
             _embed_missing(db, ws, wiki, {rel: doc.text for rel, doc in documents if doc})
         elif documents:
@@ -335,6 +337,8 @@ _SCHEMA_SQL = (
     "DROP TABLE IF EXISTS meta",
     "DROP TABLE IF EXISTS refs",
     "DROP TABLE IF EXISTS vecs",
+    "DROP TABLE IF EXISTS names",
+    "DROP TABLE IF EXISTS prior",
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     # `packed` keeps what was indexed, compressed: a contentless FTS5 table (no second copy of
     # the text) can only delete a row when given the exact values it indexed.
@@ -347,6 +351,13 @@ _SCHEMA_SQL = (
     "CREATE TABLE refs(key TEXT NOT NULL, src INTEGER NOT NULL, PRIMARY KEY (key, src))"
     " WITHOUT ROWID",
     "CREATE INDEX refs_of ON refs(src)",  # an article's rows, dropped when it changes
+    # The names each article is referred to by (references.names), and how many other
+    # articles refer to it by one of them: its centrality prior, counted at each sync for
+    # the articles whose count it may change (none: no row).
+    "CREATE TABLE names(key TEXT NOT NULL, doc INTEGER NOT NULL, PRIMARY KEY (key, doc))"
+    " WITHOUT ROWID",
+    "CREATE INDEX names_of ON names(doc)",
+    "CREATE TABLE prior(id INTEGER PRIMARY KEY, inbound INTEGER NOT NULL)",
     # Each article's semantic vector (semantic.py), when the extra is installed.
     "CREATE TABLE vecs(id INTEGER PRIMARY KEY, vec BLOB NOT NULL)",
     "CREATE VIRTUAL TABLE fts USING fts5(title, tags, headings, summary, body, content='',"
@@ -507,20 +518,28 @@ class _Packer:
         return values
 
 
-def _delete(db: sqlite3.Connection, rel: str, packer: _Packer) -> None:
+def _delete(db: sqlite3.Connection, rel: str, packer: _Packer) -> list[str]:
+    """Take an article out of the index; return its names and the keys it referred to."""
     row = db.execute("SELECT id, packed FROM docs WHERE path = ?", (rel,)).fetchone()
-    if row is not None:
-        rowid, packed = row
-        db.execute(
-            f"INSERT INTO fts(fts, rowid, {_FTS_COLUMNS}) VALUES ('delete', ?, ?, ?, ?, ?, ?)",
-            (rowid, *packer.unpack(packed)),
-        )
-        db.execute("DELETE FROM docs WHERE id = ?", (rowid,))
-        db.execute("DELETE FROM refs WHERE src = ?", (rowid,))
-        db.execute("DELETE FROM vecs WHERE id = ?", (rowid,))
+    if row is None:
+        return []
+    rowid, packed = row
+    db.execute(
+        f"INSERT INTO fts(fts, rowid, {_FTS_COLUMNS}) VALUES ('delete', ?, ?, ?, ?, ?, ?)",
+        (rowid, *packer.unpack(packed)),
+    )
+    keys = [key for (key,) in db.execute("SELECT key FROM refs WHERE src = ?", (rowid,))]
+    keys += [key for (key,) in db.execute("SELECT key FROM names WHERE doc = ?", (rowid,))]
+    for table, column in (("docs", "id"), ("refs", "src"), ("vecs", "id"), ("names", "doc")):
+        db.execute(f"DELETE FROM {table} WHERE {column} = ?", (rowid,))
+    db.execute("DELETE FROM prior WHERE id = ?", (rowid,))
+    return keys
 
 
-def _insert(db: sqlite3.Connection, rel: str, stamp: str, doc: _Document, packer: _Packer) -> None:
+def _insert(
+    db: sqlite3.Connection, rel: str, stamp: str, doc: _Document, packer: _Packer
+) -> tuple[str, ...]:
+    """Put an article in the index; return its names and the keys it refers to."""
     cursor = db.execute(
         "INSERT INTO docs(path, stamp, title, type, status, tags, packed)"
         " VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -533,6 +552,36 @@ def _insert(db: sqlite3.Connection, rel: str, stamp: str, doc: _Document, packer
     db.executemany(
         "INSERT INTO refs(key, src) VALUES (?, ?)", [(key, cursor.lastrowid) for key in doc.refs]
     )
+    names = references.names(rel, doc.title)
+    db.executemany(
+        "INSERT INTO names(key, doc) VALUES (?, ?)", [(key, cursor.lastrowid) for key in names]
+    )
+    return (*names, *doc.refs)
+
+
+# An article's inbound count: the distinct other articles referring to one of its names.
+_COUNT_INBOUND = (
+    "INSERT INTO prior(id, inbound) SELECT names.doc, count(DISTINCT refs.src) FROM names"
+    " JOIN refs ON refs.key = names.key AND refs.src != names.doc {where} GROUP BY names.doc"
+)
+
+
+def _count_inbound(db: sqlite3.Connection, named: Collection[str], *, everything: bool) -> None:
+    """Count again the inbound references of every article one of these keys names (each
+    a name of an article gone or come, or a key one referred to: only their counts can have
+    changed), or with `everything`, of every article."""
+    if everything:
+        db.execute("DELETE FROM prior")
+        db.execute(_COUNT_INBOUND.format(where=""))
+        return
+    docs: set[int] = set()
+    for marks, chunk in in_chunks(sorted(named)):
+        docs.update(
+            row[0] for row in db.execute(f"SELECT doc FROM names WHERE key IN ({marks})", chunk)
+        )
+    for marks, ids in in_chunks(sorted(docs)):
+        db.execute(f"DELETE FROM prior WHERE id IN ({marks})", ids)
+        db.execute(_COUNT_INBOUND.format(where=f"WHERE names.doc IN ({marks})"), ids)
 
 
 def _document(job: tuple[Path, str, str | None, headcache.Known | None]) -> _Document | None:

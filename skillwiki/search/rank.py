@@ -580,13 +580,12 @@ def _contenders(rows: list[Any], close: dict[int, Close], limit: int) -> list[An
 
 
 def _inbound(db: sqlite3.Connection, rows: list[Any]) -> dict[int, int]:
-    """How many other articles refer to each of these (references.py)."""
-    wanted = {row[0]: references.names(row[1], row[2]) for row in rows}
-    keys = sorted({name for names in wanted.values() for name in names})
-    pairs: list[tuple[str, int]] = []
-    for marks, chunk in index.in_chunks(keys):
-        pairs += db.execute(f"SELECT key, src FROM refs WHERE key IN ({marks})", chunk).fetchall()
-    return references.inbound(pairs, wanted)
+    """How many other articles refer to each of these (references.py), as the index counted
+    it when it took them in (none: no row)."""
+    counts: dict[int, int] = {}
+    for marks, chunk in index.in_chunks([row[0] for row in rows]):
+        counts.update(db.execute(f"SELECT id, inbound FROM prior WHERE id IN ({marks})", chunk))
+    return counts
 
 
 def _coverage(db: sqlite3.Connection, terms: Sequence[str], ids: list[int]) -> dict[int, int]:
