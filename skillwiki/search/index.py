@@ -518,6 +518,16 @@ class _Packer:
         return values
 
 
+# The tables that hold rows of an article, and the column of its id in each.
+_ROWS_OF_AN_ARTICLE = (
+    ("docs", "id"),
+    ("refs", "src"),
+    ("names", "doc"),
+    ("prior", "id"),
+    ("vecs", "id"),
+)
+
+
 def _delete(db: sqlite3.Connection, rel: str, packer: _Packer) -> list[str]:
     """Take an article out of the index; return its names and the keys it referred to."""
     row = db.execute("SELECT id, packed FROM docs WHERE path = ?", (rel,)).fetchone()
@@ -530,9 +540,8 @@ def _delete(db: sqlite3.Connection, rel: str, packer: _Packer) -> list[str]:
     )
     keys = [key for (key,) in db.execute("SELECT key FROM refs WHERE src = ?", (rowid,))]
     keys += [key for (key,) in db.execute("SELECT key FROM names WHERE doc = ?", (rowid,))]
-    for table, column in (("docs", "id"), ("refs", "src"), ("vecs", "id"), ("names", "doc")):
+    for table, column in _ROWS_OF_AN_ARTICLE:
         db.execute(f"DELETE FROM {table} WHERE {column} = ?", (rowid,))
-    db.execute("DELETE FROM prior WHERE id = ?", (rowid,))
     return keys
 
 
