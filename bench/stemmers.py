@@ -29,6 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 from skillwiki.search.index import TOKENIZER  # noqa: E402
+from skillwiki.search.rank import _stems  # noqa: E402  (the index's own stems of a word)
 
 CORPORA = ("tldr/en", "docs/fastapi", "docs/rust-book", "docs/hugo-docs")
 # Words as FTS5's unicode61 cuts them: runs of letters and digits.
@@ -53,25 +54,14 @@ def median_ms(work: Callable[[], object], runs: int) -> float:
 
 
 def fts_insert(pages: list[str], tokenizer: str) -> Callable[[], object]:
-    def work() -> object:
+    def work() -> None:
         db = sqlite3.connect(":memory:")
         db.execute(f"CREATE VIRTUAL TABLE t USING fts5(body, content='', tokenize='{tokenizer}')")
         db.executemany("INSERT INTO t(body) VALUES (?)", ((page,) for page in pages))
         db.commit()
-        return db.close()
+        db.close()
 
     return work
-
-
-def porter_stems(words: list[str]) -> dict[str, str]:
-    """Each word's stem as the index makes it (FTS5's porter, run on each word alone)."""
-    db = sqlite3.connect(":memory:")
-    db.execute(f"CREATE VIRTUAL TABLE t USING fts5(w, tokenize='{TOKENIZER}')")
-    db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
-    db.executemany("INSERT INTO t(rowid, w) VALUES (?, ?)", enumerate(words, start=1))
-    stems = {words[doc - 1]: term for term, doc in db.execute("SELECT term, doc FROM v")}
-    db.close()
-    return stems
 
 
 def classes(stems: dict[str, str]) -> dict[str, frozenset[str]]:
@@ -124,7 +114,7 @@ def main() -> None:
 
     vocabulary = sorted(set(tokens))
     english = [word for word in vocabulary if word.isascii() and word.isalpha()]
-    by_porter = porter_stems(english)
+    by_porter = {word: _stems(word)[0] for word in english}
     by_snowball = dict(zip(english, fast.stemWords(english), strict=True))
     ours, theirs = classes(by_porter), classes(by_snowball)
     same = sum(1 for word in english if ours[word] == theirs[word])
