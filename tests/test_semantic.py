@@ -75,6 +75,42 @@ def test_vectors_equal_wordllamas_own(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not ours[texts.index("")].any()
 
 
+def test_a_stored_vector_comes_back_within_half_a_step() -> None:
+    """`pack` keeps each dimension to within half a step (its largest magnitude / 127) in
+    PACKED bytes, a text without tokens stays all zeros, and a cosine read from the stored
+    vectors is within 0.005 of the exact one, on real Markdown and queries."""
+    texts = _texts()
+    exact = semantic.embed(texts)
+    packed = [semantic.pack(row) for row in exact]
+    assert {len(vec) for vec in packed} == {semantic.PACKED}
+    stored = semantic.matrix(packed)
+    assert stored.shape == exact.shape and stored.dtype == np.float32
+    step = np.abs(exact).max(axis=1) / 127
+    assert (np.abs(stored - exact) <= step[:, None] / 2 * 1.0001 + 1e-9).all()
+    assert not stored[texts.index("")].any()
+    queries = exact[:: max(1, len(texts) // 50)]
+    assert np.abs(stored @ queries.T - exact @ queries.T).max() < 0.005
+    assert semantic.matrix([]).shape == (0, semantic.DIMENSIONS)
+
+
+def test_vectors_of_another_model_are_made_again(ws: Path, invoke: Invoke) -> None:
+    """An index whose vectors are of another model, or stored another way (half precision,
+    as before), has them all made again by the next query: none is read as this one's."""
+    _workspace(ws, invoke, PAGES)
+    text = "keep a process running after logging out"
+    expected = _query(invoke, ws, text)
+    path = index_path(find_workspace(ws))
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT id FROM vecs").fetchall()
+        db.execute("UPDATE meta SET value = 'wordllama l2_supercat 256' WHERE key = 'vectors'")
+        db.executemany("UPDATE vecs SET vec = ? WHERE id = ?", [(bytes(512), i) for (i,) in rows])
+    assert _query(invoke, ws, text) == expected
+    with sqlite3.connect(path) as db:
+        lengths = {length for (length,) in db.execute("SELECT length(vec) FROM vecs")}
+        (model,) = db.execute("SELECT value FROM meta WHERE key = 'vectors'").fetchone()
+    assert lengths == {semantic.PACKED} and model == semantic.MODEL
+
+
 def _pieces() -> semantic._Pieces:
     package = semantic._package_dir()
     assert package is not None

@@ -342,7 +342,7 @@ def _vectors_since(db: sqlite3.Connection, last: _Vectors) -> tuple[list[int], A
         now = np.concatenate([np.delete(before, gone), np.asarray(came, dtype=np.int64)])
     else:
         # With every article's vector of this model (_source), the articles' ids are the
-        # vectors': read from the index of paths (not the rows of 512 bytes), as one text
+        # vectors': read from the index of paths (not the rows of 260 bytes), as one text
         # that NumPy splits (a Python object a row would cost most of the time).
         (listed,) = db.execute("SELECT group_concat(id) FROM docs").fetchone()
         now = np.sort(np.fromstring(listed or "", dtype=np.int64, sep=","))
