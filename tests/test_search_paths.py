@@ -210,39 +210,44 @@ def _hits_with_fastapi(demo: Path, invoke: Invoke) -> Iterator[Callable[[], Hits
 
 @pytest.mark.corpus
 @pytest.mark.paths
-def test_inbound_counts_looked_up_for_contenders_only_change_nothing(
-    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Only candidates holding as many of the query's words together as the best `limit` have
-    their referring pages counted; counting them for all 200 gives the same hits."""
-    with _hits_with_fastapi(demo, invoke) as hits:
-        some = hits()
-        monkeypatch.setattr(rank, "_contenders", lambda rows, close, limit: rows)
-        every = hits()
-        assert some == every
-        assert sum(bool(found) for found in every) >= 60
-
-
-@pytest.mark.corpus
-@pytest.mark.paths
 def test_reading_only_the_candidates_that_may_rank_changes_nothing(
     demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The best `limit` hits are the same when every candidate's article is read for how many
-    of the query's words it holds together (rank._closeness), and so are their signals."""
+    of the query's words it holds together (rank._closeness), and so are their signals; and
+    skipping the pages that could not outscore the `limit`-th best even holding all their
+    words together reads well under the pages that holding fewer words alone would leave."""
     closeness = rank._closeness
+    reads = [0]
+    head = rank._article_head
+
+    def counted(path: str) -> Any:
+        reads[0] += 1
+        return head(path)
+
+    monkeypatch.setattr(rank, "_article_head", counted)
 
     def read_all(*args: Any) -> dict[int, rank.Close]:
-        ws, rows, held, roots, _, bodies = args
-        return closeness(ws, rows, held, roots, len(rows) + 1, bodies)
+        ws, rows, held, roots, _, bodies, parts = args
+        return closeness(ws, rows, held, roots, len(rows) + 1, bodies, parts)
+
+    def by_words_alone(*args: Any) -> dict[int, rank.Close]:
+        ws, rows, held, roots, limit, bodies, parts = args
+        return closeness(ws, rows, held, roots, limit, bodies, dict.fromkeys(parts, 0.0))
 
     with _hits_with_fastapi(demo, invoke) as hits:
         some = hits()
+        read_some = reads[0]
+        monkeypatch.setattr(rank, "_closeness", by_words_alone)
+        reads[0] = 0
+        assert hits() == some
+        read_by_words = reads[0]
         monkeypatch.setattr(rank, "_closeness", read_all)
         every = hits()
         assert some == every
         assert all(signals and signals.near for found in some for _, signals in found)
         assert sum(len(found) > 1 for found in every) >= 60
+        assert read_some * 2 < read_by_words
 
 
 @pytest.mark.skipif(not CORPORA.is_dir(), reason="the corpora are not beside the checkout")

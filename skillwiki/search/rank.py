@@ -174,21 +174,23 @@ def search(
         rows = _best_matches(db, match, filters, wanted)
         ids = [row[0] for row in rows]
         held = _coverage(db, terms, ids) if len(terms) > 1 else {}
-        close = _closeness(ws, rows, held, roots, limit, bodies)
+        inbound = _inbound(db, ids)
+        close = _closeness(ws, rows, held, roots, limit, bodies, _parts(rows, inbound))
         # Semantic search only reorders and widens what the text found: never a hit for a
         # query whose words are in no article.
         similar = _nearest(db, text, filters, wanted) if rows and semantic.available() else []
-        return rows, close, _inbound(db, _contenders(rows, close, limit)), similar
+        return rows, close, inbound, similar
 
     rows, close, inbound, nearest = index.read(ws, db, run)
     ranked = []
+    parts = _parts(rows, inbound)
     for rowid, rel, title, kind_, bm25 in rows:
         referring = inbound.get(rowid, 0)
         boost = references.boost(referring)
         held, together = close[rowid]
         signals = Signals(held, round(bm25, 4), referring, round(boost, 4), near=together)
         count = held if together is None else together  # not looked at: ranks below the best
-        ranked.append((count + _squash(bm25 * boost), rel, title, kind_, signals, rowid))
+        ranked.append((count + parts[rowid], rel, title, kind_, signals, rowid))
     ranked.sort(key=lambda row: (-row[0], row[1]))
     if nearest:
         ranked = _fuse(ranked, nearest, limit)
@@ -479,6 +481,12 @@ def _docs(db: sqlite3.Connection, best: list[Any]) -> list[Any] | None:
     return [(*row[:4], score[row[0]], row[4]) for row in found]
 
 
+def _parts(rows: list[Any], inbound: Mapping[int, int]) -> dict[int, float]:
+    """Per (id, path, title, type, bm25) match, the part of its score below its count of
+    words: its BM25 times its boost for the articles referring to it, squashed."""
+    return {row[0]: _squash(row[4] * references.boost(inbound.get(row[0], 0))) for row in rows}
+
+
 def _squash(bm25: float) -> float:
     """BM25 into [0, 1): the part of a score below the count of words matched."""
     positive = max(bm25, 0.0)
@@ -497,15 +505,19 @@ def _closeness(
     roots: Sequence[str],
     limit: int,
     bodies: dict[str, bytes],
+    part: Mapping[int, float],
 ) -> dict[int, Close]:
     """How many of the query's words each candidate holds close together (near.py), looked up
     in its article for those that may end among the best `limit`; `held` tells which of the
-    words each holds (bit i: roots[i], the root of the query's i-th word), and the articles
-    read whole are left in `bodies`.
+    words each holds (bit i: roots[i], the root of the query's i-th word), `part` the part
+    of each one's score below its count of words (its BM25 times its boost, squashed), and the
+    articles read whole are left in `bodies`.
 
     A page holds no more words together than it holds as the index found them, so the pages
     are read in the order of those, and reading stops at the first that holds fewer than the
-    `limit`-th best count found: it, and all after it, rank below those. A page counts at
+    `limit`-th best found: it, and all after it, rank below those. One that could not score
+    above the `limit`-th best even holding all its words together is skipped (most pages read
+    before were such: as many words as that one, and less BM25 × boost). A page counts at
     least one word (the index found it by one, perhaps in its tags). With one word, nothing
     need be read.
     """
@@ -515,11 +527,13 @@ def _closeness(
         return {rowid: (count, count) for rowid, count in counts.items()}
     wiki = str(ws.wiki)
     close: dict[int, Close] = {rowid: (count, None) for rowid, count in counts.items()}
-    best: list[int] = []  # the `limit` best counts so far, a heap
+    best: list[float] = []  # the `limit` best scores so far (as search makes them), a heap
     for row in sorted(rows, key=lambda row: (-counts[row[0]], -row[4], row[1])):
         rowid, rel = row[0], row[1]
-        if len(best) >= limit and counts[rowid] < best[0]:
-            break
+        if len(best) >= limit and counts[rowid] + part[rowid] < best[0]:
+            if counts[rowid] + 1 <= best[0]:  # nor can any after it, holding no more words
+                break
+            continue
         data, whole = _article_head(f"{wiki}/{rel}")
         if whole and data is not None:
             bodies[rel] = data
@@ -529,10 +543,11 @@ def _closeness(
             own = list(dict.fromkeys(root for bit, root in enumerate(roots) if mask >> bit & 1))
             together = max(1, min(together, near.held_near(body_of(data), own)))
         close[rowid] = (counts[rowid], together)
+        score = together + part[rowid]
         if len(best) < limit:
-            heapq.heappush(best, together)
-        elif together > best[0]:
-            heapq.heapreplace(best, together)
+            heapq.heappush(best, score)
+        elif score > best[0]:
+            heapq.heapreplace(best, score)
     return close
 
 
@@ -567,23 +582,11 @@ def _article_body(path: str | Path) -> str | None:
         return None
 
 
-def _contenders(rows: list[Any], close: dict[int, Close], limit: int) -> list[Any]:
-    """The candidates that may end among the best `limit`: those holding as many of the
-    query's words together as any of the best `limit` does. One holding fewer ranks below all
-    of those whatever its BM25, so its inbound count need not be looked up; nor that of one
-    not looked at (_closeness)."""
-    counts = {rowid: together for rowid, (_, together) in close.items() if together is not None}
-    if len(counts) <= limit:
-        return [row for row in rows if row[0] in counts]
-    least = sorted(counts.values(), reverse=True)[limit - 1]
-    return [row for row in rows if counts.get(row[0], 0) >= least]
-
-
-def _inbound(db: sqlite3.Connection, rows: list[Any]) -> dict[int, int]:
+def _inbound(db: sqlite3.Connection, ids: list[int]) -> dict[int, int]:
     """How many other articles refer to each of these (references.py), as the index counted
     it when it took them in (none: no row)."""
     counts: dict[int, int] = {}
-    for marks, chunk in index.in_chunks([row[0] for row in rows]):
+    for marks, chunk in index.in_chunks(ids):
         counts.update(db.execute(f"SELECT id, inbound FROM prior WHERE id IN ({marks})", chunk))
     return counts
 
