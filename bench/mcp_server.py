@@ -11,13 +11,16 @@ else the first found) another last line before a call (the file is put back as i
 end: runs do not make it grow), and "the call after" is the next call, with nothing changed.
 "After a pause" waits --pause milliseconds between the change and the call, as an agent's turn
 does (for longer): the server follows the wiki, and has looked by then.
-The server and the CLI run in the workspace, so that PYTHONPATH picks the code measured. Run
-by hand: CI does not run it.
+"Over the bare pipe" asks the same calls of another server as JSON-RPC lines, without the SDK
+client, whose own work on each answer is part of the first figures. The server and the CLI
+run in the workspace, so that PYTHONPATH picks the code measured. Run by hand: CI does not
+run it.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
@@ -75,6 +78,8 @@ async def measure(ws: Path, runs: int, words: list[str], change: Path | None, pa
         print(f"query after 1 raw change and a pause of {pause * 1000:.0f} ms: {ms(paused)}")
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"peak RSS of the server: {peak:.0f} MiB")
+    piped = over_the_pipe(params, runs, words)
+    print(f"query, no change, over the bare pipe: {ms(piped)} (median of {len(piped)})")
     cli = []
     for _ in range(5):
         at = time.monotonic()
@@ -86,6 +91,51 @@ async def measure(ws: Path, runs: int, words: list[str], change: Path | None, pa
         )
         cli.append(time.monotonic() - at)
     print(f"CLI query, whole process: {ms(cli)} (median of 5)")
+
+
+def over_the_pipe(params: StdioServerParameters, runs: int, words: list[str]) -> list[float]:
+    """The same calls, no change, to a server of its own, as JSON-RPC lines written to its
+    stdin and read from its stdout: what the server and the pipe take, without the SDK
+    client's own work on each answer (it parses the result into its types and checks the
+    structured content against the tool's output schema)."""
+    server = subprocess.Popen(
+        [params.command, *params.args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=params.env,
+        cwd=params.cwd,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    sent = 0
+
+    def ask(method: str, arguments: dict[str, object]) -> dict[str, object]:
+        nonlocal sent
+        sent += 1
+        line = {"jsonrpc": "2.0", "id": sent, "method": method, "params": arguments}
+        server.stdin.write(json.dumps(line).encode() + b"\n")
+        server.stdin.flush()
+        while True:  # notifications (a log line) come before the answer
+            answer: dict[str, object] = json.loads(server.stdout.readline())
+            if answer.get("id") == sent:
+                return answer
+
+    def timed(word: str) -> float:
+        at = time.monotonic()
+        answer = ask("tools/call", {"name": "query", "arguments": {"text": word}})
+        result = answer.get("result")
+        assert isinstance(result, dict) and not result.get("isError"), answer
+        return time.monotonic() - at
+
+    try:
+        hello = {"name": "bench", "version": "0"}
+        version = "2025-06-18"  # one every 2.x server speaks
+        ask("initialize", {"protocolVersion": version, "capabilities": {}, "clientInfo": hello})
+        server.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        timed(words[0])
+        return [timed(word) for _ in range(runs) for word in words]
+    finally:
+        server.stdin.close()
+        server.wait(30)
 
 
 def ms(times: list[float]) -> str:
