@@ -183,7 +183,7 @@ def search(
 
     rows, close, inbound, nearest = index.read(ws, db, run)
     ranked = []
-    parts = _parts(rows, inbound)
+    parts = _parts(rows, inbound)  # the very parts _closeness ranked by
     for rowid, rel, title, kind_, bm25 in rows:
         referring = inbound.get(rowid, 0)
         boost = references.boost(referring)

@@ -270,11 +270,10 @@ def pack(vector: NDArray[np.float32]) -> bytes:
     index's size)."""
     import numpy as np
 
-    largest = float(np.max(np.abs(vector))) if vector.size else 0.0
-    scale = np.float32(largest / 127) if largest else np.float32(0)
+    scale = np.float32(float(np.max(np.abs(vector))) / 127)
     record = np.zeros(1, dtype=_stored())
     record["scale"] = scale
-    if scale:
+    if scale:  # else a vector of zeros (a text without tokens): all steps 0
         record["steps"] = np.clip(np.rint(vector / scale), -127, 127).astype(np.int8)
     return record.tobytes()
 
