@@ -10,7 +10,9 @@ all those calls; else a round asks --word. "After a change" gives one raw file (
 else the first found) another last line before a call (the file is put back as it was at the
 end: runs do not make it grow), and "the call after" is the next call, with nothing changed.
 "After a pause" waits --pause milliseconds between the change and the call, as an agent's turn
-does (for longer): the server follows the wiki, and has looked by then.
+does (for longer): the server follows the wiki, and has looked by then. The same pause with
+nothing changed is measured too: on a quiet machine a call after an idle moment is slower than
+one straight after another, change or not, so that is the figure to compare it with.
 "Over the bare pipe" asks the same calls of another server as JSON-RPC lines, without the SDK
 client, whose own work on each answer is part of the first figures. The server and the CLI
 run in the workspace, so that PYTHONPATH picks the code measured. Run by hand: CI does not
@@ -59,6 +61,11 @@ async def measure(ws: Path, runs: int, words: list[str], change: Path | None, pa
         await timed(words[0])
         plain = [await timed(word) for _ in range(runs) for word in words]
         print(f"query, no change: {ms(plain)} (median of {len(plain)})")
+        idle = []
+        for number in range(runs):
+            await anyio.sleep(pause)
+            idle.append(await timed(words[number % len(words)]))
+        print(f"query, no change, after a pause of {pause * 1000:.0f} ms: {ms(idle)}")
         changed, paused, after = [], [], []
         raw = (
             ws / ".wiki" / "raw" / change if change else next((ws / ".wiki" / "raw").rglob("*.md"))
