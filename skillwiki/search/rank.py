@@ -170,20 +170,22 @@ def search(
     roots = [_root(word).lower() for word in kept]  # one per term, in order
     bodies: dict[str, bytes] = {}  # the articles read whole, for their snippets
 
-    def run(db: sqlite3.Connection) -> tuple[list[Any], dict[int, Close], dict[int, int], Any]:
+    def run(
+        db: sqlite3.Connection,
+    ) -> tuple[list[Any], dict[int, Close], dict[int, int], dict[int, float], Any]:
         rows = _best_matches(db, match, filters, wanted)
         ids = [row[0] for row in rows]
         held = _coverage(db, terms, ids) if len(terms) > 1 else {}
         inbound = _inbound(db, ids)
-        close = _closeness(ws, rows, held, roots, limit, bodies, _parts(rows, inbound))
+        parts = _parts(rows, inbound)
+        close = _closeness(ws, rows, held, roots, limit, bodies, parts)
         # Semantic search only reorders and widens what the text found: never a hit for a
         # query whose words are in no article.
         similar = _nearest(db, text, filters, wanted) if rows and semantic.available() else []
-        return rows, close, inbound, similar
+        return rows, close, inbound, parts, similar
 
-    rows, close, inbound, nearest = index.read(ws, db, run)
+    rows, close, inbound, parts, nearest = index.read(ws, db, run)
     ranked = []
-    parts = _parts(rows, inbound)  # the very parts _closeness ranked by
     for rowid, rel, title, kind_, bm25 in rows:
         referring = inbound.get(rowid, 0)
         boost = references.boost(referring)

@@ -254,6 +254,7 @@ def article_text(title: str, summary: str, body: str) -> str:
     return f"{title}\n{summary}\n{body if cut < 0 else body[:cut]}"
 
 
+@functools.cache
 def _stored() -> np.dtype[Any]:
     """How `pack` lays a vector out: a little-endian float32 scale, then one signed byte a
     dimension."""
