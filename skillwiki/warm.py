@@ -195,9 +195,11 @@ class Warm:
 
         ws, config = self.place.open()
         self._follow(ws)
-        earlier = None
-        if self._listing is not None and self._since is not None:
-            earlier = Earlier(self._listing, frozenset(self._since))
+        # The look takes the last one's listing over (relist_folders): one that fails leaves
+        # the next to list everything.
+        earlier, listing, self._listing = None, self._listing, None
+        if listing is not None and self._since is not None:
+            earlier = Earlier(listing, frozenset(self._since))
         later = self.follow and self._watcher is not None  # a follower writes the stat cache
         done = refresh(
             ws, config, shared=True, earlier=earlier, write_cache=not later, kept=self._kept(ws)

@@ -419,7 +419,46 @@ def test_a_relisting_equals_a_whole_listing(tmp_path: Path) -> None:
             f: list(names) for f, names in whole.items()
         }
         assert folder_stats == whole_stats
+        assert relisted[""] is before[stats][""]  # nothing changed in it: taken over as it is
     assert before[True]["a/"].keys() == {"one.md", "two.md"}  # the earlier one is left as it was
+
+
+@needs_inotify
+def test_a_look_that_fails_leaves_the_next_to_list_everything(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A look takes the last look's folders over and may change them (relist_folders): when
+    it fails part way, the next look lists every file rather than start from them, and
+    answers as a look at every file would."""
+    from skillwiki import statcache
+    from skillwiki.compiler import apply
+
+    warm = Warm(Place(demo))
+    _hits(warm, "retry")
+    relisted: list[str] = []
+    relist, apply_plan = statcache.relist_folders, apply._apply
+
+    def counted(root: Path, *rest: Any, **options: Any) -> Any:
+        relisted.append(root.name)
+        return relist(root, *rest, **options)
+
+    def failing(*args: Any) -> Any:
+        raise OSError("the disk went away")
+
+    monkeypatch.setattr(statcache, "relist_folders", counted)
+    monkeypatch.setattr(apply, "_apply", failing)
+    write(demo / ".wiki" / "raw" / "numbat.md", "# Numbat\n\nThe numbat eats termites.\n")
+    with pytest.raises(OSError):
+        _hits(warm, "termites")
+    assert relisted == ["raw", "wiki"] and warm._listing is None
+    monkeypatch.setattr(apply, "_apply", apply_plan)
+    relisted.clear()
+    assert _hits(warm, "termites") == (False, [".wiki/wiki/numbat.md"])
+    assert relisted == []  # listed whole
+    write(demo / ".wiki" / "raw" / "numbat.md", "# Numbat\n\nThe numbat eats ants.\n")
+    assert _hits(warm, "ants")[1][0] == ".wiki/wiki/numbat.md"
+    assert relisted == ["raw", "wiki"]  # and the look after starts from it again
+    warm.close()
 
 
 @needs_inotify

@@ -96,9 +96,13 @@ class Listing:
         name = rel[len(folder) :]
         self.written.add(folder)
         places = [self.wiki_folders.setdefault(folder, {})]
-        spread = self.splits.get((folder, self.cache.buckets.get(folder, 1)))
+        count = self.cache.buckets.get(folder, 1)
+        spread = self.splits.get((folder, count))
         if spread is not None:  # keep the spread in step too
-            places.append(spread[1].setdefault(self.cache.key_of(rel), {}))
+            key = self.cache.key_of(rel)
+            places.append(spread[1].setdefault(key, {}))
+            if count > 1:  # on a copy of the key's dict, which an earlier listing may hold
+                places[-1] = spread[1][key] = dict(places[-1])
         for files in places:
             if stat is None:
                 files.pop(name, None)
@@ -127,8 +131,11 @@ class Listing:
         """The earlier listing's spread of a folder, with this listing's stats (`raw`, `wiki`),
         when the folder holds the same names in the same order (then `split` would spread
         them the same way): a change to a file of a big folder need not hash every name
-        again. The raw files of a key that holds no name changed since are those it held
-        (stats included): the earlier dict is taken as it is (no one changes it)."""
+        again. The files of a key that holds no name changed since are those it held (stats
+        included, for the folder's listing was copied from the earlier one): the earlier
+        dicts are taken as they are, for no one changes a spread's dict (set_article puts a
+        copy in its place). Rebuilding them cost 1 ms of a look after one change at 4.6k
+        articles in the folder."""
         if self.earlier is None or count == 1:  # one key: the folder itself, nothing to hash
             return None
         before = self.earlier.splits.get((folder, count))
@@ -136,11 +143,13 @@ class Listing:
         if before is None or list(raw) != list(then[0]) or list(wiki) != list(then[1]):
             return None
         changed = self.changed_buckets(folder, count)
-        raws = {
-            key: {name: raw[name] for name in files} if key[2] in changed else files
-            for key, files in before[0].items()
-        }
-        wikis = {key: {name: wiki[name] for name in files} for key, files in before[1].items()}
+        raws, wikis = (
+            {
+                key: {name: now[name] for name in files} if key[2] in changed else files
+                for key, files in spread.items()
+            }
+            for spread, now in zip(before, (raw, wiki), strict=True)
+        )
         return raws, wikis
 
     def changed_buckets(self, folder: str, count: int) -> set[int]:

@@ -73,10 +73,14 @@ def relist_folders(
 ) -> dict[str, Folder]:
     """What scan_folders would list now, given its listing of an earlier moment and the files
     changed since (relative to `root`; no folder came, went or moved meanwhile): each of those
-    is looked at again, the rest copied. A folder that gained a name is listed again whole, so
-    that its names keep the order a whole listing gives them (the stat cache's digests depend
-    on it). Temp files are not looked for."""
-    found = {folder: dict(files) for folder, files in previous.items()}
+    is looked at again, the rest taken over. A folder that gained a name is listed again whole,
+    so that its names keep the order a whole listing gives them (the stat cache's digests
+    depend on it). Temp files are not looked for.
+
+    The folders nothing changed in are `previous`'s own dicts, not copies (copying every one
+    cost 0.8 ms of a look after one change at 11k files): what the new listing learns or
+    writes into them shows in `previous` too, which the caller must not start from again."""
+    found = dict(previous)
     if folder_stats is not None and previous_stats is not None:
         folder_stats.update(previous_stats)
     by_folder: dict[str, list[str]] = {}
@@ -84,7 +88,7 @@ def relist_folders(
         folder = folder_of(path)
         by_folder.setdefault(folder, []).append(path[len(folder) :])
     for folder, names in sorted(by_folder.items()):
-        files = _look_again(root, folder, names, found.pop(folder, {}), stats)
+        files = _look_again(root, folder, names, dict(found.pop(folder, {})), stats)
         if folder_stats is not None:
             folder_stats.pop(folder, None)
         try:
