@@ -11,7 +11,8 @@ after the kernel reports a change, takes the reads' turn and looks, as the next 
 A call made after that finds the work done and is answered warm; one made during it waits
 for it, as it waits for any read before its turn. A follower also writes the stat cache a look
 left in memory once no call and no look came for IDLE: a call does not wait for that write,
-and the next look takes the cache over from memory (statcache.StatCache.take_over).
+and the next look takes the cache over from memory (statcache.StatCache.take_over). Once idle,
+it also makes ready what a compile needs (compiler.warm_up), for the first change to come.
 """
 
 from __future__ import annotations
@@ -150,11 +151,11 @@ class Warm:
     def _follow_changes(self) -> None:
         """The follower: wait for the kernel to report a change, let the burst settle, then
         look as a read would, until `close`."""
+        ready = False  # whether what a compile needs was made ready (compiler.warm_up)
         while not self._closed.is_set():
             if not self._changes_wait(_POLL):
-                if self._unwritten is not None and time.monotonic() - self._used >= IDLE:
-                    with self._lock:
-                        self._write_cache()
+                if time.monotonic() - self._used >= IDLE:
+                    ready = self._idle(ready)
                 continue
             if self._closed.wait(SETTLE):
                 return
@@ -173,6 +174,22 @@ class Warm:
                     if self._watcher is not None:
                         self._note(self._watcher.changes())  # not the same events again
                     self._closed.wait(_POLL)
+
+    def _idle(self, ready: bool) -> bool:
+        """Once no call and no look came for IDLE: write the stat cache a look left, and make
+        ready what a compile needs unless `ready` (that shares no state with the reads, so it
+        runs outside their turn). Return that it is ready."""
+        if self._unwritten is not None:
+            with self._lock:
+                self._write_cache()
+        if not ready:
+            from skillwiki.compiler import warm_up
+
+            try:
+                warm_up()
+            except Exception:  # a compile meets the same error, and reports it
+                _LOG.debug("the compiler's warm-up failed", exc_info=True)
+        return True
 
     def _changes_wait(self, timeout: float) -> bool:
         """Wait up to `timeout` seconds for events on the watcher's queue; False if none came

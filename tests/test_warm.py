@@ -424,6 +424,31 @@ def test_a_relisting_equals_a_whole_listing(tmp_path: Path) -> None:
 
 
 @needs_inotify
+def test_a_follower_makes_the_compiler_ready_once_idle(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once no call came for IDLE, a follower compiles a sample note in memory, once, so that
+    the first change is not the one to import and build the Markdown parser."""
+    from skillwiki import compiler
+    from skillwiki import warm as warm_module
+    from skillwiki.compiler import Problem
+
+    made: list[Any] = []
+    warm_up = compiler.warm_up
+    monkeypatch.setattr(warm_module, "IDLE", 0.05)
+    monkeypatch.setattr(compiler, "warm_up", lambda: made.append(warm_up()))
+    warm = Warm(Place(demo), follow=True)
+    _hits(warm, "retry")
+    _until(lambda: len(made) == 1)
+    time.sleep(3 * warm_module._POLL)
+    assert len(made) == 1
+    assert not isinstance(made[0], Problem)  # the sample compiles: it warms the whole path
+    _, text, row, told = made[0]
+    assert text.startswith(b"---\n") and '"sample"' in row[2] and told[1]  # headings found
+    warm.close()
+
+
+@needs_inotify
 def test_a_look_that_fails_leaves_the_next_to_list_everything(
     demo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -3,7 +3,13 @@ new, stale, orphan, edited) from the stat cache, `apply` acts on it under the wo
 
 from __future__ import annotations
 
-from skillwiki.compiler.apply import CompileResult, Progress, compile_workspace, refusal
+from skillwiki.compiler.apply import (
+    CompileResult,
+    Progress,
+    compile_workspace,
+    refusal,
+    warm_up,
+)
 from skillwiki.compiler.plan import (
     Entry,
     Facts,
@@ -31,5 +37,6 @@ __all__ = [
     "read_facts",
     "read_row",
     "refusal",
+    "warm_up",
     "row_key",
 ]
