@@ -9,6 +9,8 @@ Figures are medians over --runs rounds in one server process, after one warm-up 
 all those calls; else a round asks --word. "After a change" gives one raw file (--change,
 else the first found) another last line before a call (the file is put back as it was at the
 end: runs do not make it grow), and "the call after" is the next call, with nothing changed.
+"The first raw change" is one call, the first to follow a change in that server, made after
+the server was left idle for a moment (as it is between an agent's calls).
 "After a pause" waits --pause milliseconds between the change and the call, as an agent's turn
 does (for longer): the server follows the wiki, and has looked by then. The same pause with
 nothing changed is measured too: on a quiet machine a call after an idle moment is slower than
@@ -34,6 +36,8 @@ from pathlib import Path
 import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+
+IDLE = 1.5  # longer than a server waits, after a call, before it does its idle work
 
 
 async def measure(ws: Path, runs: int, words: list[str], change: Path | None, pause: float) -> None:
@@ -72,6 +76,9 @@ async def measure(ws: Path, runs: int, words: list[str], change: Path | None, pa
         )
         original = raw.read_bytes()
         try:
+            await anyio.sleep(IDLE)  # a server once idle makes the compiler ready
+            raw.write_bytes(original + b"\nthe first change\n")
+            first = await timed(words[0])
             for number in range(runs):  # another last line each time; its bytes put back after
                 raw.write_bytes(original + f"\nline {number}\n".encode())
                 changed.append(await timed(words[number % len(words)]))
@@ -81,6 +88,7 @@ async def measure(ws: Path, runs: int, words: list[str], change: Path | None, pa
                 paused.append(await timed(words[number % len(words)]))
         finally:
             raw.write_bytes(original)
+        print(f"query after the first raw change, {IDLE:.1f} s after the last call: {ms([first])}")
         print(f"query after 1 raw change: {ms(changed)}; the call after: {ms(after)}")
         print(f"query after 1 raw change and a pause of {pause * 1000:.0f} ms: {ms(paused)}")
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
