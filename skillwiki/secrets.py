@@ -201,6 +201,9 @@ _PUBLIC_SAMPLES = frozenset(
 
 
 _PARTS = tuple((part, kind) for kind, parts in _TRIGGERS.items() for part in parts)
+# Kinds whose trigger is the context the pattern needs, not only a cheap test before it: an
+# indented `name: value` of base64 is a Secret's data only in a Secret manifest.
+CONTEXTUAL = frozenset({"kubernetes_secret"})
 
 
 @dataclass(frozen=True)
