@@ -186,16 +186,23 @@ def search(
 
     rows, close, inbound, parts, nearest = index.read(ws, db, run)
     ranked = []
-    for rowid, rel, title, kind_, bm25 in rows:
+    for rowid, rel, title, kind_, _ in rows:
+        held, together = close[rowid]
+        count = held if together is None else together  # not looked at: ranks below the best
+        ranked.append((count + parts[rowid], rel, title, kind_, rowid))
+    ranked.sort(key=lambda row: (-row[0], row[1]))
+    bm25_of = {row[0]: row[4] for row in rows}
+
+    def signals_of(rowid: int) -> Signals:  # of the hits shown only: 0.4 ms for all 200
         referring = inbound.get(rowid, 0)
         boost = references.boost(referring)
         held, together = close[rowid]
-        signals = Signals(held, round(bm25, 4), referring, round(boost, 4), near=together)
-        count = held if together is None else together  # not looked at: ranks below the best
-        ranked.append((count + parts[rowid], rel, title, kind_, signals, rowid))
-    ranked.sort(key=lambda row: (-row[0], row[1]))
+        return Signals(held, round(bm25_of[rowid], 4), referring, round(boost, 4), near=together)
+
     if nearest:
-        ranked = _fuse(ranked, nearest, limit)
+        shown = _fuse(ranked, nearest, limit, signals_of)
+    else:
+        shown = [(*row[:4], signals_of(row[4]), row[4]) for row in ranked[:limit]]
     marks = Marks.of(words(text), prefix=_prefixed(kept))
     return [
         Hit(
@@ -206,20 +213,23 @@ def search(
             _snippet(ws.wiki / rel, marks, opening=signals.words == 0, data=bodies.get(rel)),
             signals,
         )
-        for score, rel, title, kind_, signals, _ in ranked[:limit]
+        for score, rel, title, kind_, signals, _ in shown
     ]
 
 
-def _fuse(ranked: list[Any], near: list[Any], limit: int) -> list[Any]:
-    """The best `limit` of the text ranking and the semantic one as one, by reciprocal-rank
-    fusion: each page scores the sum of 1 / (RRF_K + its rank) in each, over the most it can
-    reach (first in both), so 1.0 is the best score."""
+def _fuse(
+    ranked: list[Any], near: list[Any], limit: int, signals_of: Callable[[int], Signals]
+) -> list[Any]:
+    """The best `limit` of the text ranking (score, path, title, type, id) and the semantic
+    one as one, by reciprocal-rank fusion: each page scores the sum of 1 / (RRF_K + its rank)
+    in each, over the most it can reach (first in both), so 1.0 is the best score. Each comes
+    with its signals (`signals_of` those the text ranking holds)."""
     best = 2.0 / (RRF_K + 1)
-    text_places = {row[5]: place for place, row in enumerate(ranked, start=1)}
+    text_places = {row[4]: place for place, row in enumerate(ranked, start=1)}
     near_places = {row[0]: (place, row[1]) for place, row in enumerate(near, start=1)}
-    pages = {row[5]: row[1:5] for row in ranked}  # (path, title, type, signals) by id
+    pages = {row[4]: row[1:4] for row in ranked}  # (path, title, type) by id
     for rowid, _, rel, title, kind_ in near:
-        pages.setdefault(rowid, (rel, title, kind_, None))
+        pages.setdefault(rowid, (rel, title, kind_))
     scores = []
     for rowid, page in pages.items():
         places = (text_places.get(rowid), near_places.get(rowid, (None,))[0])
@@ -228,10 +238,10 @@ def _fuse(ranked: list[Any], near: list[Any], limit: int) -> list[Any]:
     scores.sort(key=lambda row: (-row[0], row[1]))
     fused = []
     for score, rel, rowid in scores[:limit]:  # the signals of those shown only
-        _, title, kind_, signals = pages[rowid]
+        _, title, kind_ = pages[rowid]
         semantic_rank, similarity = near_places.get(rowid, (None, None))
         signals = replace(
-            signals or Signals(0, 0.0, 0, 1.0),
+            signals_of(rowid) if rowid in text_places else Signals(0, 0.0, 0, 1.0),
             fused=True,
             text_rank=text_places.get(rowid),
             semantic_rank=semantic_rank,
