@@ -37,6 +37,6 @@ __all__ = [
     "read_facts",
     "read_row",
     "refusal",
-    "warm_up",
     "row_key",
+    "warm_up",
 ]

@@ -132,10 +132,10 @@ class Listing:
         when the folder holds the same names in the same order (then `split` would spread
         them the same way): a change to a file of a big folder need not hash every name
         again. The files of a key that holds no name changed since are those it held (stats
-        included, for the folder's listing was copied from the earlier one): the earlier
-        dicts are taken as they are, for no one changes a spread's dict (set_article puts a
-        copy in its place). Rebuilding them cost 1 ms of a look after one change at 4.6k
-        articles in the folder."""
+        included: but for the names changed, the folder's listing is the earlier one's, see
+        relist_folders): the earlier dicts are taken as they are, for no one changes a
+        spread's dict (set_article puts a copy in its place). Rebuilding them cost 1 ms of a
+        look after one change at 4.6k articles in the folder."""
         if self.earlier is None or count == 1:  # one key: the folder itself, nothing to hash
             return None
         before = self.earlier.splits.get((folder, count))
