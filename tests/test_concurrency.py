@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -171,3 +172,54 @@ def test_ingest_and_query_at_once(ws: Path) -> None:
     assert len(json.loads(final.stdout)["results"]) == 61
     raw = sorted(p.name for p in (ws / ".wiki" / "raw" / "docs").rglob("*.md"))
     assert len(raw) == 61  # overlapping folders: no duplicates
+
+
+def test_another_writer_right_after_the_lock_is_not_taken_for_this_one(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A compile takes the stat of each wiki/ folder it wrote into before it lets the lock
+    go, so that the records it renews after do not vouch for a write someone made into the
+    same folder in between: an article replaced by hand there then (its name unchanged, in
+    another bucket of a big folder) is found by the next look, which lists articles by name
+    only and answers a bucket by its record while the folder's stat is the one recorded."""
+    from contextlib import contextmanager
+
+    from skillwiki import fsio, statcache
+    from skillwiki.compiler import compile_workspace
+    from skillwiki.config import load_config
+    from skillwiki.workspace import find_workspace
+
+    monkeypatch.setattr(statcache.cache, "RACY_NS", 0)  # records quiet at once, as if settled
+    raw = ws / ".wiki" / "raw" / "big"
+    names = [f"page-{number:04d}.md" for number in range(statcache.BUCKET_FILES + 60)]
+    for name in names:
+        write(raw / name, f"# {name}\n\nA page.\n")
+    root = find_workspace(ws)
+    config = load_config(root.config_file)
+    compile_workspace(root, config)
+    compile_workspace(root, config, trust_articles=True)  # the records settle, quiet
+    count = statcache.buckets_for(len(names))
+    changed = names[0]
+    bucket = statcache.bucket_of(changed, count)
+    other = next(name for name in names if statcache.bucket_of(name, count) != bucket)
+    article = ws / ".wiki" / "wiki" / "big" / other
+    locked = fsio.workspace_lock
+    others: list[str] = []
+
+    @contextmanager
+    def then_another(*args: Any) -> Any:
+        with locked(*args):
+            yield
+        if not others:  # someone else's write into the same folder, by a rename over
+            time.sleep(0.05)  # past the file system's clock tick: the folder's stat moves
+            temp = article.with_name(f".{other}.by-hand")
+            temp.write_text(article.read_text().replace("A page.", "Edited by hand."))
+            os.replace(temp, article)
+            others.append(other)
+
+    monkeypatch.setattr(fsio, "workspace_lock", then_another)  # as compile takes it
+    write(raw / changed, "# Changed\n\nThe page, changed.\n")
+    assert compile_workspace(root, config, trust_articles=True).written == [f"big/{changed}"]
+    assert others == [other]
+    assert compile_workspace(root, config, trust_articles=True).kept_edited == [f"big/{other}"]
+    assert "Edited by hand." in article.read_text()

@@ -177,6 +177,7 @@ def _apply(
     # else: only bodies changed, every catalog row is the same: index.md/index.json stand.
     if result.refreshed or result.indexes_written:
         fsio.append_log(ws, "compile", _log_details(result))
+    plan.listing.stat_written()  # still under the lock
     return result
 
 

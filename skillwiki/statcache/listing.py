@@ -165,6 +165,16 @@ class Listing:
         raws, wikis = self.spread(folder, count)
         return raws.get(key, {}), wikis.get(key, {})
 
+    def stat_written(self) -> None:
+        """Take the stat of each wiki/ folder this run wrote into, as its writes left it: under
+        the workspace lock, before another writer may write there too (a stat taken after
+        would vouch for that write as this run's own)."""
+        for folder in self.written:
+            try:
+                self.folder_stats[folder] = stat_of(self.wiki_root / folder)
+            except OSError:
+                self.folder_stats.pop(folder, None)
+
     def renew(
         self,
         now: int,
@@ -176,14 +186,9 @@ class Listing:
         what the plan found in it; `pending` tells the keys that have work left.
 
         In a folder this run wrote into (under the lock), every key's record takes the
-        folder's stat as the writes left it, so that the run's own writes are not taken
-        next time for someone else's.
+        folder's stat as the writes left it (stat_written), so that the run's own writes are
+        not taken next time for someone else's.
         """
-        for folder in self.written:
-            try:
-                self.folder_stats[folder] = stat_of(self.wiki_root / folder)
-            except OSError:
-                self.folder_stats.pop(folder, None)
         keys = self.looked | {key for key in self.answered if key[0] in self.written}
         for key in sorted(keys):
             self.cache.renew(key, self._record(key, now, others, problems, pending(key)))
