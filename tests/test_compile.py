@@ -297,3 +297,32 @@ def test_a_hand_edit_made_while_compile_runs_is_kept(
     again = invoke("compile", "-w", str(demo))  # next time it is an edited article, as ever
     assert "Typed while compile ran." in article.read_text()
     assert "was edited by hand" in again.stderr
+
+
+def test_a_raw_file_saved_while_compile_runs_is_compiled_again(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stat cache remembers a raw file's fingerprint at the stat it had when compile read
+    it: saved again after that read (here before its article is written), it differs from
+    that stat, and the next look compiles it again, however long after the save that is."""
+    from skillwiki import statcache
+    from skillwiki.compiler import apply
+
+    monkeypatch.setattr(statcache.cache, "RACY_NS", 0)  # no recent stat looked at twice
+    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
+    raw.write_text(raw.read_text() + "\nA new line in the raw file.\n")  # ci.md is now stale
+    article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
+    real = apply._compile_one
+
+    def save_meanwhile(job: tuple[str, str, str, str, int]) -> apply.Compiled:
+        compiled = real(job)
+        if job[1] == "docs/ci.md":  # read and compiled; saved again before it is written
+            time.sleep(0.05)  # past the file system's clock tick: the stat moves
+            raw.write_text(raw.read_text() + "\nSaved while compile ran.\n")
+        return compiled
+
+    monkeypatch.setattr(apply, "_compile_one", save_meanwhile)
+    assert invoke("compile", "-w", str(demo)).exit_code == 0
+    assert "Saved while compile ran." not in article.read_text()  # compiled as it was read
+    monkeypatch.setattr(apply, "_compile_one", real)
+    assert "Saved while compile ran." in invoke("show", "-w", str(demo), "docs/ci.md").stdout

@@ -443,7 +443,7 @@ def test_a_follower_makes_the_compiler_ready_once_idle(
     time.sleep(3 * warm_module._POLL)
     assert len(made) == 1
     assert not isinstance(made[0], Problem)  # the sample compiles: it warms the whole path
-    _, text, row, told = made[0]
+    _, text, row, told, _ = made[0]
     assert text.startswith(b"---\n") and '"sample"' in row[2] and told[1]  # headings found
     warm.close()
 

@@ -20,7 +20,7 @@ from skillwiki.compiler.plan import (
     State,
     cache_path,
     make_plan,
-    read_bytes,
+    read_with_stat,
     row_key,
 )
 from skillwiki.config import Config
@@ -220,18 +220,23 @@ def _write_indexes(ws: Workspace, plan: Plan, result: CompileResult) -> None:
     plan.cache.remember_indexes((statcache.stat_of(ws.index_md), statcache.stat_of(ws.index_json)))
 
 
-# raw fingerprint, article, catalog row, what the search index is told (headcache.Known)
-Compiled = tuple[str, bytes, Any, headcache.Known] | Problem
+# raw fingerprint, article, catalog row, what the search index is told (headcache.Known),
+# and the raw file's stat as it was read
+Compiled = tuple[str, bytes, Any, headcache.Known, Stat] | Problem
 
 
 def _compile_one(job: tuple[str, str, str, str, int]) -> Compiled:
     """Compile one raw file into its article's bytes and catalog row (in a worker, if many)."""
     raw_rel, target, path, algorithm, max_bytes = job
-    return _compiled(raw_rel, target, read_bytes(Path(path)), algorithm, max_bytes)
+    data, stat = read_with_stat(Path(path))
+    return _compiled(raw_rel, target, data, stat, algorithm, max_bytes)
 
 
-def _compiled(raw_rel: str, target: str, data: bytes, algorithm: str, max_bytes: int) -> Compiled:
-    """Compile one raw file's bytes into its article's bytes and catalog row."""
+def _compiled(
+    raw_rel: str, target: str, data: bytes, stat: Stat, algorithm: str, max_bytes: int
+) -> Compiled:
+    """Compile one raw file's bytes (read at `stat`) into its article's bytes and catalog
+    row."""
     from skillwiki import catalog
     from skillwiki.article import render
 
@@ -246,7 +251,7 @@ def _compiled(raw_rel: str, target: str, data: bytes, algorithm: str, max_bytes:
         title = str(rendered.meta["title"])
         headings, refs = headcache.read_article(body_of(rendered.text), target, title)
     told = (str(rendered.meta["compiled_fingerprint"]), headings, refs)
-    return raw_fp, rendered.text.encode(), tuple(catalog.row(target, rendered.meta)), told
+    return raw_fp, rendered.text.encode(), tuple(catalog.row(target, rendered.meta)), told, stat
 
 
 # A raw note that takes the compiler's every step: frontmatter, headings, a list, code, a link.
@@ -273,7 +278,8 @@ def warm_up() -> Compiled:
     """Compile a small note in memory, so that the imports and the parser a compile needs
     are ready before the first change comes: a server does so once idle (at 11k articles
     the first look after a change took 57 ms, against 21 ms for the next)."""
-    return _compiled("warm-up.md", "warm-up.md", _SAMPLE, "xxh3", len(_SAMPLE) + 1)
+    nowhere = (0, 0, 0)  # the stat of a note read from no file
+    return _compiled("warm-up.md", "warm-up.md", _SAMPLE, nowhere, "xxh3", len(_SAMPLE) + 1)
 
 
 def refusal(ws: Workspace, config: Config, raw_rel: str, article: str) -> str | None:
@@ -301,12 +307,12 @@ def _write_batch(
     ws: Workspace, plan: Plan, batch: list[tuple[Entry, Compiled]], result: CompileResult
 ) -> None:
     """Write a batch of compiled articles together and record what they are."""
-    done: list[tuple[Entry, bytes, str, Facts, tuple[str, ...]]] = []
+    done: list[tuple[Entry, bytes, str, Facts, tuple[str, ...], Stat]] = []
     for entry, compiled in batch:
         if isinstance(compiled, Problem):
             result.problems.append(compiled)
             continue
-        raw_fp, text, row, told = compiled
+        raw_fp, text, row, told, raw_stat = compiled
         if _changed_since_planned(ws, plan, entry.article):
             result.changed_meanwhile.append(entry.article)  # someone's edit: left alone
             continue
@@ -314,9 +320,9 @@ def _write_batch(
         facts = Facts(raw_fp, COMPILER, False, row_key(row))
         old = plan.facts.get(entry.article)
         result.rows_changed = result.rows_changed or old is None or old.row_key != facts.row_key
-        done.append((entry, text, raw_fp, facts, row))
+        done.append((entry, text, raw_fp, facts, row, raw_stat))
     written = fsio.write_many([(ws.wiki / entry.article, text) for entry, text, *_ in done])
-    for (entry, _, raw_fp, facts, row), was_written in zip(done, written, strict=True):
+    for (entry, _, raw_fp, facts, row, raw_stat), was_written in zip(done, written, strict=True):
         assert entry.raw is not None
         if was_written:
             result.written.append(entry.article)
@@ -325,7 +331,9 @@ def _write_batch(
         plan.facts[entry.article] = facts
         plan.cache.remember_article(entry.article, stat, tuple(facts))
         result.new_rows[entry.article] = row
-        plan.cache.remember_raw(entry.raw, statcache.stat_of(ws.raw / entry.raw), raw_fp)
+        # At the stat it was read at: one taken now may be of an edit made since, which
+        # the next look would then take for the content compiled.
+        plan.cache.remember_raw(entry.raw, raw_stat, raw_fp)
 
 
 def _backup(ws: Workspace, article: str, stamp: str) -> str:

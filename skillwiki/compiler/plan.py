@@ -532,8 +532,16 @@ def row_key(row: Any) -> str:
 
 
 def read_bytes(path: Path) -> bytes:
+    return read_with_stat(path)[0]
+
+
+def read_with_stat(path: Path) -> tuple[bytes, Stat]:
+    """A file's bytes, and its stat taken on the open file before they were read: the stat a
+    cache may remember their fingerprint at (one taken later may be that of a change made
+    since, which the fingerprint does not hold)."""
     fd = os.open(path, os.O_RDONLY)
     try:
-        return os.read(fd, os.fstat(fd).st_size + 1)
+        stat = os.fstat(fd)
+        return os.read(fd, stat.st_size + 1), (stat.st_size, stat.st_mtime_ns, stat.st_ino)
     finally:
         os.close(fd)
