@@ -14,6 +14,7 @@ from skillwiki.errors import LockTimeout, ReadOnlyWorkspace
 from skillwiki.workspace import WIKI_DIR, Workspace, outside_of
 
 TEMP_SUFFIX = ".tmp"
+Stat = tuple[int, int, int]  # (size, mtime_ns, inode), as statcache has it
 FSYNC_EACH = 16  # up to this many files, fsync each; more, and one sync costs less
 
 
@@ -25,7 +26,7 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
     """
     if not durable:
         confine(path)
-        os.replace(_write_temp(path, data, sync=False), path)
+        os.replace(_write_temp(path, data, sync=False)[0], path)
         return
     write_many([(path, data)], only_changed=False)
 
@@ -38,7 +39,7 @@ def replace_if_unchanged(path: Path, expected: bytes, data: bytes) -> bool:
     someone else's write could be replaced is the rename alone.
     """
     confine(path)
-    temp = _write_temp(path, data, sync=True)
+    temp = _write_temp(path, data, sync=True)[0]
     try:
         try:
             current = path.read_bytes()
@@ -61,6 +62,7 @@ def write_many(
     *,
     only_changed: bool = True,
     before_rename: Callable[[list[bool]], None] | None = None,
+    stats: list[Stat] | None = None,
 ) -> list[bool]:
     """Write files atomically, flushing them to disk together; return which ones were written.
 
@@ -69,21 +71,16 @@ def write_many(
     its target and the folders are synced. A process killed at any point leaves
     every target either old or new; a leftover temp is hidden and never read as content.
     `before_rename` (given which items will be written) runs between the two: the place for
-    a log line that must never be missing for a file that is in place.
+    a log line that must never be missing for a file that is in place. `stats` gets each
+    item's stat as this call left it, taken before anyone else could change it: a written
+    one's on its temp before the rename (which keeps size, mtime and inode), an unchanged
+    one's before it was compared.
     """
-    pending: list[tuple[Path, Path]] = []
+    pending: list[tuple[Path, Path]] = []  # (temp, target)
     written: list[bool] = []
-    checked: set[Path] = set()
+    placed: list[Stat] = []
     try:
-        for path, data in items:
-            if path.parent not in checked:
-                confine(path)
-                checked.add(path.parent)
-            if only_changed and _holds(path, data):
-                written.append(False)
-                continue
-            pending.append((_write_temp(path, data, sync=len(items) <= FSYNC_EACH), path))
-            written.append(True)
+        _stage(items, only_changed, pending, written, placed)
         if len(items) > FSYNC_EACH and pending:
             os.sync()
         if before_rename is not None:  # every new content is on disk, none in place yet
@@ -97,14 +94,49 @@ def write_many(
         raise
     for folder in sorted({path.parent for _, path in pending}):
         _fsync_dir(folder)
+    if stats is not None:
+        stats[:] = placed
     return written
 
 
-def _holds(path: Path, data: bytes) -> bool:
+def _stage(
+    items: Sequence[tuple[Path, bytes]],
+    only_changed: bool,
+    pending: list[tuple[Path, Path]],
+    written: list[bool],
+    placed: list[Stat],
+) -> None:
+    """Write each item's temp file (none for one that already holds its data, when
+    `only_changed`), noting which items will be written and the stat of each."""
+    checked: set[Path] = set()
+    for path, data in items:
+        if path.parent not in checked:
+            confine(path)
+            checked.add(path.parent)
+        held = _held_at(path, data) if only_changed else None
+        if held is not None:
+            written.append(False)
+            placed.append(held)
+            continue
+        temp, stat = _write_temp(path, data, sync=len(items) <= FSYNC_EACH)
+        pending.append((temp, path))
+        written.append(True)
+        placed.append(stat)
+
+
+def _held_at(path: Path, data: bytes) -> Stat | None:
+    """The stat of `path`, taken before it was read, if it holds `data`; else None."""
     try:
-        return path.stat().st_size == len(data) and path.read_bytes() == data
+        now = os.stat(path)
+        if now.st_size == len(data) and path.read_bytes() == data:
+            return _stat(now)
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-        return False
+        pass
+    return None
+
+
+def _stat(found: os.stat_result) -> Stat:
+    return (found.st_size, found.st_mtime_ns, found.st_ino)
 
 
 def confine(path: Path) -> None:
@@ -130,7 +162,8 @@ def confine(path: Path) -> None:
                 outside_of(root, str(step), Path(*step.parts[at:]).as_posix())
 
 
-def _write_temp(path: Path, data: bytes, *, sync: bool) -> Path:
+def _write_temp(path: Path, data: bytes, *, sync: bool) -> tuple[Path, Stat]:
+    """A hidden temp file beside `path` holding `data`, and its stat once written."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}{TEMP_SUFFIX}"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -141,12 +174,13 @@ def _write_temp(path: Path, data: bytes, *, sync: bool) -> Path:
             view = view[os.write(fd, view) :]
         if sync:
             os.fsync(fd)
+        stat = _stat(os.fstat(fd))
     except BaseException:
         os.close(fd)
         os.unlink(temp)
         raise
     os.close(fd)
-    return temp
+    return temp, stat
 
 
 def _mode_for(path: Path) -> int:

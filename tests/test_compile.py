@@ -299,6 +299,41 @@ def test_a_hand_edit_made_while_compile_runs_is_kept(
     assert "was edited by hand" in again.stderr
 
 
+def test_a_hand_edit_right_after_compile_wrote_the_article_is_kept(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stat cache remembers an article compile wrote at the stat of what it wrote (its
+    temp file's, which the rename keeps), not at one taken after: replaced by hand in
+    between, the article is an edited one to the next compile, which keeps it."""
+    from skillwiki import fsio, statcache
+
+    monkeypatch.setattr(statcache.cache, "RACY_NS", 0)  # no recent stat looked at twice
+    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
+    raw.write_text(raw.read_text() + "\nA new line in the raw file.\n")  # ci.md is now stale
+    article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
+    real = fsio.write_many
+    edits: list[str] = []
+
+    def then_by_hand(items: Any, **options: Any) -> list[bool]:
+        written = real(items, **options)
+        if not edits and any(path == article for path, _ in items):
+            time.sleep(0.05)  # past the file system's clock tick
+            temp = article.with_name(".ci.md.by-hand")
+            temp.write_text(article.read_text() + "\nTyped right after.\n")
+            os.replace(temp, article)
+            edits.append("ci.md")
+        return written
+
+    monkeypatch.setattr(fsio, "write_many", then_by_hand)
+    assert invoke("compile", "-w", str(demo)).exit_code == 0
+    assert edits == ["ci.md"]
+    monkeypatch.setattr(fsio, "write_many", real)
+    raw.write_text(raw.read_text() + "\nAnother line.\n")  # stale again
+    again = invoke("compile", "-w", str(demo))
+    assert "Typed right after." in article.read_text()
+    assert "Warning: .wiki/wiki/docs/ci.md was edited by hand" in again.stderr
+
+
 def test_a_raw_file_saved_while_compile_runs_is_compiled_again(
     demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
 ) -> None:

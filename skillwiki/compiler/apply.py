@@ -215,9 +215,10 @@ def _write_indexes(ws: Workspace, plan: Plan, result: CompileResult) -> None:
         assert stat is not None
         plan.cache.rows.put(target, stat, row)
     index_md, index_json = catalog.render(plan.rows(ws, result.new_rows))
-    written = fsio.write_many([(ws.index_md, index_md), (ws.index_json, index_json)])
+    stats: list[Stat] = []  # as written: a change made since is not taken for them
+    written = fsio.write_many([(ws.index_md, index_md), (ws.index_json, index_json)], stats=stats)
     result.indexes_written = any(written)
-    plan.cache.remember_indexes((statcache.stat_of(ws.index_md), statcache.stat_of(ws.index_json)))
+    plan.cache.remember_indexes(tuple(stats))
 
 
 # raw fingerprint, article, catalog row, what the search index is told (headcache.Known),
@@ -321,12 +322,15 @@ def _write_batch(
         old = plan.facts.get(entry.article)
         result.rows_changed = result.rows_changed or old is None or old.row_key != facts.row_key
         done.append((entry, text, raw_fp, facts, row, raw_stat))
-    written = fsio.write_many([(ws.wiki / entry.article, text) for entry, text, *_ in done])
-    for (entry, _, raw_fp, facts, row, raw_stat), was_written in zip(done, written, strict=True):
+    stats: list[Stat] = []  # as written: a hand edit made since is not taken for them
+    items = [(ws.wiki / entry.article, text) for entry, text, *_ in done]
+    written = fsio.write_many(items, stats=stats)
+    for (entry, _, raw_fp, facts, row, raw_stat), was_written, stat in zip(
+        done, written, stats, strict=True
+    ):
         assert entry.raw is not None
         if was_written:
             result.written.append(entry.article)
-        stat = statcache.stat_of(ws.wiki / entry.article)
         plan.listing.set_article(entry.article, stat)
         plan.facts[entry.article] = facts
         plan.cache.remember_article(entry.article, stat, tuple(facts))
