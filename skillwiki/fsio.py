@@ -18,17 +18,21 @@ Stat = tuple[int, int, int]  # (size, mtime_ns, inode), as statcache has it
 FSYNC_EACH = 16  # up to this many files, fsync each; more, and one sync costs less
 
 
-def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
-    """Replace `path` with `data` so that readers see the old or the new file, never a mix.
+def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> Stat:
+    """Replace `path` with `data` so that readers see the old or the new file, never a mix;
+    return the stat of the file put in place (as write_many gives it).
 
     `durable=False` skips flushing to disk, for derived files (caches) that a crash may empty
     but never corrupt into something read as valid.
     """
     if not durable:
         confine(path)
-        os.replace(_write_temp(path, data, sync=False)[0], path)
-        return
-    write_many([(path, data)], only_changed=False)
+        temp, stat = _write_temp(path, data, sync=False)
+        os.replace(temp, path)
+        return stat
+    stats: list[Stat] = []
+    write_many([(path, data)], only_changed=False, stats=stats)
+    return stats[0]
 
 
 def replace_if_unchanged(path: Path, expected: bytes, data: bytes) -> bool:

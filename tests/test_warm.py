@@ -729,6 +729,35 @@ def test_a_stat_cache_is_taken_over_only_while_its_file_holds_what_it_holds(
     assert not statcache.StatCache().take_over(path, "xxh3")  # never loaded nor saved
 
 
+def test_a_save_by_another_process_right_after_this_one_is_not_taken_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A saved cache knows its file by the stat of what it wrote (its temp file's, which the
+    rename keeps), not by one taken after: another process's save right after this one's is
+    not taken for it, and the next run reads that file rather than take this cache over."""
+    from skillwiki import fsio, statcache
+
+    path = tmp_path / "state.marshal"
+    real = fsio.atomic_write
+    theirs = statcache.StatCache(dirty=True)
+    saved: list[int] = []
+
+    def then_another(target: Path, data: bytes, **options: Any) -> Any:
+        written = real(target, data, **options)
+        if target == path and not saved:  # another process saves, before any stat of ours
+            saved.append(1)
+            time.sleep(0.05)  # past the file system's clock tick
+            statcache.save(path, theirs, "xxh3", 20)
+        return written
+
+    monkeypatch.setattr(fsio, "atomic_write", then_another)
+    mine = statcache.StatCache(dirty=True)
+    statcache.save(path, mine, "xxh3", 10)
+    assert saved == [1]
+    assert not mine.take_over(path, "xxh3")
+    assert theirs.take_over(path, "xxh3")
+
+
 @needs_inotify
 def test_a_follower_writes_the_stat_cache_once_idle(
     demo: Path, monkeypatch: pytest.MonkeyPatch

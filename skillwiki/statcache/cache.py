@@ -410,8 +410,8 @@ def write(path: Path, cache: StatCache, algorithm: str) -> None:
         "folders": {folder: tuple(item) for folder, item in sorted(cache.folders.items())},
     }
     try:
-        fsio.atomic_write(path, marshal.dumps(data), durable=False)
-        cache.file_base = stat_of(path)
+        # The stat of what this wrote: one taken after may be of another process's save.
+        cache.file_base = fsio.atomic_write(path, marshal.dumps(data), durable=False)
     except OSError:
         return  # the cache is an optimisation: a read-only checkout still works without it
     cache.algorithm = algorithm
