@@ -30,8 +30,9 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> Stat:
         temp, stat = _write_temp(path, data, sync=False)
         os.replace(temp, path)
         return stat
-    stats: list[Stat] = []
+    stats: list[Stat | None] = []
     write_many([(path, data)], only_changed=False, stats=stats)
+    assert stats[0] is not None  # nothing refused it
     return stats[0]
 
 
@@ -66,7 +67,8 @@ def write_many(
     *,
     only_changed: bool = True,
     before_rename: Callable[[list[bool]], None] | None = None,
-    stats: list[Stat] | None = None,
+    stats: list[Stat | None] | None = None,
+    keep: Callable[[Path], bool] | None = None,
 ) -> list[bool]:
     """Write files atomically, flushing them to disk together; return which ones were written.
 
@@ -78,19 +80,26 @@ def write_many(
     a log line that must never be missing for a file that is in place. `stats` gets each
     item's stat as this call left it, taken before anyone else could change it: a written
     one's on its temp before the rename (which keeps size, mtime and inode), an unchanged
-    one's before it was compared.
+    one's before it was compared. `keep`, asked of each target just before its rename (after
+    `before_rename`), may refuse it: the target is left as it is (someone changed it since
+    the caller looked, say), reads False, and its stat None.
     """
     pending: list[tuple[Path, Path]] = []  # (temp, target)
     written: list[bool] = []
-    placed: list[Stat] = []
+    placed: list[Stat | None] = []
     try:
         _stage(items, only_changed, pending, written, placed)
         if len(items) > FSYNC_EACH and pending:
             os.sync()
         if before_rename is not None:  # every new content is on disk, none in place yet
             before_rename(written)
-        for temp, path in pending:
-            os.replace(temp, path)
+        places = [index for index, flag in enumerate(written) if flag]  # of the pending
+        for place, (temp, path) in zip(places, pending, strict=True):
+            if keep is None or keep(path):
+                os.replace(temp, path)
+                continue
+            os.unlink(temp)
+            written[place], placed[place] = False, None
     except BaseException:
         for temp, _ in pending:
             with contextlib.suppress(FileNotFoundError):
@@ -108,7 +117,7 @@ def _stage(
     only_changed: bool,
     pending: list[tuple[Path, Path]],
     written: list[bool],
-    placed: list[Stat],
+    placed: list[Stat | None],
 ) -> None:
     """Write each item's temp file (none for one that already holds its data, when
     `only_changed`), noting which items will be written and the stat of each."""

@@ -299,6 +299,42 @@ def test_a_hand_edit_made_while_compile_runs_is_kept(
     assert "was edited by hand" in again.stderr
 
 
+def test_a_hand_edit_made_while_compile_writes_the_article_is_kept(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An article replaced by hand after compile looked at it for the last time before
+    writing, while its new text goes to a temp file, is looked at again just before the
+    rename that would put the compiled one in place, and left as the hand made it."""
+    from skillwiki import fsio
+
+    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
+    raw.write_text(raw.read_text() + "\nA new line in the raw file.\n")  # ci.md is now stale
+    article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
+    real = fsio._write_temp
+    edits: list[str] = []
+
+    def then_by_hand(path: Path, data: bytes, *, sync: bool) -> tuple[Path, Any]:
+        staged = real(path, data, sync=sync)
+        if path == article and not edits:  # the compiled text is in its temp, not in place
+            time.sleep(0.05)  # past the file system's clock tick
+            temp = article.with_name(".ci.md.by-hand")
+            temp.write_text(article.read_text() + "\nTyped while it was written.\n")
+            os.replace(temp, article)
+            edits.append("ci.md")
+        return staged
+
+    monkeypatch.setattr(fsio, "_write_temp", then_by_hand)
+    result = invoke("compile", "-w", str(demo))
+    assert edits == ["ci.md"]
+    assert "Typed while it was written." in article.read_text()
+    assert "Warning: .wiki/wiki/docs/ci.md was edited by hand" in result.stderr
+    assert not list(article.parent.glob(".*.tmp"))  # the compiled text's temp is gone
+    monkeypatch.setattr(fsio, "_write_temp", real)
+    again = invoke("compile", "-w", str(demo))  # next time it is an edited article, as ever
+    assert "Typed while it was written." in article.read_text()
+    assert "was edited by hand" in again.stderr
+
+
 def test_a_hand_edit_right_after_compile_wrote_the_article_is_kept(
     demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -76,6 +76,44 @@ def test_atomic_write_leaves_exactly_the_new_bytes(tmp_path: Path, old: bytes, n
     assert [p.name for p in target.parent.iterdir()] == ["file.md"]
 
 
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=50)
+@given(st.lists(st.tuples(st.binary(max_size=60), st.booleans()), min_size=1, max_size=6))
+def test_write_many_gives_the_stats_of_what_it_put_in_place(
+    tmp_path: Path, items: list[tuple[bytes, bool]]
+) -> None:
+    """Each file written, held already or refused by `keep`: written ones hold the new bytes
+    at the stat given; held ones are left, with their stat; refused ones are left as they
+    were, stat None; no temp file stays."""
+    import shutil
+
+    from skillwiki import fsio, statcache
+
+    folder = tmp_path / "files"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir()
+    paths = [folder / f"f{number}.md" for number in range(len(items))]
+    for number, path in enumerate(paths):
+        path.write_bytes(b"old" if number % 2 else items[number][0])  # odd: differ
+    refused = {path for path, (_, keep) in zip(paths, items, strict=True) if not keep}
+    stats: list[tuple[int, int, int] | None] = []
+    written = fsio.write_many(
+        [(path, data) for path, (data, _) in zip(paths, items, strict=True)],
+        stats=stats,
+        keep=lambda path: path not in refused,
+    )
+    for number, (path, (data, _)) in enumerate(zip(paths, items, strict=True)):
+        held = number % 2 == 0 or data == b"old"
+        if held:
+            assert not written[number] and stats[number] == statcache.stat_of(path)
+        elif path in refused:
+            assert not written[number] and stats[number] is None
+            assert path.read_bytes() == b"old"
+        else:
+            assert written[number] and stats[number] == statcache.stat_of(path)
+            assert path.read_bytes() == data
+    assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in paths)
+
+
 segments = st.text(alphabet=string.ascii_lowercase, min_size=1, max_size=6)
 
 

@@ -215,10 +215,10 @@ def _write_indexes(ws: Workspace, plan: Plan, result: CompileResult) -> None:
         assert stat is not None
         plan.cache.rows.put(target, stat, row)
     index_md, index_json = catalog.render(plan.rows(ws, result.new_rows))
-    stats: list[Stat] = []  # as written: a change made since is not taken for them
+    stats: list[Stat | None] = []  # as written: a change made since is not taken for them
     written = fsio.write_many([(ws.index_md, index_md), (ws.index_json, index_json)], stats=stats)
     result.indexes_written = any(written)
-    plan.cache.remember_indexes(tuple(stats))
+    plan.cache.remember_indexes(tuple(stat for stat in stats if stat is not None))
 
 
 # raw fingerprint, article, catalog row, what the search index is told (headcache.Known),
@@ -307,8 +307,10 @@ def _changed_since_planned(ws: Workspace, plan: Plan, article: str) -> bool:
 def _write_batch(
     ws: Workspace, plan: Plan, batch: list[tuple[Entry, Compiled]], result: CompileResult
 ) -> None:
-    """Write a batch of compiled articles together and record what they are."""
-    done: list[tuple[Entry, bytes, str, Facts, tuple[str, ...], Stat]] = []
+    """Write a batch of compiled articles together and record what they are. An article
+    someone changed since the plan looked at it is left alone: it is looked at before its
+    new text is written, and again just before the rename that would put it in place."""
+    done: list[tuple[Entry, bytes, str, tuple[str, ...], headcache.Known, Stat]] = []
     for entry, compiled in batch:
         if isinstance(compiled, Problem):
             result.problems.append(compiled)
@@ -317,20 +319,28 @@ def _write_batch(
         if _changed_since_planned(ws, plan, entry.article):
             result.changed_meanwhile.append(entry.article)  # someone's edit: left alone
             continue
-        result.headings[entry.article] = told
-        facts = Facts(raw_fp, COMPILER, False, row_key(row))
-        old = plan.facts.get(entry.article)
-        result.rows_changed = result.rows_changed or old is None or old.row_key != facts.row_key
-        done.append((entry, text, raw_fp, facts, row, raw_stat))
-    stats: list[Stat] = []  # as written: a hand edit made since is not taken for them
+        done.append((entry, text, raw_fp, row, told, raw_stat))
+    articles = {ws.wiki / entry.article: entry.article for entry, *_ in done}
+
+    def unchanged(path: Path) -> bool:
+        return not _changed_since_planned(ws, plan, articles[path])
+
+    stats: list[Stat | None] = []  # as written: a hand edit made since is not taken for them
     items = [(ws.wiki / entry.article, text) for entry, text, *_ in done]
-    written = fsio.write_many(items, stats=stats)
-    for (entry, _, raw_fp, facts, row, raw_stat), was_written, stat in zip(
+    written = fsio.write_many(items, stats=stats, keep=unchanged)
+    for (entry, _, raw_fp, row, told, raw_stat), was_written, stat in zip(
         done, written, stats, strict=True
     ):
         assert entry.raw is not None
+        if stat is None:  # changed just before its rename: someone's edit, left alone
+            result.changed_meanwhile.append(entry.article)
+            continue
         if was_written:
             result.written.append(entry.article)
+        facts = Facts(raw_fp, COMPILER, False, row_key(row))
+        old = plan.facts.get(entry.article)
+        result.rows_changed = result.rows_changed or old is None or old.row_key != facts.row_key
+        result.headings[entry.article] = told
         plan.listing.set_article(entry.article, stat)
         plan.facts[entry.article] = facts
         plan.cache.remember_article(entry.article, stat, tuple(facts))
