@@ -37,7 +37,9 @@ import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-IDLE = 1.5  # longer than a server waits, after a call, before it does its idle work
+from skillwiki.warm import IDLE as SERVER_IDLE
+
+IDLE = SERVER_IDLE + 0.5  # longer than a server waits, after a call, before its idle work
 
 
 async def measure(ws: Path, runs: int, words: list[str], change: Path | None, pause: float) -> None:

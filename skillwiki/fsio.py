@@ -149,6 +149,7 @@ def _held_at(path: Path, data: bytes) -> Stat | None:
 
 
 def _stat(found: os.stat_result) -> Stat:
+    """statcache's Stat of a stat result (statcache imports this module, not the reverse)."""
     return (found.st_size, found.st_mtime_ns, found.st_ino)
 
 

@@ -114,6 +114,7 @@ class Warm:
     # (its file, the cache, its fingerprint algorithm).
     _unwritten: tuple[Path, StatCache, str] | None = None
     _used: float = 0.0  # when the last call or look ended (time.monotonic)
+    _compiler_ready: bool = False  # the follower made ready what a compile needs (warm_up)
 
     @contextmanager
     def reading(self) -> Iterator[Reading]:
@@ -151,11 +152,10 @@ class Warm:
     def _follow_changes(self) -> None:
         """The follower: wait for the kernel to report a change, let the burst settle, then
         look as a read would, until `close`."""
-        ready = False  # whether what a compile needs was made ready (compiler.warm_up)
         while not self._closed.is_set():
             if not self._changes_wait(_POLL):
                 if time.monotonic() - self._used >= IDLE:
-                    ready = self._idle(ready)
+                    self._idle()
                 continue
             if self._closed.wait(SETTLE):
                 return
@@ -175,21 +175,21 @@ class Warm:
                         self._note(self._watcher.changes())  # not the same events again
                     self._closed.wait(_POLL)
 
-    def _idle(self, ready: bool) -> bool:
-        """Once no call and no look came for IDLE: write the stat cache a look left, and make
-        ready what a compile needs unless `ready` (that shares no state with the reads, so it
-        runs outside their turn). Return that it is ready."""
+    def _idle(self) -> None:
+        """Once no call and no look came for IDLE: write the stat cache a look left, and the
+        first time make ready what a compile needs (that shares no state with the reads, so
+        it runs outside their turn)."""
         if self._unwritten is not None:
             with self._lock:
                 self._write_cache()
-        if not ready:
+        if not self._compiler_ready:
+            self._compiler_ready = True
             from skillwiki.compiler import warm_up
 
             try:
                 warm_up()
             except Exception:  # a compile meets the same error, and reports it
                 _LOG.debug("the compiler's warm-up failed", exc_info=True)
-        return True
 
     def _changes_wait(self, timeout: float) -> bool:
         """Wait up to `timeout` seconds for events on the watcher's queue; False if none came
@@ -214,7 +214,8 @@ class Warm:
         self._follow(ws)
         # The look takes the last one's listing over (relist_folders): one that fails leaves
         # the next to list everything.
-        earlier, listing, self._listing = None, self._listing, None
+        listing, self._listing = self._listing, None
+        earlier = None
         if listing is not None and self._since is not None:
             earlier = Earlier(listing, frozenset(self._since))
         later = self.follow and self._watcher is not None  # a follower writes the stat cache

@@ -3,6 +3,8 @@ that write files and take snapshots of the disk."""
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -61,6 +63,15 @@ def mtimes(root: Path) -> dict[str, int]:
         for path in root.rglob("*")
         if path.is_file() and ".cache" not in path.parts and path.name != ".lock"
     }
+
+
+def replace_by_hand(article: Path, line: str) -> None:
+    """Replace a file as an editor saves it (a temp file renamed over it), with `line` added,
+    once the file system's clock has ticked (the stat then differs)."""
+    time.sleep(0.05)
+    temp = article.with_name(f".{article.name}.by-hand")
+    temp.write_text(article.read_text() + f"\n{line}\n")
+    os.replace(temp, article)
 
 
 def write(path: Path, text: str | bytes) -> Path:

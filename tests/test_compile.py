@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from skillwiki import COMPILER
-from tests.support import DATA, Invoke, mtimes, snapshot, write
+from tests.support import DATA, Invoke, mtimes, replace_by_hand, snapshot, write
 
 GOLDEN = DATA / "compile"
 
@@ -299,15 +299,6 @@ def test_a_hand_edit_made_while_compile_runs_is_kept(
     assert "was edited by hand" in again.stderr
 
 
-def _replace_by_hand(article: Path, line: str) -> None:
-    """Replace an article as an editor saves it (a temp file renamed over it), with `line`
-    added, once the file system's clock has ticked (the stat then differs)."""
-    time.sleep(0.05)
-    temp = article.with_name(f".{article.name}.by-hand")
-    temp.write_text(article.read_text() + f"\n{line}\n")
-    os.replace(temp, article)
-
-
 def test_a_hand_edit_made_while_compile_writes_the_article_is_kept(
     demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -325,7 +316,7 @@ def test_a_hand_edit_made_while_compile_writes_the_article_is_kept(
     def then_by_hand(path: Path, data: bytes, *, sync: bool) -> tuple[Path, Any]:
         staged = real(path, data, sync=sync)
         if path == article and not edits:  # the compiled text is in its temp, not in place
-            _replace_by_hand(article, "Typed while it was written.")
+            replace_by_hand(article, "Typed while it was written.")
             edits.append("ci.md")
         return staged
 
@@ -359,7 +350,7 @@ def test_a_hand_edit_right_after_compile_wrote_the_article_is_kept(
     def then_by_hand(items: Any, **options: Any) -> list[bool]:
         written = real(items, **options)
         if not edits and any(path == article for path, _ in items):
-            _replace_by_hand(article, "Typed right after.")
+            replace_by_hand(article, "Typed right after.")
             edits.append("ci.md")
         return written
 

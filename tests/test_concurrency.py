@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import Invoke, write
+from tests.support import Invoke, replace_by_hand, write
 
 CLI = [sys.executable, "-m", "skillwiki"]
 
@@ -211,10 +211,7 @@ def test_another_writer_right_after_the_lock_is_not_taken_for_this_one(
         with locked(*args):
             yield
         if not others:  # someone else's write into the same folder, by a rename over
-            time.sleep(0.05)  # past the file system's clock tick: the folder's stat moves
-            temp = article.with_name(f".{other}.by-hand")
-            temp.write_text(article.read_text().replace("A page.", "Edited by hand."))
-            os.replace(temp, article)
+            replace_by_hand(article, "Edited by hand.")  # the folder's stat moves
             others.append(other)
 
     monkeypatch.setattr(fsio, "workspace_lock", then_another)  # as compile takes it

@@ -218,7 +218,7 @@ def _write_indexes(ws: Workspace, plan: Plan, result: CompileResult) -> None:
     stats: list[Stat | None] = []  # as written: a change made since is not taken for them
     written = fsio.write_many([(ws.index_md, index_md), (ws.index_json, index_json)], stats=stats)
     result.indexes_written = any(written)
-    plan.cache.remember_indexes(tuple(stat for stat in stats if stat is not None))
+    plan.cache.remember_indexes(tuple(stat for stat in stats if stat is not None))  # no keep
 
 
 # raw fingerprint, article, catalog row, what the search index is told (headcache.Known),
@@ -308,17 +308,14 @@ def _write_batch(
     ws: Workspace, plan: Plan, batch: list[tuple[Entry, Compiled]], result: CompileResult
 ) -> None:
     """Write a batch of compiled articles together and record what they are. An article
-    someone changed since the plan looked at it is left alone: it is looked at before its
-    new text is written, and again just before the rename that would put it in place."""
+    someone changed since the plan looked at it is left alone: it is looked at just before
+    the rename that would put the compiled one in place."""
     done: list[tuple[Entry, bytes, str, tuple[str, ...], headcache.Known, Stat]] = []
     for entry, compiled in batch:
         if isinstance(compiled, Problem):
             result.problems.append(compiled)
             continue
         raw_fp, text, row, told, raw_stat = compiled
-        if _changed_since_planned(ws, plan, entry.article):
-            result.changed_meanwhile.append(entry.article)  # someone's edit: left alone
-            continue
         done.append((entry, text, raw_fp, row, told, raw_stat))
     articles = {ws.wiki / entry.article: entry.article for entry, *_ in done}
 
@@ -332,7 +329,7 @@ def _write_batch(
         done, written, stats, strict=True
     ):
         assert entry.raw is not None
-        if stat is None:  # changed just before its rename: someone's edit, left alone
+        if stat is None:  # changed since the plan looked: someone's edit, left alone
             result.changed_meanwhile.append(entry.article)
             continue
         if was_written:

@@ -541,7 +541,7 @@ def read_with_stat(path: Path) -> tuple[bytes, Stat]:
     since, which the fingerprint does not hold)."""
     fd = os.open(path, os.O_RDONLY)
     try:
-        stat = os.fstat(fd)
-        return os.read(fd, stat.st_size + 1), (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+        stat = statcache.stat_of_open(fd)
+        return os.read(fd, stat[0] + 1), stat
     finally:
         os.close(fd)

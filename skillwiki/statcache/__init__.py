@@ -41,6 +41,7 @@ from skillwiki.statcache.scan import (
     scan_folders,
     stat_files,
     stat_of,
+    stat_of_open,
 )
 
 __all__ = [
@@ -76,4 +77,5 @@ __all__ = [
     "write",
     "stat_files",
     "stat_of",
+    "stat_of_open",
 ]

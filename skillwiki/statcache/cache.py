@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import marshal
-import os
 import time
 import zlib
 from collections.abc import Collection
@@ -12,7 +11,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from skillwiki import COMPILER, fsio
-from skillwiki.statcache.scan import Folder, Stat, folder_of, older_than, stat_of
+from skillwiki.statcache.scan import Folder, Stat, folder_of, older_than, stat_of, stat_of_open
 
 FORMAT = 9
 # A file modified this close to when the cache was saved may have changed again within the same
@@ -340,7 +339,7 @@ def load(path: Path, algorithm: str) -> StatCache:
     empty = StatCache(rows_file=rows, algorithm=algorithm)
     try:
         with open(path, "rb") as handle:
-            empty.file_base = _stat_of_open(handle.fileno())
+            empty.file_base = stat_of_open(handle.fileno())
             data = marshal.loads(handle.read())
         # another compiler's cache: a record's "all fresh" was said of that compiler's articles
         if (data["format"], data["algorithm"], data["compiler"]) != (FORMAT, algorithm, COMPILER):
@@ -415,12 +414,6 @@ def write(path: Path, cache: StatCache, algorithm: str) -> None:
     except OSError:
         return  # the cache is an optimisation: a read-only checkout still works without it
     cache.algorithm = algorithm
-
-
-def _stat_of_open(fd: int) -> Stat:
-    """stat_of, of an open file."""
-    stat = os.fstat(fd)
-    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
 
 
 @dataclass

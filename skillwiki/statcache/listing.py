@@ -100,9 +100,10 @@ class Listing:
         spread = self.splits.get((folder, count))
         if spread is not None:  # keep the spread in step too
             key = self.cache.key_of(rel)
-            places.append(spread[1].setdefault(key, {}))
+            files = spread[1].setdefault(key, {})
             if count > 1:  # on a copy of the key's dict, which an earlier listing may hold
-                places[-1] = spread[1][key] = dict(places[-1])
+                files = spread[1][key] = dict(files)
+            places.append(files)
         for files in places:
             if stat is None:
                 files.pop(name, None)

@@ -143,6 +143,12 @@ def stat_of(path: Path) -> Stat:
     return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
 
 
+def stat_of_open(fd: int) -> Stat:
+    """stat_of, of an open file."""
+    stat = os.fstat(fd)
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+
+
 def stat_files(root: Path, folder: str, names: Collection[str]) -> Folder:
     """Stat the named files of one folder below `root`; vanished and non-regular ones drop out."""
     found: Folder = {}
