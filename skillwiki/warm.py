@@ -6,8 +6,8 @@ stat of every file. Anything else (a change, a folder that came or went, the ind
 replaced, no watcher on this system) gets the CLI's own path, `reading.refresh`, which also
 leaves the search index in step.
 
-A server also follows the wiki (`follow`): a thread waits on the watcher's queue and, a moment
-after the kernel reports a change, takes the reads' turn and looks, as the next read would.
+A server also follows the wiki (`follow`): a thread waits on the watcher's queue and, once the
+kernel's reports of a change stop coming, takes the reads' turn and looks, as the next read would.
 A call made after that finds the work done and is answered warm; one made during it waits
 for it, as it waits for any read before its turn. A follower also writes the stat cache a look
 left in memory once no call and no look came for IDLE: a call does not wait for that write,
@@ -37,8 +37,10 @@ from skillwiki.workspace import Workspace, find_workspace
 if TYPE_CHECKING:
     import sqlite3
 
-# How long the follower lets a burst of changes (a save, a checkout) go on before it looks.
-SETTLE = 0.01
+# How the follower lets a burst of changes (a save, a checkout) go on before it looks: until
+# no new event came for QUIET, and SETTLE at most while they keep coming.
+QUIET = 0.002
+SETTLE = 0.1
 # How long it waits on the queue at a time, so that it sees `close` or a new watcher.
 _POLL = 0.2
 # How long no call and no look must last before the follower writes the stat cache that a
@@ -157,7 +159,7 @@ class Warm:
                 if time.monotonic() - self._used >= IDLE:
                     self._idle()
                 continue
-            if self._closed.wait(SETTLE):
+            if not self._settled():
                 return
             with self._lock:
                 if self._closed.is_set():
@@ -174,6 +176,28 @@ class Warm:
                     if self._watcher is not None:
                         self._note(self._watcher.changes())  # not the same events again
                     self._closed.wait(_POLL)
+
+    def _settled(self) -> bool:
+        """Wait for a burst of changes to end: until QUIET passed with no new event in the
+        queue (its unread bytes the same), or SETTLE while they keep coming; False if closed
+        meanwhile. A save is looked at a moment after it, a checkout once it is done."""
+        deadline = time.monotonic() + SETTLE
+        waiting = self._pending()
+        while not self._closed.wait(QUIET):
+            now = self._pending()
+            if now == waiting or time.monotonic() >= deadline:
+                return True
+            waiting = now
+        return False
+
+    def _pending(self) -> int:
+        """The bytes of events unread in the watcher's queue; -1 if there is none to ask (then
+        the wait is QUIET's)."""
+        watcher = self._watcher
+        try:
+            return watcher.pending() if watcher is not None else -1
+        except (OSError, ValueError):
+            return -1
 
     def _idle(self) -> None:
         """Once no call and no look came for IDLE: write the stat cache a look left, and the

@@ -14,7 +14,10 @@ folder of raw/ and wiki/. Hidden names are passed over as the listing passes the
 
 from __future__ import annotations
 
+import fcntl
 import os
+import struct
+import termios
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -66,6 +69,12 @@ class Watcher:
             path = folder + event.name
             changed.add(path + "/" if event.mask & flags.ISDIR else path)
         return changed
+
+    def pending(self) -> int:
+        """How many bytes of events wait in the queue, unread (the kernel's FIONREAD): a count
+        that grows while a burst of changes goes on."""
+        count: int = struct.unpack("i", fcntl.ioctl(self.fileno(), termios.FIONREAD, bytes(4)))[0]
+        return count
 
     def fileno(self) -> int:
         """The queue's file descriptor, readable while events wait in it."""

@@ -424,6 +424,70 @@ def test_a_relisting_equals_a_whole_listing(tmp_path: Path) -> None:
 
 
 @needs_inotify
+def test_the_watcher_counts_the_events_it_has_not_told(demo: Path) -> None:
+    dot = demo / ".wiki"
+    watcher = watch.start(dot)
+    assert watcher is not None
+    assert watcher.pending() == 0
+    write(dot / "raw" / "docs" / "one.md", "# One\n")
+    first = watcher.pending()
+    assert first > 0
+    write(dot / "raw" / "docs" / "two.md", "# Two\n")
+    assert watcher.pending() > first  # a burst that goes on: the count grows
+    assert watcher.changes() == {"raw/docs/one.md", "raw/docs/two.md"}
+    assert watcher.pending() == 0
+    watcher.close()
+
+
+class _Counts:
+    """A watcher's queue as the follower sees it: the unread bytes, one count a look."""
+
+    def __init__(self, counts: list[int]) -> None:
+        self.counts = counts
+        self.asked = 0
+
+    def pending(self) -> int:
+        self.asked += 1
+        return self.counts.pop(0)
+
+
+class _Waits:
+    """The follower's `closed` event: each wait is counted, and closed after `open_for`."""
+
+    def __init__(self, open_for: int = 1000) -> None:
+        self.waits: list[float] = []
+        self.open_for = open_for
+
+    def wait(self, timeout: float) -> bool:
+        self.waits.append(timeout)
+        return len(self.waits) > self.open_for
+
+
+def _settling(demo: Path, counts: list[int], closed: _Waits) -> tuple[bool, list[float]]:
+    warm = Warm(Place(demo), follow=True, _closed=closed)  # type: ignore[arg-type]
+    warm._watcher = _Counts(counts)  # type: ignore[assignment]
+    return warm._settled(), closed.waits
+
+
+def test_a_follower_looks_once_a_burst_of_changes_ends(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The follower looks once no new event came for QUIET (a save: one wait), lets a burst
+    that goes on go on, but no longer than SETTLE, and stops when closed."""
+    from skillwiki import warm as warm_module
+
+    quiet = warm_module.QUIET
+    assert _settling(demo, [64, 64], _Waits()) == (True, [quiet])
+    assert _settling(demo, [64, 128, 192, 192], _Waits()) == (True, [quiet] * 3)
+    assert _settling(demo, [64, 0, 0], _Waits()) == (True, [quiet] * 2)  # a read drained it
+    assert _settling(demo, [64, 128, 192], _Waits(open_for=1)) == (False, [quiet] * 2)
+    monkeypatch.setattr(warm_module, "SETTLE", 0.0)
+    assert _settling(demo, [64, 128, 192], _Waits()) == (True, [quiet])  # no longer than SETTLE
+    warm = Warm(Place(demo), follow=True)
+    assert warm._pending() == -1  # no watcher to ask: the wait is QUIET's
+
+
+@needs_inotify
 def test_a_follower_makes_the_compiler_ready_once_idle(
     demo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
