@@ -86,6 +86,13 @@ def refresh(
     )
 
 
+def notices(skipped: str | None, problems: Sequence[Problem]) -> list[str]:
+    """What a read says beside its answer (the CLI as warnings on stderr, the server in a block
+    of its own): why nothing was compiled, and each raw file that could not be."""
+    said = [f"not compiled: {skipped}"] if skipped else []
+    return said + [f"{problem.path}: {problem.message} (not compiled)" for problem in problems]
+
+
 def query(
     ws: Workspace,
     config: Config,

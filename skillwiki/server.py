@@ -27,6 +27,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import (
     INVALID_PARAMS,
     CallToolResult,
+    ContentBlock,
     ListResourcesResult,
     PaginatedRequestParams,
     Resource,
@@ -40,7 +41,7 @@ from skillwiki.cli.common import LIMIT_MAX
 from skillwiki.cli.read_cmd import ArticleType
 from skillwiki.errors import SkillwikiError
 from skillwiki.memory.kinds import Severity, Trigger
-from skillwiki.warm import Place, Warm
+from skillwiki.warm import Place, Reading, Warm
 
 INSTRUCTIONS = (
     "skillwiki is this repository's memory: notes compiled into a Markdown wiki under .wiki/, "
@@ -182,6 +183,21 @@ def _answer(work: Callable[[], Answer], place: Place, ctx: Context[Any, Any] | N
         return cast(Answer, failed)
 
 
+def _noted(answer: dict[str, Any], read: Reading) -> dict[str, Any]:
+    """The answer, and beside it what the CLI would warn of on stderr (nothing compiled while
+    another process writes; a raw file that could not be compiled) in a text block of its own:
+    the answer's own block and its structured content stay the CLI's --json object."""
+    said = read.notices()
+    if not said:
+        return answer
+    import pydantic_core
+
+    text = pydantic_core.to_json(answer, fallback=str, indent=2).decode()  # as the SDK writes it
+    blocks: list[ContentBlock] = [TextContent(type="text", text=text)]
+    blocks += [TextContent(type="text", text=f"Warning: {notice}") for notice in said]
+    return cast(dict[str, Any], CallToolResult(content=blocks, structured_content=answer))
+
+
 def _learn_roots(place: Place, ctx: Context[Any, Any] | None) -> None:
     """Ask the client for its roots once, when nothing more explicit names the workspace."""
     if ctx is None or place.asked_roots or place.explicit is not None:
@@ -260,11 +276,12 @@ def _reading_tools(server: WikiServer) -> None:
                     include_hidden=include_hidden,
                     db=read.index,
                 )
-            return {
+            answer = {
                 "query": text,
                 "refreshed": read.refreshed,
                 "results": [hit.to_json(explain) for hit in hits],
             }
+            return _noted(answer, read)
 
         return _answer(work, warm.place, ctx)
 
@@ -281,7 +298,7 @@ def _reading_tools(server: WikiServer) -> None:
         def work() -> dict[str, Any]:
             with warm.reading() as read:
                 shown = run(read.ws, key, read.config.fingerprint)
-            return {
+            answer = {
                 "path": shown.path,
                 "meta": shown.meta,
                 "body": shown.body[:max_chars],
@@ -289,6 +306,7 @@ def _reading_tools(server: WikiServer) -> None:
                 "source": shown.source,
                 "fingerprint": shown.fingerprint,
             }
+            return _noted(answer, read)
 
         return _answer(work, warm.place, ctx)
 
@@ -316,7 +334,8 @@ def _memory_tools(server: WikiServer) -> None:
             with warm.reading() as read:
                 result = recall_for_task(read.ws, read.config, request, read.index)
             usage.count(read.ws, result.included, clock.stamp())
-            return {"block": result.block, "lessons": [asdict(item) for item in result.lessons]}
+            answer = {"block": result.block, "lessons": [asdict(item) for item in result.lessons]}
+            return _noted(answer, read)
 
         return _answer(work, warm.place, ctx)
 

@@ -37,6 +37,8 @@ from skillwiki.workspace import Workspace, find_workspace
 if TYPE_CHECKING:
     import sqlite3
 
+    from skillwiki.compiler import Problem
+
 # How the follower lets a burst of changes (a save, a checkout) go on before it looks: until
 # no new event came for QUIET, and SETTLE at most while they keep coming.
 QUIET = 0.002
@@ -94,6 +96,14 @@ class Reading:
     refreshed: int = 0
     skipped: str | None = None
     warm: bool = False  # answered without a look at the files: nothing changed since the last
+    # The raw files that could not be compiled; still so while nothing changed since.
+    problems: tuple[Problem, ...] = ()
+
+    def notices(self) -> list[str]:
+        """What the read says beside its answer, as the CLI warns: see reading.notices."""
+        from skillwiki.reading import notices
+
+        return notices(self.skipped, self.problems)
 
 
 @dataclass
@@ -231,7 +241,7 @@ class Warm:
         last, self._last = self._last, None
         if last is not None and self._unchanged(last.ws):
             self._last = last
-            return Reading(last.ws, last.config, last.index, warm=True)
+            return Reading(last.ws, last.config, last.index, warm=True, problems=last.problems)
         from skillwiki.reading import refresh
 
         ws, config = self.place.open()
@@ -255,7 +265,9 @@ class Warm:
         self._keep(done.index)
         self._listing = done.listing
         self._since = set() if self._watcher is not None else None  # this look listed it all
-        reading = Reading(ws, config, done.index, done.refreshed, done.skipped)
+        reading = Reading(
+            ws, config, done.index, done.refreshed, done.skipped, problems=tuple(done.problems)
+        )
         if self._watcher is not None and done.skipped is None and self._index_file is not None:
             after = self._watcher.changes()
             self._note(after)  # this look's own writes among them: listed again, to no harm

@@ -61,11 +61,20 @@ def _serve(
 
 
 async def _call(session: ClientSession, name: str, **arguments: Any) -> tuple[bool, Any]:
+    failed, answer, _ = await _told(session, name, **arguments)
+    return failed, answer
+
+
+async def _told(session: ClientSession, name: str, **arguments: Any) -> tuple[bool, Any, list[str]]:
+    """A call's answer (its first block: the CLI's --json object, also its structured content),
+    and the blocks beside it, which say what the CLI warns of on stderr."""
     result = await session.call_tool(name, arguments)
-    text = "".join(getattr(item, "text", "") for item in result.content)
+    texts = [getattr(item, "text", "") for item in result.content]
     if result.is_error:
-        return True, text
-    return False, json.loads(text)
+        return True, "".join(texts), []
+    answer = json.loads(texts[0])
+    assert result.structured_content == answer
+    return False, answer, texts[1:]
 
 
 def test_tools_schemas_and_annotations(demo: Path) -> None:
@@ -227,6 +236,83 @@ def test_the_server_compiles_a_change_before_it_is_asked(demo: Path) -> None:
     _, after = _serve(demo, work)
     assert [hit["path"] for hit in after["results"]] == [".wiki/wiki/docs/zanzibar.md"]
     assert after["refreshed"] == 0  # the server had compiled it already
+
+
+def test_a_raw_file_that_cannot_be_compiled_is_told_beside_the_answer(
+    demo: Path, invoke: Invoke
+) -> None:
+    """What the CLI warns of on stderr comes in a block beside the answer, at every call
+    while it holds (as the CLI warns at every run); the answer is the CLI's --json object."""
+    bad = write(demo / ".wiki" / "raw" / "docs" / "bad.md", "---\ntitle: [unclosed\n---\n# B\n")
+    cli = invoke("query", "-w", str(demo), "tool failure retry", "--json")
+
+    async def work(session: ClientSession) -> Any:
+        first = await _told(session, "query", text="tool failure retry")
+        again = await _told(session, "query", text="tool failure retry")  # nothing changed
+        recalled = await _told(session, "recall", task="deploy")
+        bad.write_text("# Bad no more\n")
+        mended = await _told(session, "query", text="tool failure retry")
+        return first, again, recalled, mended
+
+    first, again, recalled, mended = _serve(demo, work)
+    warned = cli.stderr.strip()
+    assert warned.startswith("Warning: .wiki/raw/docs/bad.md: unparsable YAML frontmatter")
+    assert warned.endswith("(not compiled)")
+    assert first == (False, json.loads(cli.stdout) | {"refreshed": 0}, [warned])
+    assert again == (False, first[1], [warned])
+    assert recalled[0] is False and recalled[2] == [warned]
+    assert mended[0] is False and mended[2] == []
+    assert mended[1]["refreshed"] == 1  # the mended file compiled: nothing more to tell
+
+
+def test_a_call_while_another_process_writes_says_nothing_was_compiled(demo: Path) -> None:
+    """A read never waits for a writer: it answers from the articles as they are, and says so
+    beside the answer; once the writer is done, the next call compiles the change."""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys\n"
+            "from pathlib import Path\n"
+            "from skillwiki.fsio import workspace_lock\n"
+            "from skillwiki.workspace import Workspace\n"
+            f"with workspace_lock(Workspace(Path({str(demo)!r})), 5):\n"
+            "    print('locked', flush=True)\n"
+            "    sys.stdin.readline()\n",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdin is not None and holder.stdout is not None
+
+    async def work(session: ClientSession) -> Any:
+        await _call(session, "query", text="retry")
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        write(demo / ".wiki" / "raw" / "docs" / "zanzibar.md", "# Zanzibar\n\nA new note.\n")
+        during = await _told(session, "query", text="zanzibar")
+        assert holder.stdin is not None
+        holder.stdin.write("done\n")
+        holder.stdin.flush()
+        holder.wait()
+        after = await _told(session, "query", text="zanzibar")
+        return during, after
+
+    with holder:  # its pipes closed at the end
+        try:
+            during, after = _serve(demo, work)
+        finally:
+            holder.kill()
+    assert during == (
+        False,
+        {"query": "zanzibar", "refreshed": 0, "results": []},
+        [
+            "Warning: not compiled: another skillwiki process is writing: answered from the "
+            "articles as they are"
+        ],
+    )
+    assert [hit["path"] for hit in after[1]["results"]] == [".wiki/wiki/docs/zanzibar.md"]
+    assert after[2] == []
 
 
 def test_without_a_workspace_each_tool_says_to_run_init(tmp_path: Path) -> None:

@@ -216,6 +216,18 @@ def test_cli_json_trace_and_hits(demo: Path, invoke: Invoke) -> None:
     assert again.stdout == traced.stdout  # the same inputs give the same block
 
 
+def test_cli_warns_of_a_lesson_that_cannot_be_compiled(demo: Path, invoke: Invoke) -> None:
+    """A lesson file that cannot be compiled is not recalled; recall says so, as query does."""
+    write(demo / ".wiki" / "raw" / "lessons" / "broken.md", "---\nid: [unclosed\n---\n# B\n")
+    result = invoke("recall", "-w", str(demo), "--agent", "channel-op", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["lessons"]  # the others are recalled as before
+    assert result.stderr.startswith(
+        "Warning: .wiki/raw/lessons/broken.md: unparsable YAML frontmatter"
+    )
+    assert result.stderr.endswith("(not compiled)\n")
+
+
 def test_write_adds_markers_then_replaces_between_them(demo: Path, invoke: Invoke) -> None:
     agents = demo / "AGENTS.md"
     agents.write_bytes(b"# Agents\r\n\r\nKeep this line.  \r\n")

@@ -116,7 +116,7 @@ def recall(
     from skillwiki.memory import usage
     from skillwiki.memory.block import write_block, write_target
     from skillwiki.memory.recall import Request, recall_for_task
-    from skillwiki.reading import Refresh, refresh
+    from skillwiki.reading import Refresh, notices, refresh
 
     ws, config = open_workspace(ctx, workspace)
     target = None if write is None else write_target(ws, write)
@@ -124,8 +124,8 @@ def recall(
     if not no_compile:
         with render.progress("Compiling") as progress:
             done = refresh(ws, config, progress)
-        if done.skipped:
-            render.warn(f"not compiled: {done.skipped}")
+        for notice in notices(done.skipped, done.problems):
+            render.warn(notice)
     request = Request(agent, tuple(tag or ()), tuple(path or ()), task, budget)
     with done:
         result = recall_for_task(ws, config, request, done.index)

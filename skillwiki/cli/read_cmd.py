@@ -154,7 +154,7 @@ def show(
 
 
 def _warn_problems(done: Refresh) -> None:
-    if done.skipped:
-        render.warn(f"not compiled: {done.skipped}")
-    for problem in done.problems:
-        render.warn(f"{problem.path}: {problem.message} (not compiled)")
+    from skillwiki.reading import notices
+
+    for notice in notices(done.skipped, done.problems):
+        render.warn(notice)
