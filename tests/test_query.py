@@ -57,6 +57,21 @@ def _snippets(ws: Path, invoke: Invoke, page: str, text: str, *queries: str) -> 
     return [_query(invoke, ws, query)["results"][0]["snippet"] for query in queries]
 
 
+def test_equal_fused_scores_go_by_the_text_ranking() -> None:
+    """A page found by meaning alone, first there, scores as the text ranking's first that is
+    not among the nearest (the one page holding a rare word): the text ranking decides, not
+    the path; at each tie after it, the text ranking's page comes first again."""
+    ranked = [(1.9, "z/rare.md", "Rare", "document", 7), (1.5, "z/also.md", "Also", "document", 8)]
+    near = [(3, 0.8, "a/alike.md", "Alike", "document"), (4, 0.7, "a/near.md", "Near", "document")]
+
+    def signals_of(rowid: int) -> rank.Signals:
+        return rank.Signals(1, 1.0, 0, 1.0)
+
+    fused = rank._fuse(ranked, near, 10, signals_of)
+    assert [row[1] for row in fused] == ["z/rare.md", "a/alike.md", "z/also.md", "a/near.md"]
+    assert fused[0][0] == fused[1][0] and fused[2][0] == fused[3][0]  # ties, each of them
+
+
 def test_a_snippet_is_text_not_an_anchor(ws: Path, invoke: Invoke) -> None:
     """Books put an anchor before each heading, its id made of the heading's words: that line
     of tags alone is not shown as the snippet, the text is (both ways of finding it agree)."""

@@ -223,7 +223,9 @@ def _fuse(
     """The best `limit` of the text ranking (score, path, title, type, id) and the semantic
     one as one, by reciprocal-rank fusion: each page scores the sum of 1 / (RRF_K + its rank)
     in each, over the most it can reach (first in both), so 1.0 is the best score. Each comes
-    with its signals (`signals_of` those the text ranking holds)."""
+    with its signals (`signals_of` those the text ranking holds). Equal scores go by the text
+    ranking, then by path: a page found by meaning alone, first there, ties with the one page
+    that holds a rare word and is not among the nearest, and must not pass it by its name."""
     best = 2.0 / (RRF_K + 1)
     text_places = {row[4]: place for place, row in enumerate(ranked, start=1)}
     near_places = {row[0]: (place, row[1]) for place, row in enumerate(near, start=1)}
@@ -231,13 +233,14 @@ def _fuse(
     for rowid, _, rel, title, kind_ in near:
         pages.setdefault(rowid, (rel, title, kind_))
     scores = []
+    unranked = len(ranked) + 1  # below every page the text ranking holds
     for rowid, page in pages.items():
         places = (text_places.get(rowid), near_places.get(rowid, (None,))[0])
         score = sum(1.0 / (RRF_K + place) for place in places if place) / best
-        scores.append((score, page[0], rowid))
-    scores.sort(key=lambda row: (-row[0], row[1]))
+        scores.append((score, text_places.get(rowid, unranked), page[0], rowid))
+    scores.sort(key=lambda row: (-row[0], row[1], row[2]))
     fused = []
-    for score, rel, rowid in scores[:limit]:  # the signals of those shown only
+    for score, _, rel, rowid in scores[:limit]:  # the signals of those shown only
         _, title, kind_ = pages[rowid]
         semantic_rank, similarity = near_places.get(rowid, (None, None))
         signals = replace(
