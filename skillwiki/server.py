@@ -40,7 +40,7 @@ from skillwiki import __version__, clock
 from skillwiki.cli.common import LIMIT_MAX
 from skillwiki.cli.read_cmd import ArticleType
 from skillwiki.errors import SkillwikiError
-from skillwiki.memory.kinds import Severity, Trigger
+from skillwiki.memory.kinds import Outcome, Scope, Severity, Trigger
 from skillwiki.warm import Place, Reading, Warm
 
 INSTRUCTIONS = (
@@ -453,9 +453,9 @@ def _writing_tools(server: WikiServer) -> None:
         title: str,
         summary: str,
         body: str | None = None,
-        trigger: str = Trigger.MANUAL.value,
-        severity: str = Severity.MEDIUM.value,
-        scope: str | None = None,
+        trigger: Trigger = Trigger.MANUAL,
+        severity: Severity = Severity.MEDIUM,
+        scope: Scope | None = None,
         agent: list[str] | None = None,
         tag: list[str] | None = None,
         category: str | None = None,
@@ -477,9 +477,9 @@ def _writing_tools(server: WikiServer) -> None:
                 title=title,
                 summary=summary,
                 body=body,
-                trigger=trigger,
-                severity=severity,
-                scope=scope,
+                trigger=trigger.value,  # the plain strings the CLI passes on
+                severity=severity.value,
+                scope=None if scope is None else scope.value,
                 agents=tuple(agent or ()),
                 tags=tuple(tag or ()),
                 category=category,
@@ -496,7 +496,7 @@ def _writing_tools(server: WikiServer) -> None:
     @_tool(server, ADD)
     def feedback(
         lesson_id: str,
-        outcome: str,
+        outcome: Outcome,
         note: str | None = None,
         expect_fingerprint: str | None = None,
         ctx: Context[Any, Any] | None = None,
@@ -508,7 +508,8 @@ def _writing_tools(server: WikiServer) -> None:
 
         def work() -> dict[str, Any]:
             ws, config = warm.place.open()
-            result = run(ws, config, lesson_id, outcome, note, clock.today(), expect_fingerprint)
+            today = clock.today()
+            result = run(ws, config, lesson_id, outcome.value, note, today, expect_fingerprint)
             warm.forget()
             return asdict(result)
 

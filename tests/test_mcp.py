@@ -98,6 +98,13 @@ def test_tools_schemas_and_annotations(demo: Path) -> None:
         assert tools[name].annotations.destructive_hint is False
     assert "ONLY after the user agreed" in tools["record_lesson"].description
     assert tools["query"].input_schema["required"] == ["text"]
+    # The CLI's choices are the schema's, for a model to pick from before it calls.
+    record = tools["record_lesson"].input_schema
+    choices = {name: schema["enum"] for name, schema in record["$defs"].items()}
+    assert choices["Severity"] == ["LOW", "MEDIUM", "HIGH", "CRITICAL"]
+    assert choices["Scope"] == ["global", "targeted"] and "manual" in choices["Trigger"]
+    outcome = tools["feedback"].input_schema["$defs"]["Outcome"]["enum"]
+    assert outcome == ["helped", "not-helped", "failed-again"]
     assert "\n        " not in tools["query"].description  # dedented for the model
 
 
@@ -143,6 +150,19 @@ def test_writing_tools_and_errors(demo: Path) -> None:
                 summary="A push went out untagged.",
                 prevention_rule="Run git describe before pushing a release.",
             ),
+            "chosen": await _call(
+                session,
+                "record_lesson",
+                title="Pin the runner image",
+                summary="The runner image moved under a build.",
+                severity="HIGH",
+                scope="targeted",
+                trigger="replan",
+                agent=["ci-bot"],
+            ),
+            "bad severity": await _call(
+                session, "record_lesson", title="T", summary="S.", severity="high"
+            ),
             "missing": await _call(session, "show", key="no/such.md"),
             "bad outcome": await _call(session, "feedback", lesson_id=lesson, outcome="maybe"),
             "misnamed": await _call(session, "show", path="docs/deploy.md"),
@@ -158,11 +178,20 @@ def test_writing_tools_and_errors(demo: Path) -> None:
     assert answers["record"][1]["created"] is True
     assert answers["record"][1]["status"] == "candidate"  # two sections still to write
     assert (demo / answers["record"][1]["path"]).is_file()
+    chosen = (demo / answers["chosen"][1]["path"]).read_text()
+    assert "severity: HIGH\n" in chosen and "scope: targeted\n" in chosen
+    assert "trigger: replan\n" in chosen
+    failed, text = answers["bad severity"]
+    assert failed and text.startswith(
+        "Error: record_lesson: argument 'severity': Input should be 'LOW', 'MEDIUM', 'HIGH' or"
+        " 'CRITICAL' (it takes "
+    )
     failed, text = answers["missing"]
     assert failed and text.startswith("Error: no article or lesson 'no/such.md'")
-    failed, text = answers["bad outcome"]
-    assert (
-        failed and text == "Error: --outcome 'maybe' is not one of helped, not-helped, failed-again"
+    assert answers["bad outcome"] == (
+        True,
+        "Error: feedback: argument 'outcome': Input should be 'helped', 'not-helped' or "
+        "'failed-again' (it takes expect_fingerprint, lesson_id, note, outcome)",
     )
     # Arguments the schema refuses: one line saying what is wrong and what the tool takes.
     assert answers["misnamed"] == (
