@@ -89,6 +89,29 @@ def test_status_json_lists_every_file_or_those_not_fresh_and_the_problems(
     }
 
 
+def test_status_json_of_a_big_folder_spread_over_buckets(ws: Path, invoke: Invoke) -> None:
+    """A folder of more than 512 files is answered bucket by bucket from the stat cache: each
+    fresh file is listed once, under its own bucket, and the others as in a small folder."""
+    big = ws / ".wiki" / "raw" / "big"
+    for number in range(1100):
+        write(big / f"page-{number:04}.md", f"# Page {number}\n")
+    write(big / "plain.txt", "plain\n")  # both make big/plain.txt.md
+    write(big / "plain.txt.md", "# Plain\n")
+    compiled = invoke("compile", "-w", str(ws))
+    assert compiled.exit_code == 2 and "1101 written" in compiled.stdout  # the pair refused
+    invoke("status", "-w", str(ws))  # the stat cache settled: the next look uses its records
+    write(big / "page-0007.md", "# Page 7, again\n")
+    every = json.loads(invoke("status", "-w", str(ws), "--json").stdout)
+    fresh = [f["article"] for f in every["files"] if f["state"] == "fresh"]
+    expected = [f".wiki/wiki/big/page-{number:04}.md" for number in range(1100) if number != 7]
+    assert fresh == sorted([*expected, ".wiki/wiki/big/plain.txt.md"])
+    assert every["totals"] == {"fresh": 1100, "new": 0, "stale": 1, "orphan": 0, "edited": 0}
+    changed = json.loads(invoke("status", "-w", str(ws), "--json", "--not-fresh").stdout)
+    assert changed["files"] == [f for f in every["files"] if f["state"] != "fresh"]
+    assert [f["article"] for f in changed["files"]] == [".wiki/wiki/big/page-0007.md"]
+    assert len(every["problems"]) == 1
+
+
 def test_status_check_passes_when_fresh(demo: Path, invoke: Invoke) -> None:
     result = invoke("status", "-w", str(demo), "--check", "--json")
     assert result.exit_code == 0

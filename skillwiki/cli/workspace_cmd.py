@@ -204,6 +204,7 @@ def status_json(
     from skillwiki.compiler import State
 
     counts = plan.count()
+    entries = plan.others if not_fresh else plan.entries  # others: sorted, none of them fresh
     return {
         "fresh": _all_fresh(plan),
         "catalog": _fingerprint(ws.index_json, config) if ws.index_json.exists() else "none",
@@ -214,8 +215,7 @@ def status_json(
                 "raw": None if entry.raw is None else f".wiki/raw/{entry.raw}",
                 "state": entry.state.value,
             }
-            for entry in plan.entries
-            if not (not_fresh and entry.state is State.FRESH)
+            for entry in entries
         ],
         "problems": [
             {"path": problem.path, "message": problem.message} for problem in plan.problems

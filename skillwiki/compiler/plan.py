@@ -81,13 +81,18 @@ class Plan:
     def fresh(self) -> list[tuple[str, str]]:
         """Every (article, raw) pair known fresh, unordered."""
         found = list(self.found_fresh)
+        spreads: dict[tuple[str, int], dict[statcache.Key, statcache.Folder]] = {}
         for key, record in self.listing.answered.items():
-            folder, count, bucket = key
+            folder, count, _ = key
             taken = {article for article, _, _ in record.others}
             losers = {path.removeprefix(".wiki/raw/") for path, _ in record.problems}
-            for name in self.listing.raw_folders.get(folder, {}):
-                if count > 1 and statcache.bucket_of(name, count) != bucket:
-                    continue
+            names = self.listing.raw_folders.get(folder, {})
+            if count > 1:  # the folder split once, not looked through once for each bucket
+                spread = spreads.get((folder, count))
+                if spread is None:
+                    spread = spreads[folder, count] = statcache.split(folder, names, count)
+                names = spread.get(key, {})
+            for name in names:
                 source = folder + name
                 target = source if name[-3:] == ".md" else article_rel(source)
                 if target not in taken and source not in losers:
