@@ -40,8 +40,11 @@ if TYPE_CHECKING:
     from skillwiki.compiler import Problem
 
 # How the follower lets a burst of changes (a save, a checkout) go on before it looks: until
-# no new event came for QUIET, and SETTLE at most while they keep coming.
-QUIET = 0.002
+# no new event came for QUIET, and SETTLE at most while they keep coming. A call made at once
+# after the change (its request read and parsed in a few ms) makes the look itself: with 2 ms,
+# the follower's look came first and the two threads' turns on the interpreter cost that call
+# about 3 ms through the client.
+QUIET = 0.005
 SETTLE = 0.1
 # How long it waits on the queue at a time, so that it sees `close` or a new watcher.
 _POLL = 0.2
