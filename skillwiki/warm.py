@@ -193,7 +193,8 @@ class Warm:
     def _settled(self) -> bool:
         """Wait for a burst of changes to end: until QUIET passed with no new event in the
         queue (its unread bytes the same), or SETTLE while they keep coming; False if closed
-        meanwhile. A save is looked at a moment after it, a checkout once it is done."""
+        meanwhile. A save is looked at a moment after it, a checkout once it is done (or every
+        SETTLE while it goes on)."""
         deadline = time.monotonic() + SETTLE
         waiting = self._pending()
         while not self._closed.wait(QUIET):
