@@ -57,6 +57,25 @@ def _snippets(ws: Path, invoke: Invoke, page: str, text: str, *queries: str) -> 
     return [_query(invoke, ws, query)["results"][0]["snippet"] for query in queries]
 
 
+@pytest.mark.parametrize(
+    "signals",
+    [
+        None,
+        rank.Signals(2, 3.25, 4, 1.1, near=2),
+        rank.Signals(0, 0.0, 0, 1.0, fused=True, semantic_rank=3, similarity=0.61),
+    ],
+)
+def test_a_hit_s_json_is_its_fields_in_order(signals: rank.Signals | None) -> None:
+    """`to_json` builds the dict itself (asdict deep-copies): the same keys, order and values."""
+    from dataclasses import asdict
+
+    hit = rank.Hit(".wiki/wiki/a.md", "A", "document", 2.5, "a **b**", signals)
+    whole = asdict(hit)
+    assert json.dumps(hit.to_json(explain=True)) == json.dumps(whole)
+    del whole["signals"]
+    assert json.dumps(hit.to_json()) == json.dumps(whole)
+
+
 def test_equal_fused_scores_go_by_the_text_ranking() -> None:
     """A page found by meaning alone, first there, scores as the text ranking's first that is
     not among the nearest (the one page holding a rare word): the text ranking decides, not
