@@ -187,7 +187,9 @@ def _noted(answer: dict[str, Any], read: Reading) -> dict[str, Any]:
     """The answer, and beside it what the CLI would warn of on stderr (nothing compiled while
     another process writes; a raw file that could not be compiled) in a text block of its own:
     the answer's own block and its structured content stay the CLI's --json object."""
-    said = read.notices()
+    from skillwiki.reading import notices  # with the compiler: not before the first call
+
+    said = notices(read.skipped, read.problems)
     if not said:
         return answer
     import pydantic_core

@@ -102,12 +102,6 @@ class Reading:
     # The raw files that could not be compiled; still so while nothing changed since.
     problems: tuple[Problem, ...] = ()
 
-    def notices(self) -> list[str]:
-        """What the read says beside its answer, as the CLI warns: see reading.notices."""
-        from skillwiki.reading import notices
-
-        return notices(self.skipped, self.problems)
-
 
 @dataclass
 class Warm:
