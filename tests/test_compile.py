@@ -274,14 +274,27 @@ def test_a_no_change_run_settles_and_then_reads_nothing(
     assert renders == [] and reads == []
 
 
+def _stale_ci(demo: Path) -> tuple[Path, Path]:
+    """docs/ci.md of the demo made stale: its raw file and its article."""
+    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
+    raw.write_text(raw.read_text() + "\nA new line in the raw file.\n")
+    return raw, demo / ".wiki" / "wiki" / "docs" / "ci.md"
+
+
+def _kept_next_time(invoke: Invoke, demo: Path, article: Path, typed: str) -> Any:
+    """The next compile keeps the article edited by hand, as it keeps any such article."""
+    again = invoke("compile", "-w", str(demo))
+    assert typed in article.read_text()
+    assert "was edited by hand" in again.stderr
+    return again
+
+
 def test_a_hand_edit_made_while_compile_runs_is_kept(
     demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from skillwiki.compiler import apply
 
-    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
-    raw.write_text(raw.read_text() + "\nA new line in the raw file.\n")  # ci.md is now stale
-    article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
+    _, article = _stale_ci(demo)
     real = apply._compile_one
 
     def edit_meanwhile(job: tuple[str, str, str, str, int]) -> apply.Compiled:
@@ -294,9 +307,7 @@ def test_a_hand_edit_made_while_compile_runs_is_kept(
     assert "Typed while compile ran." in article.read_text()
     assert "Warning: .wiki/wiki/docs/ci.md was edited by hand" in result.stderr
     monkeypatch.undo()
-    again = invoke("compile", "-w", str(demo))  # next time it is an edited article, as ever
-    assert "Typed while compile ran." in article.read_text()
-    assert "was edited by hand" in again.stderr
+    _kept_next_time(invoke, demo, article, "Typed while compile ran.")
 
 
 def test_a_hand_edit_made_while_compile_writes_the_article_is_kept(
@@ -307,9 +318,7 @@ def test_a_hand_edit_made_while_compile_writes_the_article_is_kept(
     rename that would put the compiled one in place, and left as the hand made it."""
     from skillwiki import fsio
 
-    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
-    raw.write_text(raw.read_text() + "\nA new line in the raw file.\n")  # ci.md is now stale
-    article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
+    _, article = _stale_ci(demo)
     real = fsio._write_temp
     edits: list[str] = []
 
@@ -327,9 +336,7 @@ def test_a_hand_edit_made_while_compile_writes_the_article_is_kept(
     assert "Warning: .wiki/wiki/docs/ci.md was edited by hand" in result.stderr
     assert not list(article.parent.glob(".*.tmp"))  # the compiled text's temp is gone
     monkeypatch.setattr(fsio, "_write_temp", real)
-    again = invoke("compile", "-w", str(demo))  # next time it is an edited article, as ever
-    assert "Typed while it was written." in article.read_text()
-    assert "was edited by hand" in again.stderr
+    _kept_next_time(invoke, demo, article, "Typed while it was written.")
 
 
 def test_a_hand_edit_right_after_compile_wrote_the_article_is_kept(
@@ -341,9 +348,7 @@ def test_a_hand_edit_right_after_compile_wrote_the_article_is_kept(
     from skillwiki import fsio, statcache
 
     monkeypatch.setattr(statcache.cache, "RACY_NS", 0)  # no recent stat looked at twice
-    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
-    raw.write_text(raw.read_text() + "\nA new line in the raw file.\n")  # ci.md is now stale
-    article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
+    raw, article = _stale_ci(demo)
     real = fsio.write_many
     edits: list[str] = []
 
@@ -359,8 +364,7 @@ def test_a_hand_edit_right_after_compile_wrote_the_article_is_kept(
     assert edits == ["ci.md"]
     monkeypatch.setattr(fsio, "write_many", real)
     raw.write_text(raw.read_text() + "\nAnother line.\n")  # stale again
-    again = invoke("compile", "-w", str(demo))
-    assert "Typed right after." in article.read_text()
+    again = _kept_next_time(invoke, demo, article, "Typed right after.")
     assert "Warning: .wiki/wiki/docs/ci.md was edited by hand" in again.stderr
 
 
@@ -374,9 +378,7 @@ def test_a_raw_file_saved_while_compile_runs_is_compiled_again(
     from skillwiki.compiler import apply
 
     monkeypatch.setattr(statcache.cache, "RACY_NS", 0)  # no recent stat looked at twice
-    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
-    raw.write_text(raw.read_text() + "\nA new line in the raw file.\n")  # ci.md is now stale
-    article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
+    raw, article = _stale_ci(demo)
     real = apply._compile_one
 
     def save_meanwhile(job: tuple[str, str, str, str, int]) -> apply.Compiled:
