@@ -17,10 +17,12 @@ import inspect
 import logging
 from collections.abc import Callable
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, TypeVar, cast
 from urllib.parse import quote, unquote, urlparse
 
+import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
@@ -166,14 +168,38 @@ def _tool(server: MCPServer[Any], annotations: ToolAnnotations) -> Callable[[Too
     return register
 
 
-def _answer(work: Callable[[], Answer], place: Place, ctx: Context[Any, Any] | None) -> Answer:
-    """Run a tool's work (the client asked for its roots first, once); a skillwiki error is the
-    tool's error, with the CLI's very text.
+async def _answer(
+    work: Callable[[], Answer], place: Place, ctx: Context[Any, Any] | None
+) -> Answer:
+    """Run a tool's work on a worker thread (the client asked for its roots first, once)."""
+    await _learn_roots(place, ctx)
+    return await anyio.to_thread.run_sync(_guarded, work)
+
+
+async def _read_answer(
+    work: Callable[[Reading], Answer], warm: Warm, ctx: Context[Any, Any] | None
+) -> Answer:
+    """Run a read's work on the workspace: at once, on this thread, when nothing changed since
+    the last look and no other read has the turn (warm.at_once); else on a worker thread, which
+    waits for its turn and looks first."""
+    await _learn_roots(warm.place, ctx)
+    with warm.at_once() as read:
+        if read is not None:
+            return _guarded(partial(work, read))
+
+    def looked() -> Answer:
+        with warm.reading() as read:
+            return work(read)
+
+    return await anyio.to_thread.run_sync(_guarded, looked)
+
+
+def _guarded(work: Callable[[], Answer]) -> Answer:
+    """A tool's answer; a skillwiki error is the tool's error, with the CLI's very text.
 
     Raising ToolError would prefix "Error executing tool <name>: "; a CallToolResult marked
     as an error goes to the client as it is (the SDK passes one through unconverted).
     """
-    _learn_roots(place, ctx)
     try:
         return work()
     except SkillwikiError as exc:
@@ -200,7 +226,7 @@ def _noted(answer: dict[str, Any], read: Reading) -> dict[str, Any]:
     return cast(dict[str, Any], CallToolResult(content=blocks, structured_content=answer))
 
 
-def _learn_roots(place: Place, ctx: Context[Any, Any] | None) -> None:
+async def _learn_roots(place: Place, ctx: Context[Any, Any] | None) -> None:
     """Ask the client for its roots once, when nothing more explicit names the workspace."""
     if ctx is None or place.asked_roots or place.explicit is not None:
         return
@@ -208,10 +234,8 @@ def _learn_roots(place: Place, ctx: Context[Any, Any] | None) -> None:
     capabilities = ctx.client_capabilities
     if capabilities is None or capabilities.roots is None:
         return
-    import anyio.from_thread
-
     try:
-        listed = anyio.from_thread.run(ctx.session.list_roots)
+        listed = await ctx.session.list_roots()
     except Exception:  # a client that cannot answer: the other places still count
         return
     place.roots = [
@@ -252,7 +276,7 @@ def _reading_tools(server: WikiServer) -> None:
     warm = server.warm
 
     @_tool(server, READ)
-    def query(
+    async def query(
         text: str,
         limit: Annotated[int, Field(ge=1, le=LIMIT_MAX)] = 10,
         type: ArticleType | None = None,
@@ -267,17 +291,16 @@ def _reading_tools(server: WikiServer) -> None:
         each hit."""
         from skillwiki.search import search
 
-        def work() -> dict[str, Any]:
-            with warm.reading() as read:
-                hits = search(
-                    read.ws,
-                    text,
-                    limit=limit,
-                    kind=type,
-                    tags=tuple(tag or ()),
-                    include_hidden=include_hidden,
-                    db=read.index,
-                )
+        def work(read: Reading) -> dict[str, Any]:
+            hits = search(
+                read.ws,
+                text,
+                limit=limit,
+                kind=type,
+                tags=tuple(tag or ()),
+                include_hidden=include_hidden,
+                db=read.index,
+            )
             answer = {
                 "query": text,
                 "refreshed": read.refreshed,
@@ -285,10 +308,10 @@ def _reading_tools(server: WikiServer) -> None:
             }
             return _noted(answer, read)
 
-        return _answer(work, warm.place, ctx)
+        return await _read_answer(work, warm, ctx)
 
     @_tool(server, READ)
-    def show(
+    async def show(
         key: str,
         max_chars: Annotated[int, Field(ge=1)] = SHOW_CHARS,
         ctx: Context[Any, Any] | None = None,
@@ -297,9 +320,8 @@ def _reading_tools(server: WikiServer) -> None:
         lesson's id. Bodies longer than `max_chars` are cut, and `truncated` says so."""
         from skillwiki.reading import show as run
 
-        def work() -> dict[str, Any]:
-            with warm.reading() as read:
-                shown = run(read.ws, key, read.config.fingerprint)
+        def work(read: Reading) -> dict[str, Any]:
+            shown = run(read.ws, key, read.config.fingerprint)
             answer = {
                 "path": shown.path,
                 "meta": shown.meta,
@@ -310,14 +332,14 @@ def _reading_tools(server: WikiServer) -> None:
             }
             return _noted(answer, read)
 
-        return _answer(work, warm.place, ctx)
+        return await _read_answer(work, warm, ctx)
 
 
 def _memory_tools(server: WikiServer) -> None:
     warm = server.warm
 
     @_tool(server, READ)
-    def recall(
+    async def recall(
         agent: str | None = None,
         tag: list[str] | None = None,
         path: list[str] | None = None,
@@ -331,18 +353,19 @@ def _memory_tools(server: WikiServer) -> None:
         from skillwiki.memory import usage
         from skillwiki.memory.recall import Request, recall_for_task
 
-        def work() -> dict[str, Any]:
+        def work(read: Reading) -> dict[str, Any]:
             request = Request(agent, tuple(tag or ()), tuple(path or ()), task, budget)
-            with warm.reading() as read:
-                result = recall_for_task(read.ws, read.config, request, read.index)
+            result = recall_for_task(read.ws, read.config, request, read.index)
             usage.count(read.ws, result.included, clock.stamp())
             answer = {"block": result.block, "lessons": [asdict(item) for item in result.lessons]}
             return _noted(answer, read)
 
-        return _answer(work, warm.place, ctx)
+        return await _read_answer(work, warm, ctx)
 
     @_tool(server, READ)
-    def status(not_fresh: bool = True, ctx: Context[Any, Any] | None = None) -> dict[str, Any]:
+    async def status(
+        not_fresh: bool = True, ctx: Context[Any, Any] | None = None
+    ) -> dict[str, Any]:
         """Whether every article is fresh (compiled from its raw file as it is now): the totals
         of each state, the files that are not fresh (with `not_fresh` false, every file, as
         `status --json` lists them: thousands on a big wiki), the raw files that cannot be
@@ -354,10 +377,12 @@ def _memory_tools(server: WikiServer) -> None:
             ws, config = warm.place.open()
             return status_json(ws, config, make_plan(ws, config), not_fresh=not_fresh)
 
-        return _answer(work, warm.place, ctx)
+        return await _answer(work, warm.place, ctx)
 
     @_tool(server, READ)
-    def suggest(feedback: dict[str, Any], ctx: Context[Any, Any] | None = None) -> dict[str, Any]:
+    async def suggest(
+        feedback: dict[str, Any], ctx: Context[Any, Any] | None = None
+    ) -> dict[str, Any]:
         """Say whether a run's feedback calls for a lesson: `feedback` holds task, agent,
         tool_calls ([{tool, success, error}]; one with an error failed unless success is
         true), replans, retries, cost_usd, max_cost_usd, confidence, rejected. A proposal
@@ -373,7 +398,7 @@ def _memory_tools(server: WikiServer) -> None:
                 answered["record_lesson"] = record_lesson_arguments(answered["command"])
             return answered
 
-        return _answer(work, warm.place, ctx)
+        return await _answer(work, warm.place, ctx)
 
 
 def _resources(server: WikiServer) -> None:
@@ -451,7 +476,7 @@ def _writing_tools(server: WikiServer) -> None:
     warm = server.warm
 
     @_tool(server, ADD)
-    def record_lesson(
+    async def record_lesson(
         title: str,
         summary: str,
         body: str | None = None,
@@ -493,10 +518,10 @@ def _writing_tools(server: WikiServer) -> None:
             compile_workspace(ws, config)
             return asdict(recorded)
 
-        return _answer(work, warm.place, ctx)
+        return await _answer(work, warm.place, ctx)
 
     @_tool(server, ADD)
-    def feedback(
+    async def feedback(
         lesson_id: str,
         outcome: Outcome,
         note: str | None = None,
@@ -515,4 +540,4 @@ def _writing_tools(server: WikiServer) -> None:
             warm.forget()
             return asdict(result)
 
-        return _answer(work, warm.place, ctx)
+        return await _answer(work, warm.place, ctx)

@@ -531,6 +531,61 @@ def test_resources_come_a_page_at_a_time(demo: Path, monkeypatch: pytest.MonkeyP
     wiki.warm.close()
 
 
+def test_a_quiet_workspace_is_answered_without_a_worker_thread(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read of a workspace in which nothing changed since the last look is answered on the
+    thread that reads the requests; a look (the first call, one after a change) and every
+    other tool run on a worker thread, as they may wait for a writer. Both answer alike."""
+    if sys.platform != "linux":
+        pytest.skip("without a watcher every read looks")
+    import anyio.to_thread
+
+    from skillwiki import server
+    from skillwiki.warm import Place
+
+    hops: list[str] = []
+    hop = anyio.to_thread.run_sync
+
+    async def counted(work: Any, *args: Any, **options: Any) -> Any:
+        hops.append(getattr(args[0] if args else work, "__name__", "?"))
+        return await hop(work, *args, **options)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+    wiki = server.build(Place(demo), read_only=False)
+    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
+
+    async def calls() -> list[tuple[int, Any]]:
+        made = []
+        for name, arguments in [
+            ("query", {"text": "retry"}),
+            ("query", {"text": "retry"}),
+            ("show", {"key": "docs/ci.md"}),
+            ("recall", {"agent": "channel-op"}),
+            ("query", {"text": "retry"}),  # recall's count of what it showed is no change
+            ("status", {}),
+            ("change", {}),
+            ("query", {"text": "kookaburra"}),
+            ("query", {"text": "kookaburra"}),
+        ]:
+            if name == "change":
+                raw.write_text(raw.read_text() + "\nThe kookaburra step.\n")
+                continue
+            before = len(hops)
+            result = await wiki.call_tool(name, arguments)
+            made.append((len(hops) - before, result.structured_content))
+        return made
+
+    made = anyio.run(calls)
+    wiki.warm.close()
+    assert [count for count, _ in made] == [1, 0, 0, 0, 0, 1, 1, 0]
+    assert made[0][1] == made[1][1] == made[4][1] and made[0][1]["results"]
+    assert made[3][1]["lessons"]
+    assert made[6][1]["refreshed"] == 1
+    assert [hit["path"] for hit in made[6][1]["results"]] == [".wiki/wiki/docs/ci.md"]
+    assert made[7][1] == {**made[6][1], "refreshed": 0}
+
+
 async def _read_error(session: ClientSession, uri: str) -> str:
     try:
         await session.read_resource(uri)

@@ -54,6 +54,43 @@ def test_a_quiet_workspace_is_answered_without_a_look(demo: Path) -> None:
     warm.close()
 
 
+@needs_inotify
+def test_at_once_answers_only_a_quiet_workspace_and_never_waits(demo: Path) -> None:
+    warm = Warm(Place(demo))
+    with warm.at_once() as read:
+        assert read is None  # no look yet: nothing known to be in step
+    assert _hits(warm, "retry")[0] is False
+    with warm.at_once() as read:
+        assert read is not None and read.warm
+        assert search(read.ws, "retry", db=read.index)
+    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
+    raw.write_text(raw.read_text() + "\nThe kookaburra step.\n")
+    with warm.at_once() as read:
+        assert read is None  # a change: the next read must look
+    with warm.at_once() as read:
+        assert read is None  # nor did asking take the change for seen
+    assert _hits(warm, "kookaburra") == (False, [".wiki/wiki/docs/ci.md"])
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with warm.reading():
+            holding.set()
+            release.wait(60)
+
+    other = threading.Thread(target=hold)
+    other.start()
+    holding.wait(60)
+    began = time.monotonic()
+    with warm.at_once() as read:
+        assert read is None  # another read has the turn: not waited for
+    assert time.monotonic() - began < 30
+    release.set()
+    other.join()
+    with warm.at_once() as read:
+        assert read is not None and read.warm
+    warm.close()
+
+
 def _replace(path: Path, text: str) -> None:
     """Write a file as editors and git do: a hidden temp file renamed over it."""
     temp = path.with_name(f".{path.name}.tmp")
