@@ -123,6 +123,17 @@ def test_a_snippet_shows_the_line_with_most_of_the_query_s_words(ws: Path, invok
     ]
 
 
+def test_a_snippet_comes_from_anywhere_in_a_long_page(ws: Path, invoke: Invoke) -> None:
+    """A one-word query reads each hit whole for its snippet: the line may be at the end of a
+    page far longer than one read of the file."""
+    filler = "".join(f"Line {number} of the changelog says nothing.\n" for number in range(4000))
+    text = f"# Changelog\n\n{filler}\nThe axolotl release closes it.\n"
+    assert len(text.encode()) > 1 << 17
+    assert _snippets(ws, invoke, "notes/changelog.md", text, "axolotl") == [
+        "The **axolotl** release closes it."
+    ]
+
+
 def test_a_snippet_marks_the_words_the_index_matched(ws: Path, invoke: Invoke) -> None:
     """The index stems words (SQLite's porter): "substitutions" finds "substituted", so the
     snippet marks it there, where a fixed cut of the word marked nothing and the hit showed
