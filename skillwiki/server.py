@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar, cast
 from urllib.parse import quote, unquote, urlparse
 
+import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
@@ -57,6 +58,7 @@ READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 SHOW_CHARS = 20_000
 RESOURCES_PAGE = 500  # resources per page of resources/list
+ROOTS_WAIT = 5.0  # seconds the first call waits for the client's roots, at most
 INDEX_URI = "skillwiki://index"
 ARTICLE_URI = "skillwiki://wiki/"
 _LOG = logging.getLogger(__name__)
@@ -227,18 +229,35 @@ def _noted(answer: dict[str, Any], read: Reading) -> dict[str, Any]:
 
 
 async def _learn_roots(place: Place, ctx: Context[Any, Any] | None) -> None:
-    """Ask the client for its roots once, when nothing more explicit names the workspace."""
-    if ctx is None or place.asked_roots or place.explicit is not None:
+    """Ask the client for its roots once, when nothing more explicit names the workspace; a
+    call made meanwhile waits for the answer, ROOTS_WAIT at most."""
+    if ctx is None or place.explicit is not None:
         return
-    place.asked_roots = True
-    capabilities = ctx.client_capabilities
-    if capabilities is None or capabilities.roots is None:
+    if place.roots_asked is not None:
+        await place.roots_asked.wait()
         return
+    place.roots_asked = anyio.Event()
     try:
-        listed = await ctx.session.list_roots()
-    except Exception:  # a client that cannot answer: the other places still count
-        return
-    place.roots = [
+        capabilities = ctx.client_capabilities
+        if capabilities is not None and capabilities.roots is not None:
+            place.roots = await _roots(ctx)
+    finally:
+        place.roots_asked.set()
+
+
+async def _roots(ctx: Context[Any, Any]) -> list[Path]:
+    """The client's roots that are folders on this machine; none if it cannot say, or does not
+    within ROOTS_WAIT (the other places still count)."""
+    listed = None
+    with anyio.move_on_after(ROOTS_WAIT):
+        try:
+            listed = await ctx.session.list_roots()
+        except Exception:
+            return []
+    if listed is None:
+        _LOG.info("The client did not list its roots within %s s", ROOTS_WAIT)
+        return []
+    return [
         Path(unquote(urlparse(str(root.uri)).path))
         for root in listed.roots
         if str(root.uri).startswith("file://")

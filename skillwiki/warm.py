@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from skillwiki import statcache, watch
 from skillwiki.config import Config, load_config
@@ -64,7 +64,9 @@ class Place:
 
     explicit: Path | None
     roots: Sequence[Path] = ()
-    asked_roots: bool = False  # whether the client was asked for its roots yet
+    # Set once the client was asked for its roots and answered (or failed to, or never
+    # will); None: not asked yet. An anyio.Event, made by the server's first call.
+    roots_asked: Any = None
 
     def starts(self) -> list[Path]:
         project = os.environ.get("CLAUDE_PROJECT_DIR")

@@ -586,6 +586,52 @@ def test_a_quiet_workspace_is_answered_without_a_worker_thread(
     assert made[7][1] == {**made[6][1], "refreshed": 0}
 
 
+@pytest.mark.filterwarnings("ignore:The roots capability is deprecated")
+def test_a_client_that_does_not_list_its_roots_is_not_waited_for(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client that says it has roots but never lists them holds the first calls up for
+    ROOTS_WAIT, not for ever: they then find the workspace in the working directory. Calls
+    made while the client is asked wait for that one question; it is asked once."""
+    from mcp import Client
+
+    from skillwiki import server
+    from skillwiki.warm import Place
+
+    monkeypatch.setattr(server, "ROOTS_WAIT", 0.3)
+    monkeypatch.chdir(demo)
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    monkeypatch.delenv("SKILLWIKI_WORKSPACE", raising=False)
+    wiki = server.build(Place(None), read_only=True)
+    asked: list[int] = []
+
+    async def never(context: Any) -> types.ListRootsResult:
+        asked.append(1)
+        await anyio.sleep(3600)
+        raise AssertionError("not reached")  # pragma: no cover
+
+    async def calls() -> list[Any]:
+        answers: list[Any] = []
+
+        async def one(text: str) -> None:
+            result = await client.call_tool("query", {"text": text})
+            answers.append(result.structured_content)
+
+        async with Client(wiki, list_roots_callback=never, mode="legacy") as client:
+            with anyio.fail_after(30):
+                async with anyio.create_task_group() as group:
+                    group.start_soon(one, "retry")
+                    group.start_soon(one, "retry")
+                await one("retry")
+        return answers
+
+    answers = anyio.run(calls)
+    wiki.warm.close()
+    assert asked == [1]
+    assert len(answers) == 3 and all(answer == answers[0] for answer in answers)
+    assert answers[0]["results"]
+
+
 async def _read_error(session: ClientSession, uri: str) -> str:
     try:
         await session.read_resource(uri)
