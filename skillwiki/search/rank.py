@@ -732,12 +732,17 @@ class Marks:
     in ASCII are looked for in the lower-cased text, unless it holds one of the four letters
     that the regex engine, ignoring case, takes for an ASCII one though lower-casing does not
     give it (CASE_ODD). With CJK roots among the others (a dropped match could run over one)
-    it takes `pattern` itself.
+    it takes `pattern` itself. Several roots in ASCII are each looked for on their own
+    (`each`), their matches then put in order: an alternation of literals makes the engine
+    try every position again, and took 0.8 ms of 91 kB of uv's docs for two roots, against
+    0.17 ms one by one. Roots are word characters (text.words), so a root's match runs to
+    the end of its word, as any other's at the same start does: the same spans.
     """
 
     pattern: re.Pattern[str]
     scan: re.Pattern[str] | None = None  # the roots without `\b`; None: use `pattern`
     lowered: re.Pattern[str] | None = None  # the same in lower case, when all are ASCII
+    each: tuple[re.Pattern[str], ...] = ()  # `lowered` root by root, when there are several
     roots: tuple[str, ...] = ()  # lower case, longest first
     # Per root: the index's stems of the query's words it stands for, and whether one of them
     # is the word the index also matches by its start alone (_prefixed). None: mark every
@@ -766,10 +771,18 @@ class Marks:
             return cls(pattern, roots=lower, words=meant)
         scan = "|".join(rf"{re.escape(root)}\w*" for root in roots)
         lowered = None
+        each: tuple[re.Pattern[str], ...] = ()
         if all(root.isascii() for root in roots):
-            lowered = re.compile("|".join(rf"{re.escape(root.lower())}\w*" for root in roots))
+            alone = [rf"{re.escape(root.lower())}\w*" for root in roots]
+            lowered = re.compile("|".join(alone))
+            each = tuple(re.compile(one) for one in alone) if len(alone) > 1 else ()
         return cls(
-            pattern, re.compile(scan, re.IGNORECASE), lowered=lowered, roots=lower, words=meant
+            pattern,
+            re.compile(scan, re.IGNORECASE),
+            lowered=lowered,
+            each=each,
+            roots=lower,
+            words=meant,
         )
 
     def counts(self, found: str) -> bool:
@@ -797,6 +810,15 @@ class Marks:
         holds no CASE_ODD letter."""
         if self.scan is None:
             yield from (match.span() for match in self.pattern.finditer(text))
+            return
+        if self.each and lowered is not None:
+            # Each root's matches, in order of their starts; two roots matching at the same
+            # start match the same word to its end: one span.
+            last = -1
+            for start, end in sorted(m.span() for one in self.each for m in one.finditer(lowered)):
+                if start != last and (start == 0 or not _is_word(text[start - 1])):
+                    yield start, end
+                last = start
             return
         found = self.scan.finditer(text)
         if self.lowered is not None and lowered is not None:
@@ -831,12 +853,15 @@ def _best_line(body: str, marks: Marks) -> str:
         return best_line_by_line(body, marks)
     text, lowered = prose
     found: dict[int, dict[str, list[str]]] = {}  # start of a line -> its matches by root
-    line_start = -1
+    roots: dict[str, str] = {}  # root_of each word matched (a page says the same few often)
+    line_start = 0
     for start, end in marks.spans(text, lowered):
-        if line_start < 0 or "\n" in text[line_start:start]:
-            line_start = text.rfind("\n", 0, start) + 1
+        line_start = text.rfind("\n", line_start, start) + 1 or line_start
         match = text[start:end]
-        found.setdefault(line_start, {}).setdefault(marks.root_of(match), []).append(match)
+        root = roots.get(match)
+        if root is None:
+            root = roots[match] = marks.root_of(match)
+        found.setdefault(line_start, {}).setdefault(root, []).append(match)
     # The lines by how many words they may hold, most first: a line holds no more than the
     # roots matched in it, so the look at the words (Marks.counts) stops at the first line
     # that cannot reach the best count; among equals the first line wins.
