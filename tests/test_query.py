@@ -123,6 +123,19 @@ def test_a_snippet_shows_the_line_with_most_of_the_query_s_words(ws: Path, invok
     ]
 
 
+def test_a_snippet_is_not_a_code_fence_s_marker_line(ws: Path, invoke: Invoke) -> None:
+    """A fence's info string (a file name, a language) is markup: the snippet is the line of
+    code (or text) after it that holds the word, though the marker line comes first."""
+    text = (
+        "# Pipelines\n\nSet the job up.\n\n"
+        '```yaml title=".gitlab-ci.yml"\nscript: uv sync --locked  # in ci\n```\n\n'
+        "~~~ ci\nci: true\n~~~\n"
+    )
+    assert _snippets(ws, invoke, "notes/pipelines.md", text, "ci") == [
+        "script: uv sync --locked  # in **ci**"
+    ]
+
+
 def test_a_snippet_comes_from_anywhere_in_a_long_page(ws: Path, invoke: Invoke) -> None:
     """A one-word query reads each hit whole for its snippet: the line may be at the end of a
     page far longer than one read of the file."""

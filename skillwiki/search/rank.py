@@ -44,6 +44,9 @@ _LINK_TEXT = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
 _LINK_IN_A_LINE = re.compile(r"\[([^\[\]\n]*)\]\([^()\n]*\)")
 # A line of HTML tags alone (`<a id="x"></a>`, an anchor before a heading): not text to show.
 _TAGS_ONLY = re.compile(r"(?:<[^<>]*>\s*)+")
+# Lines a snippet never shows: the title (its own field of a hit) and a code fence's marker
+# line, whose info string (`yaml title=".gitlab-ci.yml"`) is markup, not the page's text.
+_NOT_SHOWN = ("# ", "```", "~~~")
 # Line breaks other than \n that str.splitlines cuts at too.
 _ODD_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
@@ -873,7 +876,7 @@ def _best_line(body: str, marks: Marks) -> str:
             continue
         end = text.find("\n", line_start)
         line = text[line_start : end if end >= 0 else len(text)].strip()
-        if line.startswith("# ") or _TAGS_ONLY.fullmatch(line):
+        if line.startswith(_NOT_SHOWN) or _TAGS_ONLY.fullmatch(line):
             continue
         count = sum(1 for matches in by_root.values() if any(map(marks.counts, matches)))
         if count > best_count or (count and count == best_count and line_start < best_start):
@@ -929,7 +932,7 @@ def best_line_by_line(body: str, marks: Marks) -> str:
         if raw_line == "## Sources":
             break
         line = _LINK_TEXT.sub(_link_text, raw_line).strip()
-        if not line or line.startswith("# ") or _TAGS_ONLY.fullmatch(line):
+        if not line or line.startswith(_NOT_SHOWN) or _TAGS_ONLY.fullmatch(line):
             continue
         count = len(
             {
