@@ -632,6 +632,46 @@ def test_a_client_that_does_not_list_its_roots_is_not_waited_for(
     assert answers[0]["results"]
 
 
+def test_resources_read_the_catalog_again_only_when_it_changed(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every page of resources/list after the first takes the articles as the first read them
+    from index.json, while it is the same file; after a raw change its next page has the new
+    article, read from the catalog the change rewrote."""
+    from skillwiki import catalog, server
+    from skillwiki.warm import Place
+
+    monkeypatch.setattr(server, "RESOURCES_PAGE", 3)
+    reads: list[int] = []
+    listed = catalog.listed
+
+    def counted(ws: Any) -> list[dict[str, Any]]:
+        reads.append(1)
+        return listed(ws)
+
+    monkeypatch.setattr(catalog, "listed", counted)
+    wiki = server.build(Place(demo), read_only=True)
+
+    async def every() -> list[str]:
+        found: list[str] = []
+        cursor: str | None = None
+        while True:
+            params: Any = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            page = await wiki._handle_list_resources(None, params)
+            found += [str(resource.uri) for resource in page.resources]
+            cursor = page.next_cursor
+            if cursor is None:
+                return found
+
+    first = anyio.run(every)
+    assert len(first) > 6 and reads == [1]
+    assert anyio.run(every) == first and reads == [1]
+    write(demo / ".wiki" / "raw" / "docs" / "zebra.md", "# Zebra\n\nStripes.\n")
+    second = anyio.run(every)
+    assert second == sorted([*first, "skillwiki://wiki/docs/zebra.md"]) and reads == [1, 1]
+    wiki.warm.close()
+
+
 async def _read_error(session: ClientSession, uri: str) -> str:
     try:
         await session.read_resource(uri)
