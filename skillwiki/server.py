@@ -46,6 +46,7 @@ from skillwiki.cli.common import LIMIT_MAX
 from skillwiki.cli.read_cmd import ArticleType
 from skillwiki.errors import SkillwikiError
 from skillwiki.memory.kinds import Outcome, Scope, Severity, Trigger
+from skillwiki.statcache import Stat, stat_of
 from skillwiki.warm import Place, Reading, Warm
 
 INSTRUCTIONS = (
@@ -155,8 +156,13 @@ class WikiServer(MCPServer[Any]):
 
         try:
             with self.warm.reading() as read:
-                stat = _stat_key(read.ws.index_json)
-                key = None if stat is None else (read.ws.root, stat)
+                try:
+                    key: tuple[Path, Stat] | None = (
+                        read.ws.root,
+                        stat_of(read.ws.index_json),
+                    )
+                except OSError:
+                    key = None
                 if key is not None and self._listed is not None and self._listed.key == key:
                     return self._listed
                 articles = catalog.listed(read.ws)
@@ -183,17 +189,9 @@ class _Listed:
     """The articles of index.json as resources, in the order of their URIs; `key`: the
     workspace and the stat of index.json they were read at (None: not to be kept)."""
 
-    key: tuple[Path, tuple[int, int, int]] | None
+    key: tuple[Path, Stat] | None
     uris: list[str]
     items: list[Item]
-
-
-def _stat_key(path: Path) -> tuple[int, int, int] | None:
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return (stat.st_ino, stat.st_size, stat.st_mtime_ns)
 
 
 def _text(item: dict[str, Any], key: str) -> str | None:
