@@ -586,18 +586,9 @@ def _closeness(
 def _article_head(path: str) -> tuple[bytes | None, bool]:
     """An article file's bytes, or its first near.READ_BYTES if it is longer (None: it cannot
     be read), and whether that is the whole of it."""
-    wanted = near.READ_BYTES + 1
-    try:  # os.read: open() builds two Python objects, a third of the cost on small pages
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            parts = [os.read(fd, wanted)]
-            while parts[-1] and (got := sum(map(len, parts))) < wanted:
-                parts.append(os.read(fd, wanted - got))
-        finally:
-            os.close(fd)
-    except OSError:
+    data = _file_bytes(path, near.READ_BYTES + 1)
+    if data is None:
         return None, False
-    data = b"".join(parts)
     return data[: near.READ_BYTES], len(data) <= near.READ_BYTES
 
 
@@ -606,19 +597,28 @@ def _decoded(data: bytes) -> str:
 
 
 def _article_body(path: str | Path) -> str | None:
-    """An article's body (None: it cannot be read), read with os calls as `_article_head`
-    reads (a fifth of the cost of open() and read() on a page of tldr)."""
+    """An article's body (None: it cannot be read)."""
+    data = _file_bytes(path)
+    return None if data is None else body_of(_decoded(data))
+
+
+def _file_bytes(path: str | Path, most: int | None = None) -> bytes | None:
+    """A file's bytes, or its first `most` (None: it cannot be read), read with os calls:
+    open() and read() build two Python objects, a third of the cost on a page of tldr. A
+    file read whole is read to its end, should it have grown since its stat."""
     try:
         fd = os.open(path, os.O_RDONLY)
         try:
-            parts = [os.read(fd, os.fstat(fd).st_size + 1)]
-            while parts[-1]:  # to the end, should it have grown meanwhile
-                parts.append(os.read(fd, 1 << 16))
+            left = os.fstat(fd).st_size + 1 if most is None else most
+            parts = []
+            while left > 0 and (chunk := os.read(fd, left)):
+                parts.append(chunk)
+                left = 1 << 16 if most is None else left - len(chunk)
         finally:
             os.close(fd)
     except OSError:
         return None
-    return body_of(_decoded(b"".join(parts)))
+    return b"".join(parts)
 
 
 def _inbound(db: sqlite3.Connection, ids: list[int]) -> dict[int, int]:
