@@ -498,37 +498,40 @@ def test_resources_come_a_page_at_a_time(demo: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(server, "RESOURCES_PAGE", 3)
     wiki = server.build(Place(demo), read_only=True)
 
-    async def pages(gone_after_first: Path | None = None) -> list[list[str]]:
-        found: list[list[str]] = []
-        cursor: str | None = None
-        while True:
-            params: Any = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-            page = await wiki._handle_list_resources(None, params)
-            found.append([str(resource.uri) for resource in page.resources])
-            if gone_after_first is not None:
-                gone_after_first.unlink()
-                gone_after_first = None
-            cursor = page.next_cursor
-            if cursor is None:
-                return found
-
     async def refused() -> str:
         with pytest.raises(MCPError) as raised:
             await wiki._handle_list_resources(None, types.PaginatedRequestParams(cursor="x"))
         return raised.value.message
 
     every = [str(resource.uri) for resource in anyio.run(wiki.list_resources)]
-    first = anyio.run(pages)
+    first = anyio.run(_pages, wiki)
     assert len(first) == -(-len(every) // 3) > 1
     assert [len(page) for page in first[:-1]] == [3] * (len(first) - 1) and first[-1]
     assert sum(first, []) == every == sorted(every)
     # The article listed first on the second page goes before that page is asked for.
     going = every[3]  # after the index and docs/重试策略.md, whose URI is percent-encoded
     assert going == "skillwiki://wiki/docs/architecture.md"
-    second = anyio.run(pages, demo / ".wiki" / "raw" / "docs" / "architecture.md")
+    second = anyio.run(_pages, wiki, demo / ".wiki" / "raw" / "docs" / "architecture.md")
     assert sum(second, []) == [uri for uri in every if uri != going]
     assert "not a cursor of this server" in anyio.run(refused)
     wiki.warm.close()
+
+
+async def _pages(wiki: Any, gone_after_first: Path | None = None) -> list[list[str]]:
+    """The URIs of every page of resources/list, a cursor at a time; `gone_after_first` is
+    removed once the first page is given."""
+    found: list[list[str]] = []
+    cursor: str | None = None
+    while True:
+        params: Any = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await wiki._handle_list_resources(None, params)
+        found.append([str(resource.uri) for resource in page.resources])
+        if gone_after_first is not None:
+            gone_after_first.unlink()
+            gone_after_first = None
+        cursor = page.next_cursor
+        if cursor is None:
+            return found
 
 
 def test_a_quiet_workspace_is_answered_without_a_worker_thread(
@@ -652,22 +655,14 @@ def test_resources_read_the_catalog_again_only_when_it_changed(
     monkeypatch.setattr(catalog, "listed", counted)
     wiki = server.build(Place(demo), read_only=True)
 
-    async def every() -> list[str]:
-        found: list[str] = []
-        cursor: str | None = None
-        while True:
-            params: Any = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-            page = await wiki._handle_list_resources(None, params)
-            found += [str(resource.uri) for resource in page.resources]
-            cursor = page.next_cursor
-            if cursor is None:
-                return found
+    def every() -> list[str]:
+        return sum(anyio.run(_pages, wiki), [])
 
-    first = anyio.run(every)
+    first = every()
     assert len(first) > 6 and reads == [1]
-    assert anyio.run(every) == first and reads == [1]
+    assert every() == first and reads == [1]
     write(demo / ".wiki" / "raw" / "docs" / "zebra.md", "# Zebra\n\nStripes.\n")
-    second = anyio.run(every)
+    second = every()
     assert second == sorted([*first, "skillwiki://wiki/docs/zebra.md"]) and reads == [1, 1]
     wiki.warm.close()
 
