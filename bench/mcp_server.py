@@ -7,8 +7,9 @@ Usage:
 Figures are medians over --runs rounds in one server process, after one warm-up call. With
 --queries, a round asks every query of the file (its first column) and the median is over
 all those calls; else a round asks --word. "After a change" gives one raw file (--change,
-else the first found) another last line before a call (the file is put back as it was at the
-end: runs do not make it grow), and "the call after" is the next call, with nothing changed.
+else the first by path, as bench/warm_change.py picks it) another last line before a call
+(the file is put back as it was at the end: runs do not make it grow), and "the call after"
+is the next call, with nothing changed.
 "The first raw change" is one call, the first to follow a change in that server, made after
 the server was left idle for a moment (as it is between an agent's calls).
 "After a pause" waits --pause milliseconds between the change and the call, as an agent's turn
@@ -73,9 +74,7 @@ async def measure(ws: Path, runs: int, words: list[str], change: Path | None, pa
             idle.append(await timed(words[number % len(words)]))
         print(f"query, no change, after a pause of {pause * 1000:.0f} ms: {ms(idle)}")
         changed, paused, after = [], [], []
-        raw = (
-            ws / ".wiki" / "raw" / change if change else next((ws / ".wiki" / "raw").rglob("*.md"))
-        )
+        raw = ws / ".wiki" / "raw" / change if change else min((ws / ".wiki" / "raw").rglob("*.md"))
         original = raw.read_bytes()
         try:
             await anyio.sleep(IDLE)  # a server once idle makes the compiler ready

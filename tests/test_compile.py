@@ -393,3 +393,29 @@ def test_a_raw_file_saved_while_compile_runs_is_compiled_again(
     assert "Saved while compile ran." not in article.read_text()  # compiled as it was read
     monkeypatch.setattr(apply, "_compile_one", real)
     assert "Saved while compile ran." in invoke("show", "-w", str(demo), "docs/ci.md").stdout
+
+
+def test_the_catalog_rows_are_those_of_the_articles_on_disk(demo: Path, invoke: Invoke) -> None:
+    # Plan.rows takes each article's stat from the listing and its row from the cache only
+    # while that stat holds: an article retitled by hand gives its new row, one just written
+    # by this run gives the row made for it, and the rows come in the order of the paths.
+    from skillwiki.compiler import make_plan
+    from skillwiki.compiler.plan import read_row
+    from skillwiki.config import load_config
+    from skillwiki.workspace import find_workspace
+
+    assert invoke("query", "-w", str(demo), "deploy").exit_code == 0  # the rows cached
+    ws = find_workspace(demo)
+    config = load_config(ws.config_file)
+    article = ws.wiki / "docs" / "ci.md"
+    cached = make_plan(ws, config).cache.rows.files
+    assert "docs/ci.md" in cached and "Retitled" not in cached["docs/ci.md"][1][1]
+    time.sleep(0.05)
+    article.write_text(article.read_text().replace("title: ", "title: Retitled ", 1))
+    plan = make_plan(ws, config)
+    on_disk = {target: tuple(read_row(ws.wiki / target, target)) for target in plan.wiki_stats}
+    rows = plan.rows(ws)
+    assert rows == on_disk and list(rows) == sorted(on_disk)
+    assert "Retitled" in rows["docs/ci.md"][1]
+    made = ("1docs", "- made", '{"path": "wiki/docs/ci.md"}')
+    assert plan.rows(ws, {"docs/ci.md": made})["docs/ci.md"] == made

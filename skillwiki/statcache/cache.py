@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshal
 import time
 import zlib
-from collections.abc import Collection
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -161,6 +161,22 @@ class StatCache:
         """The stat an article had when its facts were learned, if they were."""
         entry = self.open_folder(self.key_of(rel))[1].get(rel)
         return None if entry is None else entry[0]
+
+    def article_stats(self, folder: str, names: Iterable[str]) -> dict[str, Stat]:
+        """`article_stat` of many articles of one folder (by name), each bucket's table
+        opened once: at 11k articles, the key of each looked up on its own cost 20 ms."""
+        count = self.buckets.get(folder, 1)
+        tables: dict[int, dict[str, Any]] = {}
+        found: dict[str, Stat] = {}
+        for name in names:
+            bucket = bucket_of(name, count)
+            table = tables.get(bucket)
+            if table is None:
+                table = tables[bucket] = self.open_folder((folder, count, bucket))[1]
+            entry = table.get(folder + name)
+            if entry is not None:
+                found[name] = entry[0]
+        return found
 
     def remember_raw(self, rel: str, stat: Stat, fingerprint: str) -> None:
         table = self.open_folder(self.key_of(rel))[0]
@@ -429,6 +445,17 @@ class FileCache:
         if entry is not None and entry[0] == stat and older_than(stat, self.saved_ns - RACY_NS):
             return entry[1]
         return None
+
+    def known(self, wanted: Mapping[str, Stat]) -> dict[str, Any]:
+        """`get` of many files at once: the value of each whose stat still holds."""
+        limit = self.saved_ns - RACY_NS
+        files = self.files
+        found: dict[str, Any] = {}
+        for rel, stat in wanted.items():
+            entry = files.get(rel)
+            if entry is not None and entry[0] == stat and older_than(stat, limit):
+                found[rel] = entry[1]
+        return found
 
     def put(self, rel: str, stat: Stat, value: Any) -> None:
         self.files[rel] = (stat, value)

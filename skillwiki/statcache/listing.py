@@ -60,10 +60,14 @@ class Listing:
         if self._wiki_stats is None:
             found = {}
             for folder, files in self.wiki_folders.items():
-                for name in files:
-                    stat = self.article_stat(folder + name)
-                    if stat is not None:
-                        found[folder + name] = stat
+                unknown = [name for name, stat in files.items() if stat is None]
+                recorded = self.cache.article_stats(folder, unknown) if unknown else {}
+                for name, stat in files.items():
+                    if stat is None:
+                        stat = files[name] = recorded.get(name) or self.article_stat(folder + name)
+                        if stat is None:  # gone
+                            continue
+                    found[folder + name] = stat
             self._wiki_stats = found
         return self._wiki_stats
 
