@@ -721,3 +721,60 @@ def test_the_workspace_from_the_client_roots(demo: Path, tmp_path: Path) -> None
     assert answer["results"]
     failed, text = _serve(None, work, cwd=elsewhere)
     assert failed and "skillwiki init" in text
+
+
+def test_a_recorded_lesson_is_compiled_by_a_watched_look(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """record_lesson compiles the lesson before it answers, by a look as a read makes it (the
+    watcher tells what changed: no folder of the workspace listed again), and the next query
+    finds it warm. With another writer holding the lock, that look leaves the compile, and
+    the call waits for the lock, as the CLI does."""
+    if sys.platform != "linux":
+        pytest.skip("without a watcher every look lists every folder")
+    from skillwiki import compiler, fsio, reading, server, statcache
+    from skillwiki.reading import Refresh
+    from skillwiki.warm import Place
+
+    listed: list[Path] = []
+    scan = statcache.scan_folders
+
+    def counted(root: Path, *args: Any, **options: Any) -> Any:
+        listed.append(root)
+        return scan(root, *args, **options)
+
+    monkeypatch.setattr(statcache, "scan_folders", counted)
+    wiki = server.build(Place(demo), read_only=False)
+    lesson = {"title": "Pin the kookaburra", "summary": "S.", "prevention_rule": "Pin it."}
+
+    async def calls() -> list[Any]:
+        await wiki.call_tool("query", {"text": "retry"})  # the first look lists everything
+        listed.clear()
+        recorded = await wiki.call_tool("record_lesson", lesson)
+        found = await wiki.call_tool("query", {"text": "kookaburra"})
+        return [recorded.structured_content, found.structured_content]
+
+    recorded, found = anyio.run(calls)
+    assert listed == []
+    article = ".wiki/wiki/" + recorded["path"].removeprefix(".wiki/raw/")
+    assert (demo / article).is_file()
+    assert found["refreshed"] == 0 and found["results"][0]["path"] == article
+
+    compiles: list[Path] = []
+    whole, look = compiler.compile_workspace, reading.refresh
+
+    def busy(ws: Any, config: Any, *args: Any, **options: Any) -> Refresh:
+        with fsio.workspace_lock(ws, 0):  # held on a descriptor of its own, as by another
+            return look(ws, config, *args, **options)
+
+    def waited(ws: Any, config: Any, **options: Any) -> Any:
+        compiles.append(ws.root)
+        return whole(ws, config, **options)
+
+    monkeypatch.setattr(reading, "refresh", busy)
+    monkeypatch.setattr(compiler, "compile_workspace", waited)
+    again = anyio.run(wiki.call_tool, "record_lesson", {**lesson, "title": "Pin the lyrebird"})
+    wiki.warm.close()
+    assert compiles == [demo] and not again.is_error
+    again_raw = again.structured_content["path"].removeprefix(".wiki/raw/")
+    assert (demo / ".wiki" / "wiki" / again_raw).is_file()
