@@ -119,6 +119,7 @@ class Warm:
     _rearm: bool = False
     _listing: Listing | None = None  # the files as the last look left them
     _since: set[str] | None = None  # what the watcher told changed since; None: unknown
+    _listed: set[str] = field(default_factory=set)  # folders that came since: the look lists
     _follower: threading.Thread | None = None
     _closed: threading.Event = field(default_factory=threading.Event)
     # The stat cache the last look settled but left for the follower to write, once idle:
@@ -203,7 +204,7 @@ class Warm:
                 except Exception:  # the next call meets the same error and reports it
                     _LOG.debug("the look after a change failed", exc_info=True)
                     if self._watcher is not None:
-                        self._note(self._watcher.changes())  # not the same events again
+                        self._note(self._changes())  # not the same events again
                     self._closed.wait(_POLL)
 
     def _settled(self) -> bool:
@@ -270,7 +271,7 @@ class Warm:
         listing, self._listing = self._listing, None
         earlier = None
         if listing is not None and self._since is not None:
-            earlier = Earlier(listing, frozenset(self._since))
+            earlier = Earlier(listing, frozenset(self._since), frozenset(self._listed))
         later = self.follow and self._watcher is not None  # a follower writes the stat cache
         done = refresh(
             ws, config, shared=True, earlier=earlier, write_cache=not later, kept=self._kept(ws)
@@ -284,15 +285,16 @@ class Warm:
         self._keep(done.index)
         self._listing = done.listing
         self._since = set() if self._watcher is not None else None  # this look listed it all
+        self._listed.clear()
         reading = Reading(
             ws, config, done.index, done.refreshed, done.skipped, problems=tuple(done.problems)
         )
         if self._watcher is not None and done.skipped is None and self._index_file is not None:
-            after = self._watcher.changes()
+            after = self._changes()
             self._note(after)  # this look's own writes among them: listed again, to no harm
             if after is not None and all(path in done.wrote for path in after):
                 self._last = reading  # only this look's own writes happened meanwhile
-            else:
+            elif after is None:
                 self._rearm = True
         return reading
 
@@ -313,19 +315,48 @@ class Warm:
             statcache.write(*pending)
 
     def _note(self, changes: set[str] | None) -> None:
-        """Add what the watcher told to what changed since the last look; a folder that came,
-        went or moved (or events the kernel lost) leave the next look to list everything."""
-        if watch.folders_moved(changes):
+        """Add what the watcher told (`_changes`) to what changed since the last look; a folder
+        that went or moved (or events the kernel lost) leave the next look to list everything."""
+        if changes is None:
             self._since = None
-        elif self._since is not None and changes is not None:
+        elif self._since is not None:
             self._since |= changes
+
+    def _changes(self) -> set[str] | None:
+        """The files the watcher tells changed since it was last asked. A folder that came
+        (below raw/ or wiki/) is watched at once, with the folders in it, and the files found
+        in them are told instead: one made there before its watch was set came with no event.
+        Those folders are kept for the next look to list whole. None: that look lists every
+        folder (the kernel lost count, a folder went or moved, or no watch can be added)."""
+        watcher = self._watcher
+        assert watcher is not None
+        changes = watcher.changes()
+        came = sorted(path for path in changes or () if path.endswith("/"))
+        if changes is None or not came:
+            return changes
+        files = changes.difference(came)
+        for folder in came:
+            if not folder.startswith(tuple(f"{top}/" for top in watch.WATCHED)):
+                continue  # nothing a read depends on
+            try:
+                watcher.watch_below(folder)
+            except FileNotFoundError:  # gone again: its going is told next
+                continue
+            except OSError:  # the kernel's limit of watches reached: no watcher from here
+                watcher.close()
+                self._watcher = None
+                return None
+            found = set(watch.files_below(watcher.dot, folder))
+            files |= found
+            self._listed |= {folder} | {statcache.folder_of(path) for path in found}
+        return files
 
     def _unchanged(self, ws: Workspace) -> bool:
         """Tell whether nothing a read depends on changed since the last look."""
         assert self._watcher is not None and self._index_file is not None
-        changes = self._watcher.changes()
+        changes = self._changes()
         self._note(changes)
-        if watch.folders_moved(changes):
+        if changes is None:
             self._rearm = True
             return False
         return not changes and self._kept(ws) is not None
@@ -341,17 +372,18 @@ class Warm:
             self._rearm = False
             self._since = None  # nothing was watched: this look lists everything
             return
-        # What happened before this look, which sees it anyway; but a folder that came since
-        # the watches were set must be watched before the look.
-        drained = self._watcher.changes()
+        # What happened before this look, which sees it anyway (a folder that came is watched
+        # by now: _changes); but after one went or moved, every watch is set again.
+        drained = self._changes()
         self._note(drained)
-        if self._rearm or watch.folders_moved(drained):
+        if self._watcher is not None and (self._rearm or drained is None):
             self._rearm = False
             try:
                 self._watcher.arm()
             except OSError:
                 self._watcher.close()
                 self._watcher = None
+                self._since = None
 
     def _kept(self, ws: Workspace) -> sqlite3.Connection | None:
         """The index connection kept, while its file is still the one at the index's place."""

@@ -53,21 +53,31 @@ class Watcher:
             for folder in _folders(self.dot / top, top + "/"):
                 self._watch(folder)
 
+    def watch_below(self, folder: str) -> None:
+        """Watch a folder that came (below .wiki/, with its slash) and every folder in it."""
+        for found in _folders(self.dot / folder, folder):
+            self._watch(found)
+
     def changes(self) -> set[str] | None:
-        """The paths below .wiki/ changed since the last call (folders with a trailing slash);
-        None when the kernel dropped events (its queue overflowed) or a watched folder went."""
+        """The paths below .wiki/ changed since the last call, and the folders that came (with
+        a trailing slash: what is in them is not told, as they were not watched yet); None when
+        the kernel dropped events (its queue overflowed), or a folder went or moved."""
         changed: set[str] = set()
         flags = self._flags
+        gone = flags.Q_OVERFLOW | flags.IGNORED | flags.DELETE_SELF | flags.MOVE_SELF
         for event in self._inotify.read(timeout=0):
-            if event.mask & (
-                flags.Q_OVERFLOW | flags.IGNORED | flags.DELETE_SELF | flags.MOVE_SELF
-            ):
+            if event.mask & gone:
                 return None
             folder = self._folders.get(event.wd)
             if folder is None or not event.name or event.name.startswith("."):
                 continue
             path = folder + event.name
-            changed.add(path + "/" if event.mask & flags.ISDIR else path)
+            if not event.mask & flags.ISDIR:
+                changed.add(path)
+            elif event.mask & flags.CREATE:
+                changed.add(path + "/")
+            else:  # a folder deleted, or moved in, out or within
+                return None
         return changed
 
     def pending(self) -> int:
@@ -88,10 +98,21 @@ class Watcher:
         self._folders[wd] = folder.rstrip("/") + "/" if folder else ""
 
 
-def folders_moved(changes: set[str] | None) -> bool:
-    """Tell whether these changes may leave folders unwatched (or watched under old names):
-    the kernel lost count, or a folder came, went or moved. Then the watches are set again."""
-    return changes is None or any(path.endswith("/") for path in changes)
+def files_below(dot: Path, folder: str) -> Iterator[str]:
+    """The files in a folder below .wiki/ (`folder`, relative to it, with its slash) and in
+    its folders, relative to .wiki/, as the listing finds them (hidden names and links to
+    folders passed over): what a folder that came holds, once it is watched."""
+    try:
+        entries = list(os.scandir(dot / folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    for entry in entries:
+        if entry.name[0] == ".":
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            yield from files_below(dot, folder + entry.name + "/")
+        else:
+            yield folder + entry.name
 
 
 def start(dot: Path) -> Watcher | None:

@@ -294,6 +294,27 @@ def test_the_watcher_names_what_changed(demo: Path) -> None:
     watcher.close()
 
 
+@needs_inotify
+def test_the_watcher_tells_a_folder_that_came_and_watches_it_when_asked(demo: Path) -> None:
+    dot = demo / ".wiki"
+    watcher = watch.start(dot)
+    assert watcher is not None
+    write(dot / "raw" / "zoo" / "in" / "a.md", "# A\n")  # made before any watch on zoo/
+    assert watcher.changes() == {"raw/zoo/"}  # what is in it is not told
+    watcher.watch_below("raw/zoo/")
+    write(dot / "raw" / "zoo" / "in" / "b.md", "# B\n")
+    write(dot / "raw" / "zoo" / "in" / ".b.md.tmp", "x")
+    assert watcher.changes() == {"raw/zoo/in/b.md"}
+    assert sorted(watch.files_below(dot, "raw/zoo/")) == ["raw/zoo/in/a.md", "raw/zoo/in/b.md"]
+    assert list(watch.files_below(dot, "raw/nowhere/")) == []
+    (dot / "raw" / "zoo" / "in").rename(dot / "raw" / "zoo" / "out")
+    assert watcher.changes() is None  # a folder moved: look at everything
+    (dot / "raw" / "docs" / "sub").mkdir()
+    (dot / "raw" / "docs" / "sub").rmdir()  # never watched, and gone
+    assert watcher.changes() is None
+    watcher.close()
+
+
 def test_the_place_of_the_workspace(
     demo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -333,18 +354,8 @@ def test_after_a_change_only_the_changed_files_are_looked_at_again(
     """Between reads, files are written, added, removed and edited in raw/ and wiki/; each
     read lists only what the watcher named, and its listing and answers equal those of a look
     at every file: the CLI's look after it finds nothing left to do."""
-    from skillwiki import statcache
-    from skillwiki.config import load_config
-    from skillwiki.reading import query
-    from skillwiki.workspace import find_workspace
-
     warm = Warm(Place(demo))
     _hits(warm, "retry")
-    whole = statcache.scan_folders
-
-    def no_whole_listing(*args: object, **kwargs: object) -> object:
-        raise AssertionError("a whole listing, where the watcher named every change")
-
     raw = demo / ".wiki" / "raw" / "docs"
     changes: list[Callable[[], object]] = [
         lambda: write(raw / "ci.md", (raw / "ci.md").read_text() + "\nThe kookaburra step.\n"),
@@ -359,24 +370,76 @@ def test_after_a_change_only_the_changed_files_are_looked_at_again(
     ]
     for change in changes:
         change()
-        monkeypatch.setattr(statcache, "scan_folders", no_whole_listing)
-        with warm.reading() as read:
-            assert not read.warm
-            listing = warm._listing
-            warm_hits = {w: search(read.ws, w, db=read.index) for w in ("kookaburra", "page")}
-        monkeypatch.setattr(statcache, "scan_folders", whole)
-        assert listing is not None
-        ws = find_workspace(demo)
-        config = load_config(ws.config_file)
-        assert listing.raw_folders == whole(ws.raw)
-        assert {f: set(names) for f, names in listing.wiki_folders.items()} == {
-            f: set(names) for f, names in whole(ws.wiki, stats=False).items()
-        }
-        for word, hits in warm_hits.items():  # the CLI's look at every file finds no work left
-            cold, done = query(ws, config, word)
-            assert done.refreshed == 0
-            assert [h.path for h in hits] == [h.path for h in cold]
+        _looked_as_at_every_file(warm, demo, monkeypatch)
     warm.close()
+
+
+@needs_inotify
+def test_a_folder_that_came_is_looked_at_without_a_whole_listing(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder that came (with files made in it before it was watched, and folders of its
+    own) is watched, and the look lists it and the files the watcher named, not every folder:
+    its listing and answers equal those of a look at every file. One that went or moved has
+    every folder listed again."""
+    warm = Warm(Place(demo))
+    _hits(warm, "retry")
+    raw = demo / ".wiki" / "raw"
+    lessons = demo / ".wiki" / "wiki" / "lessons"  # as the first lesson's compile makes it
+    changes: list[Callable[[], object]] = [
+        lambda: write(raw / "zoo" / "quokka.md", "# Quokka\n\nThe quokka page.\n"),
+        lambda: (
+            write(raw / "zoo" / "deep" / "er" / "bilby.md", "# Bilby\n\nThe bilby page.\n"),
+            write(raw / "zoo" / "deep" / "numbat.md", "# Numbat\n\nThe numbat page.\n"),
+            write(raw / "zoo" / "deep" / ".numbat.md.tmp", "a writer's temp file"),
+        ),
+        lambda: write(raw / "zoo" / "quokka.md", "# Quokka\n\nThe quokka page, again.\n"),
+        lambda: write(lessons / "by-hand.md", "# By hand\n\nA page written here.\n"),
+    ]
+    for change in changes:
+        change()
+        _looked_as_at_every_file(warm, demo, monkeypatch)
+    (raw / "zoo" / "deep" / ".numbat.md.tmp").unlink(missing_ok=True)  # or compile took it
+    (raw / "zoo" / "deep").rename(raw / "deeper")
+    _looked_as_at_every_file(warm, demo, monkeypatch, whole=True)
+    warm.close()
+
+
+def _looked_as_at_every_file(
+    warm: Warm, demo: Path, monkeypatch: pytest.MonkeyPatch, *, whole: bool = False
+) -> None:
+    """A read after a change lists every folder (`whole`) or none, and leaves the listing and
+    the answers a look at every file gives: the CLI's look after it finds no work left."""
+    from skillwiki import statcache
+    from skillwiki.config import load_config
+    from skillwiki.reading import query
+    from skillwiki.workspace import find_workspace
+
+    scan = statcache.scan_folders
+    listed: list[Path] = []
+
+    def counted(root: Path, *args: Any, **kwargs: Any) -> Any:
+        listed.append(root)
+        return scan(root, *args, **kwargs)
+
+    monkeypatch.setattr(statcache, "scan_folders", counted)
+    with warm.reading() as read:
+        assert not read.warm
+        listing = warm._listing
+        hits = {w: search(read.ws, w, db=read.index) for w in ("kookaburra", "page")}
+    monkeypatch.setattr(statcache, "scan_folders", scan)
+    assert bool(listed) == whole
+    assert listing is not None
+    ws = find_workspace(demo)
+    config = load_config(ws.config_file)
+    assert listing.raw_folders == scan(ws.raw)
+    assert {f: set(names) for f, names in listing.wiki_folders.items() if names} == {
+        f: set(names) for f, names in scan(ws.wiki, stats=False).items()
+    }  # (a folder whose articles this run removed stays listed, empty)
+    for word, found in hits.items():  # the CLI's look at every file finds no work left
+        cold, done = query(ws, config, word)
+        assert done.refreshed == 0
+        assert [h.path for h in found] == [h.path for h in cold]
 
 
 @needs_inotify

@@ -224,7 +224,9 @@ def make_plan(
         )
     else:
         before = earlier.listing
-        raw_folders = statcache.relist_folders(ws.raw, before.raw_folders, earlier.below("raw/"))
+        raw_folders = statcache.relist_folders(
+            ws.raw, before.raw_folders, earlier.below("raw/"), came=earlier.came_below("raw/")
+        )
         wiki_folders = statcache.relist_folders(
             ws.wiki,
             before.wiki_folders,
@@ -232,6 +234,7 @@ def make_plan(
             stats=not trust_articles,
             folder_stats=folder_stats,
             previous_stats=before.folder_stats,
+            came=earlier.came_below("wiki/"),
         )
     temps = [f"raw/{rel}" for rel in temps]
     temps += [f"wiki/{rel}" for rel in wiki_temps]

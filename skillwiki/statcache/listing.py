@@ -271,15 +271,20 @@ class Listing:
 @dataclass(frozen=True)
 class Earlier:
     """A run's listing to start the next one from, and the paths below .wiki/ that changed
-    since, as the kernel told them (files only: a folder that came, went or moved needs a
-    whole listing)."""
+    since, as the kernel told them (files only: a folder that came is named by the files in
+    it, and in `came`, to be listed whole; one that went or moved needs a whole listing)."""
 
     listing: Listing
     changed: frozenset[str]
+    came: frozenset[str] = frozenset()  # the folders that came (with their files in changed)
 
     def below(self, top: str) -> set[str]:
         """The files changed below `top` ("raw/" or "wiki/"), relative to it."""
         return {path[len(top) :] for path in self.changed if path.startswith(top)}
+
+    def came_below(self, top: str) -> set[str]:
+        """The folders that came below `top`, relative to it."""
+        return {path[len(top) :] for path in self.came if path.startswith(top)}
 
     def names_by_folder(self) -> dict[str, set[str]]:
         """The names of the files changed below raw/ and wiki/ alike, by folder (relative to

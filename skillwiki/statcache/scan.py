@@ -70,12 +70,15 @@ def relist_folders(
     stats: bool = True,
     folder_stats: dict[str, Stat] | None = None,
     previous_stats: Mapping[str, Stat] | None = None,
+    came: Collection[str] = (),
 ) -> dict[str, Folder]:
     """What scan_folders would list now, given its listing of an earlier moment and the files
-    changed since (relative to `root`; no folder came, went or moved meanwhile): each of those
-    is looked at again, the rest taken over. A folder that gained a name is listed again whole,
-    so that its names keep the order a whole listing gives them (the stat cache's digests
-    depend on it). Temp files are not looked for.
+    changed since (relative to `root`; no folder went or moved meanwhile, and each that `came`
+    has its files among those changed): each of those is looked at again, the rest taken
+    over. A folder that gained a name, or came, is listed again whole, so that its names keep
+    the order a whole listing gives them (the stat cache's digests depend on it; the earlier
+    listing may hold names that run wrote into a folder that came). Temp files are not looked
+    for.
 
     The folders nothing changed in are `previous`'s own dicts, not copies (copying every one
     cost 0.8 ms of a look after one change at 11k files): what the new listing learns or
@@ -83,6 +86,10 @@ def relist_folders(
     found = dict(previous)
     if folder_stats is not None and previous_stats is not None:
         folder_stats.update(previous_stats)
+    for folder in came:
+        found.pop(folder, None)
+        if folder_stats is not None:
+            folder_stats.pop(folder, None)
     by_folder: dict[str, list[str]] = {}
     for path in changed:
         folder = folder_of(path)
