@@ -336,18 +336,17 @@ class Warm:
             return changes
         files = changes.difference(came)
         for folder in came:
-            if not folder.startswith(tuple(f"{top}/" for top in watch.WATCHED)):
+            if folder.partition("/")[0] not in watch.WATCHED:
                 continue  # nothing a read depends on
             try:
-                watcher.watch_below(folder)
+                found = watcher.watch_below(folder)
             except FileNotFoundError:  # gone again: its going is told next
                 continue
             except OSError:  # the kernel's limit of watches reached: no watcher from here
                 watcher.close()
                 self._watcher = None
                 return None
-            found = set(watch.files_below(watcher.dot, folder))
-            files |= found
+            files.update(found)
             self._listed |= {folder} | {statcache.folder_of(path) for path in found}
         return files
 

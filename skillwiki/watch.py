@@ -14,6 +14,7 @@ folder of raw/ and wiki/. Hidden names are passed over as the listing passes the
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import struct
@@ -53,10 +54,27 @@ class Watcher:
             for folder in _folders(self.dot / top, top + "/"):
                 self._watch(folder)
 
-    def watch_below(self, folder: str) -> None:
-        """Watch a folder that came (below .wiki/, with its slash) and every folder in it."""
-        for found in _folders(self.dot / folder, folder):
-            self._watch(found)
+    def watch_below(self, folder: str) -> list[str]:
+        """Watch a folder that came (below .wiki/, with its slash) and every folder in it, and
+        return the files in them, relative to .wiki/, as the listing finds them (hidden names
+        and links to folders passed over). Each folder is watched before it is read: a file
+        made in it after is told by an event, one made before is in what this returns.
+        FileNotFoundError: the folder went meanwhile (its going is told)."""
+        self._watch(folder)
+        files: list[str] = []
+        try:
+            entries = list(os.scandir(self.dot / folder))
+        except (FileNotFoundError, NotADirectoryError):
+            return files
+        for entry in entries:
+            if entry.name[0] == ".":
+                continue
+            if not entry.is_dir(follow_symlinks=False):
+                files.append(folder + entry.name)
+                continue
+            with contextlib.suppress(FileNotFoundError):  # gone again
+                files += self.watch_below(folder + entry.name + "/")
+        return files
 
     def changes(self) -> set[str] | None:
         """The paths below .wiki/ changed since the last call, and the folders that came (with
@@ -96,23 +114,6 @@ class Watcher:
     def _watch(self, folder: str) -> None:
         wd = self._inotify.add_watch(str(self.dot / folder), self._mask | self._flags.ONLYDIR)
         self._folders[wd] = folder.rstrip("/") + "/" if folder else ""
-
-
-def files_below(dot: Path, folder: str) -> Iterator[str]:
-    """The files in a folder below .wiki/ (`folder`, relative to it, with its slash) and in
-    its folders, relative to .wiki/, as the listing finds them (hidden names and links to
-    folders passed over): what a folder that came holds, once it is watched."""
-    try:
-        entries = list(os.scandir(dot / folder))
-    except (FileNotFoundError, NotADirectoryError):
-        return
-    for entry in entries:
-        if entry.name[0] == ".":
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            yield from files_below(dot, folder + entry.name + "/")
-        else:
-            yield folder + entry.name
 
 
 def start(dot: Path) -> Watcher | None:

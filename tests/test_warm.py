@@ -301,12 +301,13 @@ def test_the_watcher_tells_a_folder_that_came_and_watches_it_when_asked(demo: Pa
     assert watcher is not None
     write(dot / "raw" / "zoo" / "in" / "a.md", "# A\n")  # made before any watch on zoo/
     assert watcher.changes() == {"raw/zoo/"}  # what is in it is not told
-    watcher.watch_below("raw/zoo/")
+    assert watcher.watch_below("raw/zoo/") == ["raw/zoo/in/a.md"]
     write(dot / "raw" / "zoo" / "in" / "b.md", "# B\n")
     write(dot / "raw" / "zoo" / "in" / ".b.md.tmp", "x")
     assert watcher.changes() == {"raw/zoo/in/b.md"}
-    assert sorted(watch.files_below(dot, "raw/zoo/")) == ["raw/zoo/in/a.md", "raw/zoo/in/b.md"]
-    assert list(watch.files_below(dot, "raw/nowhere/")) == []
+    assert sorted(watcher.watch_below("raw/zoo/")) == ["raw/zoo/in/a.md", "raw/zoo/in/b.md"]
+    with pytest.raises(FileNotFoundError):
+        watcher.watch_below("raw/nowhere/")
     (dot / "raw" / "zoo" / "in").rename(dot / "raw" / "zoo" / "out")
     assert watcher.changes() is None  # a folder moved: look at everything
     (dot / "raw" / "docs" / "sub").mkdir()

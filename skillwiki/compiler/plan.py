@@ -129,11 +129,9 @@ class Plan:
         known = self.cache.rows.known(stats)
         found: dict[str, tuple[str, ...]] = {}
         for target in sorted(stats):
-            row = made.get(target) or known.get(target)
-            if row is None:
-                row = tuple(read_row(ws.wiki / target, target))
-                self.cache.rows.put(target, stats[target], row)
-            found[target] = row
+            found[target] = (
+                made.get(target) or known.get(target) or self._read_row(ws, target, stats[target])
+            )
         return found
 
     def row(self, ws: Workspace, target: str) -> Any:
@@ -141,11 +139,13 @@ class Plan:
 
         stat = self.listing.article_stat(target)
         assert stat is not None
-        known = self.cache.rows.get(target, stat)
-        if known is None:
-            known = tuple(read_row(ws.wiki / target, target))
-            self.cache.rows.put(target, stat, known)
-        return Row._make(known)
+        return Row._make(self.cache.rows.get(target, stat) or self._read_row(ws, target, stat))
+
+    def _read_row(self, ws: Workspace, target: str, stat: Stat) -> tuple[str, ...]:
+        """An article's catalog row read from it, kept in the cache under its stat."""
+        row = tuple(read_row(ws.wiki / target, target))
+        self.cache.rows.put(target, stat, row)
+        return row
 
     def entry_json(self, ws: Workspace, target: str) -> str | None:
         """Return the index.json entry of an article (for the search index), if it exists."""
