@@ -136,6 +136,22 @@ def test_a_snippet_is_not_a_code_fence_s_marker_line(ws: Path, invoke: Invoke) -
     ]
 
 
+def test_a_snippet_shows_a_heading_s_text_without_its_marks(ws: Path, invoke: Invoke) -> None:
+    """A heading line is shown as its text: `#` marks, opening and closing, are markup."""
+    text = (
+        "# Publishing\n\nRead this first.\n\n#### Publishing to a private repository\n\n"
+        "Set the token.\n\n### Mirrors of a **private** index ###\n\nUse C# or not.\n\n"
+        "## Tokens for a private index { #private-tokens }\n"
+    )
+    queries = ("private repository", "mirrors private", "publishing private", "private tokens")
+    assert _snippets(ws, invoke, "notes/publish.md", text, *queries) == [
+        "Publishing to a **private** **repository**",
+        "**Mirrors** of a **private** index",
+        "**Publishing** to a **private** repository",
+        "**Tokens** for a **private** index",
+    ]
+
+
 def test_a_snippet_comes_from_anywhere_in_a_long_page(ws: Path, invoke: Invoke) -> None:
     """A one-word query reads each hit whole for its snippet: the line may be at the end of a
     page far longer than one read of the file."""

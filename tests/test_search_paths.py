@@ -112,6 +112,44 @@ def test_links_stripped_at_once_equal_a_line_at_a_time(text: str) -> None:
     assert rank._strip_links(text) == "\n".join(lines)
 
 
+def _heading_text(line: str) -> str:
+    """A line as markdown-it reads it alone: a heading's inline text, less an attribute list
+    that names its anchor (as the compiler reads it), any other line whole."""
+    from skillwiki.markdown import parser, trailing_attrs
+
+    tokens = parser().parse(line)
+    if not tokens or tokens[0].type != "heading_open":
+        return line
+    text = tokens[1].content
+    attrs = trailing_attrs(text)
+    return text if attrs is None else attrs[0]
+
+
+@pytest.mark.corpus
+@pytest.mark.paths
+def test_a_heading_s_text_is_what_markdown_it_reads() -> None:
+    """The `#` marks a snippet leaves out are those markdown-it takes for a heading's: on
+    every line that opens with `#` in the pages (after the indent a snippet strips)."""
+    lines = {
+        line.strip()
+        for page in _pages()
+        for line in page.read_text(encoding="utf-8", errors="replace").splitlines()
+        if line.lstrip().startswith("#")
+    }
+    lines |= {"## C#", "### Install ###", "##\tTab", "####### seven", "#hashtag", "## a \\#"}
+    lines |= {"## Install { #install }", "## Sets {a} and {b}", "### Ids ### { #ids }"}
+    assert len(lines) > 1000 or not CORPORA.is_dir()
+    for line in sorted(lines):
+        assert rank._text_of(line) == _heading_text(line), line
+
+
+@settings(max_examples=1000, deadline=None)
+@given(line=st.text(alphabet="#ab \t\\\u00a0{}", max_size=14))
+def test_a_heading_s_text_agrees_on_any_line(line: str) -> None:
+    line = line.strip()  # as a snippet's line is
+    assert rank._text_of(line) == _heading_text(line)
+
+
 def test_the_letters_odd_in_case_are_all_there_are() -> None:
     """CASE_ODD holds every letter outside ASCII that the regex engine, ignoring case, takes
     for an ASCII word character, or whose lower case is another length or another kind of
@@ -282,7 +320,7 @@ def test_the_evaluation_s_pages_exist_and_an_alias_brings_its_original() -> None
     assert not wrong, "\n".join(wrong)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(line=st.text(alphabet="ab1_[] é重\t", max_size=40))
 def test_unmarked_places_cut_the_line_into_the_pieces_of_its_unmarked_letters(line: str) -> None:
     """Each letter of the unmarked line stands for one piece of the line as written, the

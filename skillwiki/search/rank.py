@@ -47,6 +47,8 @@ _TAGS_ONLY = re.compile(r"(?:<[^<>]*>\s*)+")
 # Lines a snippet never shows: the title (its own field of a hit) and a code fence's marker
 # line, whose info string (`yaml title=".gitlab-ci.yml"`) is markup, not the page's text.
 _NOT_SHOWN = ("# ", "```", "~~~")
+# A heading's opening marks (CommonMark's ATX heading): a snippet shows its text.
+_HEADING_OPENING = re.compile(r"#{1,6}(?=[ \t]|\Z)")
 # Line breaks other than \n that str.splitlines cuts at too.
 _ODD_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
@@ -675,13 +677,34 @@ def _snippet(
         return ""
     written = _as_written(body, plain, best) if plain is not body else None
     if written is not None:
-        return _marked_as_written(written.replace("**", ""), marks, width)
-    best = best.replace("**", "")  # the text's own bold: a mark inside it would nest
+        return _marked_as_written(_text_of(written).replace("**", ""), marks, width)
+    best = _text_of(best).replace("**", "")  # the text's own bold: a mark inside it would nest
     first = next((m for m in marks.pattern.finditer(best) if marks.counts(m.group(0))), None)
     start = max(0, (first.start() if first else 0) - width // 3)
     cut = best[start : start + width]
     cut = ("…" if start else "") + cut + ("…" if start + width < len(best) else "")
     return marks.pattern.sub(_bold(marks), cut)
+
+
+def _text_of(line: str) -> str:
+    """A line as a snippet shows it: a heading's text without its `#` marks (`## Install ##`
+    shows `Install`), as markdown-it takes them off, and without an attribute list that names
+    its anchor (`{ #install }`, markdown.trailing_attrs); any other line as it is."""
+    opening = _HEADING_OPENING.match(line) if line.startswith("#") else None
+    if opening is None:
+        return line
+    text = line[opening.end() :].rstrip(" \t")
+    unclosed = text.rstrip("#")
+    if unclosed != text and unclosed.endswith((" ", "\t")):  # a closing sequence
+        text = unclosed
+    text = text.strip()
+    if text.endswith("}"):
+        from skillwiki.markdown import trailing_attrs
+
+        attrs = trailing_attrs(text)
+        if attrs is not None:
+            text = attrs[0]
+    return text
 
 
 def _as_written(body: str, plain: str, best: str) -> str | None:
