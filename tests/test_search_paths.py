@@ -320,7 +320,7 @@ def test_the_evaluation_s_pages_exist_and_an_alias_brings_its_original() -> None
     assert not wrong, "\n".join(wrong)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(line=st.text(alphabet="ab1_[] é重\t", max_size=40))
 def test_unmarked_places_cut_the_line_into_the_pieces_of_its_unmarked_letters(line: str) -> None:
     """Each letter of the unmarked line stands for one piece of the line as written, the
