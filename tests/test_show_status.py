@@ -127,3 +127,46 @@ def test_workspace_found_upwards_and_by_env(demo: Path, invoke: Invoke, monkeypa
     assert invoke("status", "--check").exit_code == 0
     monkeypatch.delenv("SKILLWIKI_WORKSPACE")
     assert invoke("-w", str(demo), "status", "--check").exit_code == 0
+
+
+# Raw files compile refuses, each with what it writes there (in a workspace whose limit is
+# max_file_bytes = 200): status names every one of them, as compile does.
+REFUSED: dict[str, str | bytes] = {
+    "unclosed.md": "---\ntitle: [unclosed\n---\nbody\n",
+    "list.md": "---\n- a\n- b\n---\nbody\n",
+    "tags.md": "---\ntags:\n  a: 1\n---\nbody\n",
+    "latin1.txt": b"caf\xe9\n",
+    "binary.md": b"# Binary\n\x00\x01\n",
+    "utf16.md": "# Wide\n".encode("utf-16"),
+    "big.md": "# Big\n\n" + "word " * 60 + "\n",
+    "pair.txt": "plain\n",  # pair.txt.md makes the same article
+    "pair.txt.md": "# Pair\n",
+}
+
+
+def test_status_names_every_raw_file_compile_refuses_and_never_writes(
+    ws: Path, invoke: Invoke
+) -> None:
+    write(ws / ".wiki" / "config.toml", "max_file_bytes = 200\n")
+    write(ws / ".wiki" / "raw" / "fine.md", "# Fine\n")
+    assert invoke("compile", "-w", str(ws)).exit_code == 0
+    write(ws / ".wiki" / "raw" / "fine.md", "---\ntitle: [broken since\n---\n")  # now stale
+    for name, text in REFUSED.items():
+        write(ws / ".wiki" / "raw" / "notes" / name, text)
+    before = snapshot(ws)
+    shown = invoke("status", "-w", str(ws), "--json")
+    assert shown.exit_code == 0, shown.output
+    problems = json.loads(shown.stdout)["problems"]
+    human = invoke("status", "-w", str(ws))
+    assert invoke("status", "-w", str(ws), "--check").exit_code == 1
+    assert snapshot(ws) == before
+    compiled = invoke("compile", "-w", str(ws), "--json")
+    assert compiled.exit_code == 2
+    assert problems == sorted(json.loads(compiled.stdout)["problems"], key=lambda p: p["path"])
+    refused = {".wiki/raw/fine.md"} | {
+        f".wiki/raw/notes/{name}" for name in REFUSED if name != "pair.txt.md"
+    }
+    assert {problem["path"] for problem in problems} == refused
+    assert human.exit_code == 0
+    warned = [line for line in human.stderr.splitlines() if line.startswith("Warning: ")]
+    assert warned == [f"Warning: {p['path']}: {p['message']}" for p in problems]

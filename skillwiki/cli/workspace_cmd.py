@@ -183,7 +183,7 @@ def status(
     if as_json:
         render.print_json(status_json(ws, config, plan, not_fresh=not_fresh))
     else:
-        _print_status(plan)
+        _print_status(ws, config, plan)
     if check and not _all_fresh(plan):
         raise typer.Exit(1)
 
@@ -200,8 +200,8 @@ def status_json(
     ws: Workspace, config: Config, plan: Plan, *, not_fresh: bool = False
 ) -> dict[str, object]:
     """`status --json`: the totals, each file's state (`not_fresh`: only those not fresh),
-    and the raw files that cannot be compiled, with why."""
-    from skillwiki.compiler import State
+    and the raw files that cannot be compiled, with why (all that compile would refuse)."""
+    from skillwiki.compiler import State, refused
 
     counts = plan.count()
     entries = plan.others if not_fresh else plan.entries  # others: sorted, none of them fresh
@@ -217,21 +217,19 @@ def status_json(
             }
             for entry in entries
         ],
-        "problems": [
-            {"path": problem.path, "message": problem.message} for problem in plan.problems
-        ],
+        "problems": [asdict(problem) for problem in refused(ws, config, plan)],
     }
 
 
-def _print_status(plan: Plan) -> None:
-    from skillwiki.compiler import State
+def _print_status(ws: Workspace, config: Config, plan: Plan) -> None:
+    from skillwiki.compiler import State, refused
 
     for entry in plan.others:  # sorted, none of them fresh
         shown = (
             f".wiki/raw/{entry.raw}" if entry.state is State.NEW else f".wiki/wiki/{entry.article}"
         )
         render.echo(f"{entry.state.value:<7} {shown}")
-    for problem in plan.problems:
+    for problem in refused(ws, config, plan):
         render.warn(f"{problem.path}: {problem.message}")
     counts = plan.count()
     totals = ", ".join(f"{counts[state]} {state.value}" for state in State)

@@ -8,6 +8,7 @@ from skillwiki.compiler.apply import (
     Progress,
     compile_workspace,
     refusal,
+    refused,
     warm_up,
 )
 from skillwiki.compiler.plan import (
@@ -37,6 +38,7 @@ __all__ = [
     "read_facts",
     "read_row",
     "refusal",
+    "refused",
     "row_key",
     "warm_up",
 ]

@@ -190,11 +190,7 @@ def _compile_all(
     progress: Progress | None,
 ) -> None:
     """Compile each entry (across cores when many), writing the articles batch by batch."""
-    jobs = [
-        (raw, entry.article, str(ws.raw / raw), config.fingerprint, config.max_file_bytes)
-        for entry in todo
-        if (raw := entry.raw) is not None
-    ]
+    jobs = [_job(ws, config, raw, entry.article) for entry in todo if (raw := entry.raw)]
     compiled = parallel.imap(_compile_one, jobs)
     for start in range(0, len(todo), BATCH):
         batch = todo[start : start + BATCH]
@@ -224,9 +220,14 @@ def _write_indexes(ws: Workspace, plan: Plan, result: CompileResult) -> None:
 # raw fingerprint, article, catalog row, what the search index is told (headcache.Known),
 # and the raw file's stat as it was read
 Compiled = tuple[str, bytes, Any, headcache.Known, Stat] | Problem
+Job = tuple[str, str, str, str, int]  # raw file, article, raw file's path, algorithm, limit
 
 
-def _compile_one(job: tuple[str, str, str, str, int]) -> Compiled:
+def _job(ws: Workspace, config: Config, raw_rel: str, article: str) -> Job:
+    return (raw_rel, article, str(ws.raw / raw_rel), config.fingerprint, config.max_file_bytes)
+
+
+def _compile_one(job: Job) -> Compiled:
     """Compile one raw file into its article's bytes and catalog row (in a worker, if many)."""
     raw_rel, target, path, algorithm, max_bytes = job
     data, stat = read_with_stat(Path(path))
@@ -286,12 +287,27 @@ def warm_up() -> Compiled:
 def refusal(ws: Workspace, config: Config, raw_rel: str, article: str) -> str | None:
     """Why compile refuses this raw file as it is now, or None when it would compile it (or
     the file cannot be read: then there is nothing to say of its content)."""
-    job = (raw_rel, article, str(ws.raw / raw_rel), config.fingerprint, config.max_file_bytes)
+    problem = _refused(_job(ws, config, raw_rel, article))
+    return None if problem is None else problem.message
+
+
+def refused(ws: Workspace, config: Config, plan: Plan) -> list[Problem]:
+    """Return every raw file a compile would refuse as it is now, with why, sorted: the
+    plan's own problems, and those of the raw files the compile would compile, each compiled
+    in memory (across cores when many) and nothing written. Fresh files are not read."""
+    pending = plan.pending(False)
+    jobs = [_job(ws, config, raw, entry.article) for entry in pending if (raw := entry.raw)]
+    found = [problem for problem in parallel.imap(_refused, jobs) if problem is not None]
+    return sorted([*plan.problems, *found])
+
+
+def _refused(job: Job) -> Problem | None:
+    """Why compile refuses a raw file, or None (also when the file cannot be read)."""
     try:
         compiled = _compile_one(job)
     except OSError:
         return None
-    return compiled.message if isinstance(compiled, Problem) else None
+    return compiled if isinstance(compiled, Problem) else None
 
 
 def _changed_since_planned(ws: Workspace, plan: Plan, article: str) -> bool:
