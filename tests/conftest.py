@@ -15,7 +15,7 @@ from hypothesis import settings
 from typer.testing import CliRunner, Result
 
 from skillwiki.cli.app import app
-from tests.support import DEMO, NOW, Invoke
+from tests.support import DEMO, NOW, Invoke, corpora
 
 # No property test has a time limit per example: speed is measured in bench/, and a busy
 # machine would fail an example that takes 200 ms once (Hypothesis's default deadline).
@@ -63,6 +63,21 @@ def command_built_once() -> Iterator[None]:
             typer.testing, "_get_command", lambda given: built if given is app else turn(given)
         )
         yield
+
+
+@pytest.fixture
+def corpora_dir() -> Path:
+    """The real corpora beside the checkout: a test that takes them is skipped without them."""
+    return corpora()
+
+
+@pytest.fixture(params=[False, True], ids=["bundled", "corpora"])
+def with_corpora(request: pytest.FixtureRequest) -> bool:
+    """Run a test over the Markdown bundled here, then again with the real corpora too: that
+    run is skipped, saying why, where they are not beside the checkout (tests.support.corpora)."""
+    if request.param:
+        corpora()
+    return bool(request.param)
 
 
 @pytest.fixture

@@ -8,12 +8,16 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from typer.testing import Result
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 DEMO = REPO / "fixtures" / "demo"
+# Real Markdown nobody here wrote (documentation trees, tldr pages), beside the checkout in CI
+# but in no clone: tests over them ask corpora(), which skips them, saying so, without them.
 CORPORA = REPO.parent / "shared" / "corpora"
+NO_CORPORA = "needs the real corpora in ../shared/corpora beside the checkout (CI has them)"
 # tldr's pages all follow one short template, where the docs trees hold the variety that real
 # projects write: tests over real Markdown take every docs page and every fourth tldr page.
 TLDR_STRIDE = 4
@@ -35,14 +39,20 @@ def hit_names(invoke: Invoke, workspace: Path, text: str) -> list[str]:
     return [hit["path"].rsplit("/", 1)[-1] for hit in json.loads(result.stdout)["results"]]
 
 
-def real_pages(*languages: str) -> list[Path]:
-    """Markdown nobody here wrote, where ../shared is beside the checkout (else none): every
-    page of the docs trees, then every TLDR_STRIDE-th tldr page of each language named."""
+def corpora() -> Path:
+    """Return the real corpora beside the checkout; without them, skip the calling test."""
     if not CORPORA.is_dir():
-        return []
-    pages = sorted((CORPORA / "docs").rglob("*.md"))
+        pytest.skip(NO_CORPORA)
+    return CORPORA
+
+
+def real_pages(*languages: str) -> list[Path]:
+    """Markdown nobody here wrote (see corpora): every page of the docs trees, then every
+    TLDR_STRIDE-th tldr page of each language named."""
+    root = corpora()
+    pages = sorted((root / "docs").rglob("*.md"))
     for language in languages:
-        pages += sorted((CORPORA / "tldr" / language).rglob("*.md"))[::TLDR_STRIDE]
+        pages += sorted((root / "tldr" / language).rglob("*.md"))[::TLDR_STRIDE]
     return pages
 
 

@@ -1,8 +1,8 @@
 """What skillwiki reads from Markdown equals what markdown-it-py's CommonMark tokens say.
 
 Over the 652 examples of the CommonMark spec (0.31.2, shipped by markdown-it-py's tests, kept
-in tests/data/commonmark_spec.json) and, where ../shared is beside the checkout, real
-documentation trees and the tldr pages: headings (level and text), code and HTML block
+in tests/data/commonmark_spec.json), the demo's pages and, where the corpora are beside the
+checkout (tests.support.corpora), real documentation trees and the tldr pages: headings (level and text), code and HTML block
 ranges, link and image destinations, and the source span each destination was found at.
 """
 
@@ -105,14 +105,15 @@ def test_spec_examples_are_nearly_all_checked() -> None:
     assert len(SPEC) == 652 and len(checked) >= 600
 
 
-def _pages() -> list[Path]:
+def _pages(with_corpora: bool) -> list[Path]:
     roots = [DEMO / "docs", DATA / "compile" / "raw"]
-    return [path for root in roots for path in sorted(root.rglob("*.md"))] + real_pages("en")
+    pages = [path for root in roots for path in sorted(root.rglob("*.md"))]
+    return pages + (real_pages("en") if with_corpora else [])
 
 
 @pytest.mark.corpus
-def test_real_pages_agree_with_commonmark() -> None:
-    pages = _pages()
+def test_real_pages_agree_with_commonmark(with_corpora: bool) -> None:
+    pages = _pages(with_corpora)
     differ = {}
     for path in pages:
         body = split(path.read_text(encoding="utf-8"), path).body
@@ -141,10 +142,10 @@ def _analyze_every_block(text: str) -> markdown.Outline:
 
 @pytest.mark.corpus
 @pytest.mark.paths
-def test_inline_parsed_only_where_read_changes_nothing() -> None:
+def test_inline_parsed_only_where_read_changes_nothing(with_corpora: bool) -> None:
     """The parse skips the inline text of blocks without `[` or `<`: the outline is the same."""
     texts = [str(example["markdown"]) for example in SPEC]
-    texts += [split(path.read_text(encoding="utf-8"), path).body for path in _pages()]
+    texts += [split(path.read_text(encoding="utf-8"), path).body for path in _pages(with_corpora)]
     texts += [
         "[^1]: a footnote first\n\nThe first paragraph.\n\nText [^1].\n",
         "![](img.png)\n\nAfter the image.\n",
@@ -156,7 +157,9 @@ def test_inline_parsed_only_where_read_changes_nothing() -> None:
 
 @pytest.mark.corpus
 @pytest.mark.paths
-def test_article_headings_told_by_compile_equal_a_parse_of_the_article() -> None:
+def test_article_headings_told_by_compile_equal_a_parse_of_the_article(
+    with_corpora: bool,
+) -> None:
     """Compile hands the search index each article's headings and references, read off the
     raw file's parse: they equal what parsing the article finds, or compile says it cannot
     tell (None)."""
@@ -166,7 +169,10 @@ def test_article_headings_told_by_compile_equal_a_parse_of_the_article() -> None
     from skillwiki.workspace import article_rel
 
     bodies = [(f"spec-{e['example']}.md", str(e["markdown"])) for e in SPEC]
-    bodies += [(path.name, split(path.read_text(encoding="utf-8"), path).body) for path in _pages()]
+    bodies += [
+        (path.name, split(path.read_text(encoding="utf-8"), path).body)
+        for path in _pages(with_corpora)
+    ]
     bodies += [
         ("ends-in-html.md", "Text.\n\n<!-- not closed\n\nopen\n"),
         ("code.py", "def f():\n    pass\n"),

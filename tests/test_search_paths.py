@@ -1,7 +1,7 @@
 """The fast ways search takes are held equal to the plain ones they stand in for: the best
 matches asked of FTS5 alone (then a few rows of docs) against the query joined to docs, and
 the best line of a snippet found in one pass over the body against a line at a time. On the
-demo and, where ../shared is beside the checkout, real documentation trees and tldr pages."""
+demo, then again with real documentation trees and tldr pages (tests.support.corpora)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from skillwiki import search
 from skillwiki.search import rank
 from skillwiki.search.text import words
 from skillwiki.workspace import find_workspace
-from tests.support import CORPORA, DATA, DEMO, REPO, Invoke, real_pages, write
+from tests.support import DATA, DEMO, REPO, Invoke, corpora, real_pages, write
 
 EVAL = REPO / "bench" / "eval"
 
@@ -47,19 +47,19 @@ def _pattern(query: str) -> rank.Marks | None:
     return rank.Marks.of(words(query))
 
 
-def _pages() -> list[Path]:
+def _pages(with_corpora: bool) -> list[Path]:
     roots = [DEMO / ".wiki" / "wiki", DATA / "compile" / "raw"]
     pages = [path for root in roots for path in sorted(root.rglob("*.md"))]
-    return pages + real_pages("en", "zh")
+    return pages + (real_pages("en", "zh") if with_corpora else [])
 
 
 @pytest.mark.corpus
 @pytest.mark.paths
-def test_best_line_in_one_pass_equals_a_line_at_a_time() -> None:
+def test_best_line_in_one_pass_equals_a_line_at_a_time(with_corpora: bool) -> None:
     """Every page with three of the evaluation queries (in turn) and one made of its own words,
     so that most pages have lines that match."""
     patterns = [pattern for query in _queries() if (pattern := _pattern(query))]
-    pages = _pages()
+    pages = _pages(with_corpora)
     differ = []
     matched = 0
     for number, path in enumerate(pages):
@@ -127,18 +127,18 @@ def _heading_text(line: str) -> str:
 
 @pytest.mark.corpus
 @pytest.mark.paths
-def test_a_heading_s_text_is_what_markdown_it_reads() -> None:
+def test_a_heading_s_text_is_what_markdown_it_reads(with_corpora: bool) -> None:
     """The `#` marks a snippet leaves out are those markdown-it takes for a heading's: on
     every line that opens with `#` in the pages (after the indent a snippet strips)."""
     lines = {
         line.strip()
-        for page in _pages()
+        for page in _pages(with_corpora)
         for line in page.read_text(encoding="utf-8", errors="replace").splitlines()
         if line.lstrip().startswith("#")
     }
     lines |= {"## C#", "### Install ###", "##\tTab", "####### seven", "#hashtag", "## a \\#"}
     lines |= {"## Install { #install }", "## Sets {a} and {b}", "### Ids ### { #ids }"}
-    assert len(lines) > 1000 or not CORPORA.is_dir()
+    assert len(lines) > (1000 if with_corpora else 40)
     for line in sorted(lines):
         assert rank._text_of(line) == _heading_text(line), line
 
@@ -180,10 +180,12 @@ def test_best_line_agrees_on_any_body(body: str, query: str) -> None:
 
 @pytest.mark.corpus
 @pytest.mark.paths
-def test_best_matches_from_fts5_alone_equal_the_joined_query(demo: Path, invoke: Invoke) -> None:
+def test_best_matches_from_fts5_alone_equal_the_joined_query(
+    demo: Path, invoke: Invoke, with_corpora: bool
+) -> None:
     raw = demo / ".wiki" / "raw"
-    if CORPORA.is_dir():
-        shutil.copytree(CORPORA / "docs" / "fastapi", raw / "fastapi")
+    if with_corpora:
+        shutil.copytree(corpora() / "docs" / "fastapi", raw / "fastapi")
     twin = (raw / "docs" / "ci.md").read_text()
     write(raw / "docs" / "cb.md", twin)  # two articles tie in BM25 everywhere
     lesson = next((raw / "lessons").glob("*allowedtools*.md"))
@@ -222,12 +224,14 @@ Hits = list[list[tuple[rank.Hit, rank.Signals | None]]]
 
 
 @contextmanager
-def _hits_with_fastapi(demo: Path, invoke: Invoke) -> Iterator[Callable[[], Hits]]:
-    """The demo, with fastapi's documentation where the corpora are beside the checkout: a
-    function giving the hits (and their signals) of every query for limits 1, 3 and 10."""
+def _hits_with_fastapi(
+    demo: Path, invoke: Invoke, with_corpora: bool
+) -> Iterator[Callable[[], Hits]]:
+    """The demo, with fastapi's documentation `with_corpora`: a function giving the hits (and
+    their signals) of every query for limits 1, 3 and 10."""
     raw = demo / ".wiki" / "raw"
-    if CORPORA.is_dir():
-        shutil.copytree(CORPORA / "docs" / "fastapi", raw / "fastapi")
+    if with_corpora:
+        shutil.copytree(corpora() / "docs" / "fastapi", raw / "fastapi")
     assert invoke("query", "-w", str(demo), "anything").exit_code == 0  # builds the index
     ws = find_workspace(demo, demo)
     db = sqlite3.connect(search.index_path(ws))
@@ -249,7 +253,7 @@ def _hits_with_fastapi(demo: Path, invoke: Invoke) -> Iterator[Callable[[], Hits
 @pytest.mark.corpus
 @pytest.mark.paths
 def test_reading_only_the_candidates_that_may_rank_changes_nothing(
-    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch, with_corpora: bool
 ) -> None:
     """The best `limit` hits are the same when every candidate's article is read for how many
     of the query's words it holds together (rank._closeness), and so are their signals; and
@@ -273,7 +277,7 @@ def test_reading_only_the_candidates_that_may_rank_changes_nothing(
         ws, rows, held, roots, limit, bodies, parts = args
         return closeness(ws, rows, held, roots, limit, bodies, dict.fromkeys(parts, 0.0))
 
-    with _hits_with_fastapi(demo, invoke) as hits:
+    with _hits_with_fastapi(demo, invoke, with_corpora) as hits:
         some = hits()
         read_some = reads[0]
         monkeypatch.setattr(rank, "_closeness", by_words_alone)
@@ -285,11 +289,11 @@ def test_reading_only_the_candidates_that_may_rank_changes_nothing(
         assert some == every
         assert all(signals and signals.near for found in some for _, signals in found)
         assert sum(len(found) > 1 for found in every) >= 60
-        assert read_some * 2 < read_by_words
+        if with_corpora:  # among the demo's dozen articles, most are read either way
+            assert read_some * 2 < read_by_words
 
 
-@pytest.mark.skipif(not CORPORA.is_dir(), reason="the corpora are not beside the checkout")
-def test_the_evaluation_s_pages_exist_and_an_alias_brings_its_original() -> None:
+def test_the_evaluation_s_pages_exist_and_an_alias_brings_its_original(corpora_dir: Path) -> None:
     """Every page the evaluation sets name is in its corpus, and a tldr page that only points
     to another command's page is listed with that page: the search finds the original, which
     answers the query as well as its alias does."""
@@ -300,7 +304,7 @@ def test_the_evaluation_s_pages_exist_and_an_alias_brings_its_original() -> None
         ("zh.tsv", "tldr/zh"),
         ("fastapi.tsv", "docs/fastapi"),
     ):
-        root = CORPORA / corpus
+        root = corpora_dir / corpus
         for line in (EVAL / name).read_text(encoding="utf-8").splitlines():
             if not line or line.startswith("#"):
                 continue

@@ -22,12 +22,11 @@ from hypothesis import strategies as st
 
 from skillwiki.search import index, index_path, rank, semantic
 from skillwiki.workspace import find_workspace
-from tests.support import DATA, DEMO, REPO, Invoke, write
+from tests.support import DATA, DEMO, REPO, Invoke, corpora, write
 
 pytestmark = pytest.mark.skipif(
     not semantic._installed(), reason="the semantic extra is not installed"
 )
-CORPORA = REPO.parent / "shared" / "corpora"
 EVAL = REPO / "bench" / "eval"
 
 
@@ -36,15 +35,15 @@ def semantic_on(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SKILLWIKI_SEMANTIC", "1")
 
 
-def _texts() -> list[str]:
-    """Markdown nobody here wrote where ../shared is beside the checkout (every 7th tldr page in
-    English and Chinese, every docs tree page), the demo and test data, and the evaluation's
-    queries."""
+def _texts(with_corpora: bool) -> list[str]:
+    """The demo and test data, the evaluation's queries and, `with_corpora`, Markdown nobody
+    here wrote (every 7th tldr page in English and Chinese, every docs tree page)."""
     files = sorted(DEMO.rglob("*.md")) + sorted(DATA.rglob("*.md"))
-    if CORPORA.is_dir():
-        files += sorted((CORPORA / "tldr" / "en").rglob("*.md"))[::7]
-        files += sorted((CORPORA / "tldr" / "zh").rglob("*.md"))[::7]
-        files += sorted((CORPORA / "docs").rglob("*.md"))
+    if with_corpora:
+        root = corpora()
+        files += sorted((root / "tldr" / "en").rglob("*.md"))[::7]
+        files += sorted((root / "tldr" / "zh").rglob("*.md"))[::7]
+        files += sorted((root / "docs").rglob("*.md"))
     texts = [path.read_text(encoding="utf-8", errors="replace") for path in files]
     for name in ("en.tsv", "zh.tsv", "fastapi.tsv"):
         for line in (EVAL / name).read_text(encoding="utf-8").splitlines():
@@ -54,14 +53,14 @@ def _texts() -> list[str]:
 
 
 @pytest.mark.corpus
-def test_vectors_equal_wordllamas_own(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_vectors_equal_wordllamas_own(monkeypatch: pytest.MonkeyPatch, with_corpora: bool) -> None:
     """The fast path (the wheel's files read with tokenizers and NumPy) gives the vectors
     WordLlama.embed(norm=True) gives, on real Markdown and queries; and loading either opens
     no socket."""
     _no_sockets(monkeypatch)
     from wordllama import WordLlama
 
-    texts = _texts()
+    texts = _texts(with_corpora)
     package = semantic._package_dir()
     assert package is not None
     library = WordLlama.load(cache_dir=package, disable_download=True)
@@ -75,11 +74,11 @@ def test_vectors_equal_wordllamas_own(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not ours[texts.index("")].any()
 
 
-def test_a_stored_vector_comes_back_within_half_a_step() -> None:
+def test_a_stored_vector_comes_back_within_half_a_step(with_corpora: bool) -> None:
     """`pack` keeps each dimension to within half a step (its largest magnitude / 127) in
     PACKED bytes, a text without tokens stays all zeros, and a cosine read from the stored
     vectors is within 0.005 of the exact one, on real Markdown and queries."""
-    texts = _texts()
+    texts = _texts(with_corpora)
     exact = semantic.embed(texts)
     packed = [semantic.pack(row) for row in exact]
     assert {len(vec) for vec in packed} == {semantic.PACKED}
@@ -125,13 +124,13 @@ ODD = st.lists(
 
 
 @pytest.mark.corpus
-def test_a_query_is_split_into_the_tokenizer_s_own_tokens() -> None:
+def test_a_query_is_split_into_the_tokenizer_s_own_tokens(with_corpora: bool) -> None:
     """_Pieces gives the tokenizer's ids for every line of real Markdown and every query of the
     evaluation (or leaves the line to the tokenizer: a special token in it, a word too long)."""
     tokenizer = semantic._model().tokenizer
     pieces = _pieces()
     assert pieces.usable
-    lines = list(dict.fromkeys(line for text in _texts() for line in text.split("\n")))
+    lines = list(dict.fromkeys(line for text in _texts(with_corpora) for line in text.split("\n")))
     taken = 0
     for line, theirs in zip(
         lines, tokenizer.encode_batch(lines, add_special_tokens=False), strict=True
