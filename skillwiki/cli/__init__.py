@@ -24,17 +24,39 @@ def main() -> None:
         return
     import gc
 
+    from skillwiki.cli import budget
+
     # A run is short and makes few reference cycles: collect them rarely (a tenth of the
     # start-up of a query went to collections while Typer and the modules were imported).
     gc.set_threshold(50_000, 20, 20)
-    from skillwiki.cli.app import main as run
-
     try:
+        if command_name(sys.argv[1:]) == "hook":
+            budget.arm(hard=True)  # before the imports: the budget bounds the whole process
+        from skillwiki.cli.app import main as run
+
         run()
         status: int = 0
     except SystemExit as exc:
         status = _exit_status(exc.code)
+    except budget.OutOfTime:  # a hook out of time prints nothing and gets out of the way
+        status = 0
     _exit(status)
+
+
+def command_name(args: list[str]) -> str | None:
+    """The command the arguments name, after the global options; None if unsure (`--help`)."""
+    position = 0
+    while position < len(args):
+        arg = args[position]
+        if arg in ("-w", "--workspace"):
+            position += 2
+        elif arg.startswith("--workspace=") or (arg.startswith("-w") and len(arg) > 2):
+            position += 1
+        elif arg.startswith("-"):
+            return None
+        else:
+            return arg
+    return None
 
 
 def _exit_status(code: object) -> int:

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from skillwiki.cli import version_line
+from skillwiki.cli import command_name, version_line
 from skillwiki.cli.coerce import FastCommand, FastGroup
 from skillwiki.cli.common import WorkspaceOption
 from skillwiki.cli.render import error
@@ -127,20 +127,4 @@ def main() -> None:
     make_app(command_name(sys.argv[1:]))()
 
 
-def command_name(args: list[str]) -> str | None:
-    """The command the arguments name, after the global options; None if unsure (`--help`)."""
-    position = 0
-    while position < len(args):
-        arg = args[position]
-        if arg in ("-w", "--workspace"):
-            position += 2
-        elif arg.startswith("--workspace=") or (arg.startswith("-w") and len(arg) > 2):
-            position += 1
-        elif arg.startswith("-"):
-            return None
-        else:
-            return arg
-    return None
-
-
-__all__ = ["COMMANDS", "Path", "main", "make_app"]
+__all__ = ["COMMANDS", "Path", "command_name", "main", "make_app"]

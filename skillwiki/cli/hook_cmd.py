@@ -4,25 +4,22 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, BinaryIO
 
 import typer
 
+from skillwiki.cli import budget
 from skillwiki.cli.common import WorkspaceOption, chosen_workspace
 
-MAX_PAYLOAD = 4 << 20
-DEFAULT_SECONDS = 5.0
+# A payload is read whole, however large, so that the client never writes into a closed pipe;
+# past this size it is not parsed, and the hook answers nothing.
+MAX_PAYLOAD = 64 << 20
 
 
 def register(app: typer.Typer) -> None:
     app.command("hook", no_args_is_help=True)(hook)
-
-
-class _OutOfTime(Exception):
-    pass
 
 
 def hook(
@@ -40,24 +37,23 @@ def hook(
     """Answer an agent client's hook: read its JSON payload on stdin, print what it expects.
 
     Never gets in the agent's way: outside a workspace, on any error, or past
-    SKILLWIKI_HOOK_SECONDS (default 5) it prints nothing and exits 0. The workspace is
-    -w, else $CLAUDE_PROJECT_DIR, else the payload's cwd (Cursor: workspace_roots), else here.
+    SKILLWIKI_HOOK_SECONDS (above 0, at most 600; default 5) it prints nothing and exits 0.
+    The workspace is -w, else $CLAUDE_PROJECT_DIR, else the payload's cwd (Cursor:
+    workspace_roots), else here.
 
     Examples:
       skillwiki hook claude-code session-start
       skillwiki hook claude-code user-prompt
       skillwiki hook codex pre-tool --agent coder
     """
-    output = ""
+    if not budget.armed():  # the command line arms it first thing; a test calls in here
+        budget.arm(hard=False)
     try:
-        try:
-            seconds = float(os.environ.get("SKILLWIKI_HOOK_SECONDS") or DEFAULT_SECONDS)
-            _alarm(seconds)
-            output = _answer(ctx, client, event, agent, workspace)
-        finally:
-            _alarm(0)
-    except Exception:  # noqa: BLE001 - a hook that fails must fail silently, and at once
+        output = _answer(ctx, client, event, agent, workspace)
+    except (Exception, budget.OutOfTime):  # noqa: BLE001 - a hook fails silently, and at once
         output = ""
+    finally:
+        budget.disarm()
     if output:
         sys.stdout.write(output + "\n")
 
@@ -71,7 +67,7 @@ def _answer(
 
     if client not in CLIENTS or event not in EVENTS:
         return ""
-    payload: Any = json.loads(sys.stdin.buffer.read(MAX_PAYLOAD + 1)[:MAX_PAYLOAD] or b"{}")
+    payload: Any = json.loads(_read_all(sys.stdin.buffer) or b"{}")
     if not isinstance(payload, dict):
         return ""
     start = os.environ.get("CLAUDE_PROJECT_DIR") if client == "claude-code" else None
@@ -81,17 +77,11 @@ def _answer(
     return answer(ws, config, Hook(client, event, payload, agent or client))
 
 
-def _alarm(seconds: float) -> None:
-    """Give up (raise _OutOfTime) after `seconds`; 0 cancels."""
-    if not hasattr(signal, "setitimer"):
-        return
-
-    def out_of_time(signum: int, frame: object) -> None:
-        raise _OutOfTime
-
-    if seconds > 0:
-        signal.signal(signal.SIGALRM, out_of_time)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
-    else:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+def _read_all(stream: BinaryIO) -> bytes:
+    """The payload, read to its end; b"" past MAX_PAYLOAD (the rest is read and dropped)."""
+    data = stream.read(MAX_PAYLOAD + 1)
+    if len(data) <= MAX_PAYLOAD:
+        return data
+    while stream.read(1 << 20):
+        pass
+    return b""
