@@ -7,11 +7,13 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
-from tests.support import DATA, Invoke
+from tests.support import DATA, Invoke, snapshot
 
 CLIENTS = DATA / "clients"
 SELECTED = "2026-11-30-channel-op-allowedtools-must-include-telegram-send"
@@ -192,3 +194,171 @@ def test_the_sessions_log_keeps_its_newest_half(
     assert hooks._shown_in(ws, "new-session") == {"lesson-a", "lesson-b"}
     hooks._remember_shown(ws, "new-session", ["lesson-c"])  # below the size: only appended
     assert log.read_text().splitlines() == [*kept, "new-session lesson-c"]
+
+
+def test_a_fresh_clone_is_answered_from_the_lessons_alone(demo: Path, invoke: Invoke) -> None:
+    """A clone has no .wiki/.cache (it is not in git): the hooks answer from the lessons in
+    raw/, the prompt scored against the lessons alone, without building the wiki's search
+    index (longer than a hook's budget on a large wiki) and without compiling anything."""
+    from skillwiki.search import index_path
+    from skillwiki.workspace import find_workspace
+
+    (demo / ".wiki" / "raw" / "docs").mkdir(parents=True, exist_ok=True)
+    (demo / ".wiki" / "raw" / "docs" / "new.md").write_text("# New\n\nNever compiled.\n")
+    before = snapshot(demo)
+    start = _payload("claude-code/session-start.json", demo)
+    prompt = _payload("claude-code/user-prompt.json", demo, session_id="s-2")
+    edit = _payload("claude-code/pre-tool-edit.json", demo, session_id="s-3")
+    answers = [
+        _hook(invoke, demo, "claude-code", event, payload, "--agent", "channel-op")
+        for event, payload in (
+            ("session-start", start),
+            ("user-prompt", prompt),
+            ("pre-tool", edit),
+        )
+    ]
+    blocks = [answer["hookSpecificOutput"]["additionalContext"] for answer in answers]
+    assert all("Prevention: When creating or changing an agent" in block for block in blocks)
+    assert blocks[1].index("allowedTools") < blocks[1].index("cost budget")  # the task ranks
+    assert snapshot(demo) == before  # nothing compiled, no article written
+    assert not index_path(find_workspace(demo)).exists()
+
+
+def _bounded(
+    args: list[str], stdin: bytes, cwd: Path, *, close: bool = True, **env: str
+) -> tuple[int, str, str, float]:
+    """Run the command line in a process of its own, as a client runs a hook; `close` off:
+    the payload is written and stdin left open, as by a client that never closes it."""
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "skillwiki", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=cwd,
+        env={**os.environ, **env},
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    watchdog = threading.Timer(60, proc.kill)  # a hook that hangs fails the test, not the run
+    watchdog.start()
+    try:
+        proc.stdin.write(stdin)  # a hook that stopped reading early would break this pipe
+        proc.stdin.flush()
+        if close:
+            proc.stdin.close()
+        out, err = proc.stdout.read(), proc.stderr.read()  # to their end: the process ended
+        status = proc.wait()
+    finally:
+        watchdog.cancel()
+        proc.kill()
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            stream.close()
+    return status, out.decode(), err.decode(), time.monotonic() - started
+
+
+def test_the_budget_bounds_a_client_that_never_closes_stdin(demo: Path) -> None:
+    payload = _payload("claude-code/session-start.json", demo).encode()
+    status, out, err, _ = _bounded(
+        ["hook", "claude-code", "session-start"],
+        payload,
+        demo,
+        close=False,
+        SKILLWIKI_HOOK_SECONDS="1",
+    )
+    assert (status, out, err) == (0, "", "")
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "abc", "nan", "inf", "601", "1e400"])
+def test_a_budget_out_of_range_is_said_and_the_default_holds(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    """0 or -1 must not lift the limit and a typo must not turn every hook off: one line on
+    stderr, and the default 5 s."""
+    monkeypatch.setenv("SKILLWIKI_HOOK_SECONDS", value)
+    payload = _payload("claude-code/session-start.json", demo)
+    result = invoke("hook", "claude-code", "session-start", "-w", str(demo), input=payload)
+    assert result.exit_code == 0
+    assert result.stderr == (
+        f"Warning: SKILLWIKI_HOOK_SECONDS={value!r} is not a number of seconds above 0 and "
+        "at most 600; using 5\n"
+    )
+    assert "Lessons learned" in json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_budget_zero_still_bounds_the_process(demo: Path) -> None:
+    payload = _payload("claude-code/session-start.json", demo).encode()
+    status, out, err, _ = _bounded(
+        ["hook", "claude-code", "session-start"],
+        payload,
+        demo,
+        close=False,
+        SKILLWIKI_HOOK_SECONDS="0",
+    )
+    assert (status, out) == (0, "")
+    assert err.startswith("Warning: SKILLWIKI_HOOK_SECONDS='0' is not a number")
+
+
+# Every module the command line imports once started is found this much later, as on a slow
+# disk: the budget must be running before the first of them.
+_SLOW_IMPORTS = """
+import signal, sys, time
+
+SLOW = sys.argv[-1] == "slow"
+
+class Slow:
+    def find_spec(self, name, path=None, target=None):
+        if name == "typer":
+            armed = signal.getitimer(signal.ITIMER_REAL)[0] > 0
+            sys.stderr.write(f"armed before typer: {armed}\\n")
+        if SLOW:
+            time.sleep(0.1)
+        return None
+
+sys.meta_path.insert(0, Slow())
+sys.argv = ["skillwiki", *sys.argv[1:-1]]
+from skillwiki.cli import main
+main()
+"""
+
+
+def test_the_budget_is_armed_before_the_command_line_is_imported(demo: Path) -> None:
+    payload = _payload("claude-code/session-start.json", demo)
+    args = [sys.executable, "-c", _SLOW_IMPORTS, "hook", "claude-code", "session-start"]
+    quick = subprocess.run(
+        [*args, "-"], input=payload, capture_output=True, text=True, cwd=demo, timeout=60
+    )
+    assert quick.stderr == "armed before typer: True\n"
+    assert "SessionStart" in quick.stdout
+    # ~170 modules, 0.1 s each: 17 s and more of imports, cut at the budget.
+    started = time.monotonic()
+    slow = subprocess.run(
+        [*args, "slow"],
+        input=payload,
+        capture_output=True,
+        text=True,
+        cwd=demo,
+        timeout=60,
+        env={**os.environ, "SKILLWIKI_HOOK_SECONDS": "1"},
+    )
+    assert (slow.returncode, slow.stdout) == (0, "")
+    assert time.monotonic() - started < 10
+
+
+def test_a_payload_is_read_whole_however_large(demo: Path) -> None:
+    """A Write of a 5 MiB file is answered (the payload was cut at 4 MiB, unreadable, and the
+    client's write hit a closed pipe); past 64 MiB it is read to its end and not answered."""
+    write = json.loads(_payload("claude-code/pre-tool-edit.json", demo))
+    write["tool_name"] = "Write"
+    write["tool_input"] = {"file_path": str(demo / "agents/channel-op.json"), "content": ""}
+    for size, answered in ((5 << 20, True), (65 << 20, False)):
+        write["tool_input"]["content"] = "x" * size
+        write["session_id"] = f"big-{size}"
+        status, out, _, _ = _bounded(
+            ["hook", "claude-code", "pre-tool", "--agent", "channel-op"],
+            json.dumps(write).encode(),
+            demo,
+            SKILLWIKI_HOOK_SECONDS="30",
+        )
+        assert status == 0
+        assert ("allowedTools" in out) is answered

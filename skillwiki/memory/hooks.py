@@ -81,22 +81,23 @@ def answer(ws: Workspace, config: Config, hook: Hook) -> str:
 def _recall(ws: Workspace, config: Config, hook: Hook) -> str:
     from skillwiki.memory import usage
     from skillwiki.memory.recall import Request, recall_for_task
-    from skillwiki.reading import refresh
 
     task = hook.payload.get("prompt") if hook.event == "user-prompt" else None
     task = task if isinstance(task, str) and task.strip() else None
     paths: tuple[str, ...] = ()
     if hook.event == "pre-tool":
-        edited = _edited_file(ws, hook.payload)
-        if edited is None:
+        paths = _edited_files(ws, hook.payload)
+        if not paths:
             return ""
-        paths = (edited,)
     seen = _shown_in(ws, hook.session)
     # After a start (or a clear or compaction) the context holds nothing: show it all again.
     skip = seen if hook.event != "session-start" else frozenset()
     request = Request(agent=hook.agent, task=task, paths=paths, skip=skip, paths_only=bool(paths))
-    with refresh(ws, config) as done:
-        result = recall_for_task(ws, config, request, done.index)
+    # Nothing is compiled and the wiki's search index is not opened: lessons are read from
+    # raw/ and a task is scored against an index of the lessons alone (recall_for_task), so a
+    # hook on a fresh clone answers within its budget where building the wiki's index would
+    # not, and leaves that to the first query.
+    result = recall_for_task(ws, config, request, None)
     new = [lesson_id for lesson_id in result.included if lesson_id not in seen]
     usage.count(ws, new, clock.stamp())
     _remember_shown(ws, hook.session, new)
@@ -133,21 +134,49 @@ def _context(hook: Hook, text: str) -> str:
     return json.dumps(output, ensure_ascii=False)
 
 
-def _edited_file(ws: Workspace, payload: dict[str, Any]) -> str | None:
-    """The workspace-relative file an edit tool is about to change, or None."""
-    if payload.get("tool_name") not in EDIT_TOOLS:
-        return None
+def _edited_files(ws: Workspace, payload: dict[str, Any]) -> tuple[str, ...]:
+    """The workspace-relative files an edit tool is about to change: Claude Code's
+    `tool_input.file_path` (`notebook_path` for NotebookEdit), or the files Codex's
+    apply_patch names in its patch (`tool_input.command`)."""
+    tool = payload.get("tool_name")
     tool_input = payload.get("tool_input")
-    given = tool_input.get("file_path") if isinstance(tool_input, dict) else None
-    if not isinstance(given, str) or not given:
-        return None
+    if tool not in EDIT_TOOLS or not isinstance(tool_input, dict):
+        return ()
+    given: list[object]
+    if tool == "apply_patch":
+        given = list(patched_files(tool_input.get("command")))
+    else:
+        given = [tool_input.get("notebook_path" if tool == "NotebookEdit" else "file_path")]
     cwd = payload.get("cwd")
-    base = cwd if isinstance(cwd, str) else os.getcwd()
-    path = Path(os.path.normpath(Path(base) / given))
-    try:
-        return path.relative_to(ws.root).as_posix()
-    except ValueError:
-        return None
+    base = Path(cwd if isinstance(cwd, str) else os.getcwd())
+    found = []
+    for name in given:
+        if not isinstance(name, str) or not name:
+            continue
+        try:
+            found.append(Path(os.path.normpath(base / name)).relative_to(ws.root).as_posix())
+        except ValueError:
+            continue  # outside the workspace
+    return tuple(dict.fromkeys(found))
+
+
+# The lines of an apply_patch patch that name a file: added, deleted, updated, or moved to.
+_PATCH_FILE_LINES = ("*** Add File: ", "*** Delete File: ", "*** Update File: ", "*** Move to: ")
+
+
+def patched_files(command: object) -> list[str]:
+    """The files a Codex apply_patch patch names, in order (its text, or an argv holding it).
+    A hunk's lines all start with a space, `+` or `-`, so none is taken for a file line."""
+    if isinstance(command, list):
+        command = "\n".join(part for part in command if isinstance(part, str))
+    if not isinstance(command, str):
+        return []
+    return [
+        line[len(mark) :].strip()
+        for line in command.splitlines()
+        for mark in _PATCH_FILE_LINES
+        if line.startswith(mark)
+    ]
 
 
 # The log of what each session was shown is read by every hook call, under the hooks' time

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from skillwiki.config import Config
 from skillwiki.memory.evidence import confidence, mute_reason
 from skillwiki.memory.kinds import Scope, Severity, Status
-from skillwiki.memory.store import Lesson, load_lessons
+from skillwiki.memory.store import LESSONS_DIR, Lesson, load_lessons
 from skillwiki.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -164,7 +164,8 @@ def recall_for_task(
     ws: Workspace, config: Config, request: Request, index: sqlite3.Connection | None
 ) -> Recalled:
     """recall for `request` today, its task (if any) scored against the search index `index`
-    (None: one opened for the search)."""
+    (None: an index of the lessons alone, made for this call, as a hook needs: the lessons
+    are read from raw/, and nothing waits for the whole wiki's index)."""
     from skillwiki import clock
 
     scores = task_scores(ws, request.task, index) if request.task else {}
@@ -174,8 +175,16 @@ def recall_for_task(
 def task_scores(ws: Workspace, task: str, index: sqlite3.Connection | None) -> dict[str, float]:
     """Relevance (0 to 1) of each lesson to the task, from the search index: the hit's score
     over the most it can reach (every term matched, BM25 near its top)."""
-    from skillwiki.search import query_terms, search
+    from contextlib import closing
+
+    from skillwiki.search import folder_index, query_terms, search
 
     terms = len(query_terms(task)[0])
-    hits = search(ws, task, limit=200, kind="lesson", db=index)
+    if not terms:
+        return {}
+    if index is not None:  # the caller's, left open
+        hits = search(ws, task, limit=200, kind="lesson", db=index)
+    else:
+        with closing(folder_index(ws, LESSONS_DIR)) as lessons:
+            hits = search(ws, task, limit=200, kind="lesson", db=lessons)
     return {Path(hit.path).stem: hit.relevance(terms) for hit in hits}

@@ -7,7 +7,7 @@ ranked hits with snippets.
 
 from __future__ import annotations
 
-from skillwiki.search.index import index_path, open_index
+from skillwiki.search.index import folder_index, index_path, open_index
 from skillwiki.search.rank import Hit, prime, query_terms, search, snippet
 from skillwiki.search.text import normalize
 from skillwiki.snapshot import Since, Snapshot
@@ -16,6 +16,7 @@ __all__ = [
     "Hit",
     "Since",
     "Snapshot",
+    "folder_index",
     "index_path",
     "normalize",
     "open_index",

@@ -249,6 +249,19 @@ def open_index(
         return db
 
 
+def folder_index(ws: Workspace, folder: str) -> sqlite3.Connection:
+    """Return an index of the articles below wiki/`folder`/ alone, built in memory and never
+    written: what recall scores a task against where the whole wiki's index is not at hand
+    (a hook on a fresh clone, which must answer within its budget while building that index
+    takes seconds). A few dozen lessons are read in milliseconds. The caller closes it."""
+    db = sqlite3.connect(":memory:", isolation_level=None)
+    _create(db)
+    below = ws.wiki / folder
+    articles = {f"{folder}/{rel}": stat for rel, stat in statcache.scan(below).items()}
+    _sync_db(db, ws, Snapshot(lambda: articles))
+    return db
+
+
 class _Elsewhere(Exception):
     """A kept connection cannot sync the index: a new one does."""
 
