@@ -550,6 +550,10 @@ def _writing_tools(server: WikiServer) -> None:
         title: str,
         summary: str,
         body: str | None = None,
+        what_happened: str | None = None,
+        root_cause: str | None = None,
+        optimization: str | None = None,
+        next_time: str | None = None,
         trigger: Trigger = Trigger.MANUAL,
         severity: Severity = Severity.MEDIUM,
         scope: Scope | None = None,
@@ -563,25 +567,31 @@ def _writing_tools(server: WikiServer) -> None:
         ctx: Context[Any, Any] | None = None,
     ) -> dict[str, Any]:
         """Record a lesson in the wiki. Call it ONLY after the user agreed to record it (as
-        suggest's proposal says). Secrets are redacted; a lesson with unfilled sections or no
+        suggest's proposal says). Give its sections as what_happened, root_cause,
+        optimization and next_time (or a body with those `## ` headings). Secrets are
+        redacted; a lesson with a section left as the template's placeholder or no
         prevention rule is kept as a candidate that recall does not show yet."""
         from skillwiki.compiler import compile_workspace
-        from skillwiki.memory.lessons import LessonInput, record
+        from skillwiki.memory.lessons import lesson_input, record
 
         def work() -> dict[str, Any]:
             ws, config = warm.place.open()
-            lesson = LessonInput(
-                title=title,
-                summary=summary,
+            lesson = lesson_input(
+                title,
+                summary,
                 body=body,
-                trigger=trigger.value,  # the plain strings the CLI passes on
-                severity=severity.value,
-                scope=None if scope is None else scope.value,
-                agents=tuple(agent or ()),
-                tags=tuple(tag or ()),
+                what_happened=what_happened,
+                root_cause=root_cause,
+                optimization=optimization,
+                next_time=next_time,
+                trigger=trigger,
+                severity=severity,
+                scope=scope,
+                agent=agent,
+                tag=tag,
                 category=category,
                 prevention_rule=prevention_rule,
-                paths=tuple(path or ()),
+                path=path,
             )
             recorded = record(ws, config, lesson, dedupe=dedupe, expected=expect_fingerprint)
             # Compiled by a look as a read makes it, which the watcher tells what changed: a

@@ -168,3 +168,227 @@ def test_a_lesson_whose_frontmatter_broke_is_never_written_over(ws: Path, invoke
     assert second.exit_code == 0, second.output
     assert path.read_text(encoding="utf-8") == broken
     assert json.loads(second.stdout)["path"].endswith("-pin-the-image-2.md")
+
+
+def _flags(**options: str) -> list[str]:
+    """record-lesson's options from keywords: root_cause="X" is --root-cause X."""
+    return [
+        part for name, value in options.items() for part in ("--" + name.replace("_", "-"), value)
+    ]
+
+
+def _body(raw: str) -> str:
+    return raw.split("\n---\n", 1)[1]
+
+
+def test_section_flags_fill_the_card_and_make_it_active(ws: Path, invoke: Invoke) -> None:
+    options = _flags(
+        title="Retry storms on 429",
+        summary="The agent retried a 429 at once.",
+        trigger="retries",
+        what_happened="Forty retries in one second.",
+        root_cause="The client ignored Retry-After.",
+        optimization="The client now sleeps for Retry-After.",
+        next_time="- Read Retry-After before retrying.",
+        prevention_rule="Back off on 429 using Retry-After.",
+    )
+    report = _record(invoke, ws, *options)
+    assert report["status"] == "active" and report["unfinished"] == []
+    assert _body((ws / report["path"]).read_text()) == (
+        "## What Happened\n\nForty retries in one second.\n\nTrigger: retries.\n\n"
+        "## Root Cause\n\nThe client ignored Retry-After.\n\n"
+        "## Optimization\n\nThe client now sleeps for Retry-After.\n\n"
+        "## Next Time\n\n- Read Retry-After before retrying.\n"
+    )
+
+
+def test_a_section_flag_left_out_keeps_its_placeholder(ws: Path, invoke: Invoke) -> None:
+    options = _flags(title="T", summary="S.", root_cause="The cause.", prevention_rule="Check.")
+    report = _record(invoke, ws, *options)
+    assert report["status"] == "candidate" and report["unfinished"] == ["Optimization"]
+    body = _body((ws / report["path"]).read_text())
+    assert "## Root Cause\n\nThe cause.\n\n" in body
+    assert f"## Optimization\n\n{TEMPLATE_TEXT['Optimization']}\n\n" in body
+    assert body.endswith("## Next Time\n\n- Check.\n")  # from the prevention rule
+
+
+def test_a_body_with_section_headings_fills_those_sections(ws: Path, invoke: Invoke) -> None:
+    """The body's own headings, in any case and either heading syntax, fill their sections:
+    nothing is nested under What Happened, no placeholder follows them. A `## Root Cause`
+    line in a code fence is code, and a level-3 heading stays in its section."""
+    body = (
+        "The deploy served stale pages.\n\n"
+        "## root cause\n\n"
+        "The cache was never cleared:\n\n"
+        "```md\n## Root Cause\nin a fence: text, not a section\n```\n\n"
+        "### Details\n\nA level-3 heading stays inside.\n\n"
+        "Optimization\n------------\n\n"
+        "The deploy now clears the cache.\n"
+    )
+    options = _flags(
+        title="Stale pages after deploy",
+        summary="Pages were stale.",
+        body=body,
+        prevention_rule="Clear the cache on every deploy.",
+    )
+    report = _record(invoke, ws, *options)
+    assert report["status"] == "active" and report["unfinished"] == []
+    assert _body((ws / report["path"]).read_text()) == (
+        "## What Happened\n\nThe deploy served stale pages.\n\nTrigger: manual.\n\n"
+        "## Root Cause\n\nThe cache was never cleared:\n\n"
+        "```md\n## Root Cause\nin a fence: text, not a section\n```\n\n"
+        "### Details\n\nA level-3 heading stays inside.\n\n"
+        "## Optimization\n\nThe deploy now clears the cache.\n\n"
+        "## Next Time\n\n- Clear the cache on every deploy.\n"
+    )
+    assert invoke("lint", "-w", str(ws)).exit_code == 0
+
+
+def test_a_body_and_a_flag_may_fill_different_sections(ws: Path, invoke: Invoke) -> None:
+    body = "## Root Cause\n\nThe cause.\n\n## What Happened\n\nIt broke.\n"
+    options = _flags(
+        title="T", summary="S.", body=body, optimization="Fixed it.", next_time="- Check it."
+    )
+    report = _record(invoke, ws, *options)
+    assert _body((ws / report["path"]).read_text()) == (
+        "## What Happened\n\nIt broke.\n\n"
+        "## Root Cause\n\nThe cause.\n\n"
+        "## Optimization\n\nFixed it.\n\n"
+        "## Next Time\n\n- Check it.\n"
+    )
+    assert report["unfinished"] == ["prevention rule"]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            {"body": "## Root Cause\n\nA.\n", "root_cause": "B."},
+            "Root Cause is given twice, by --root-cause and by --body's '## Root Cause'; "
+            "give it once",
+        ),
+        (
+            {"body": "It broke.\n\n## Next Time\n\n- Check.\n", "what_happened": "B."},
+            "What Happened is given twice, by --what-happened and by --body's text before its "
+            "first section; give it once",
+        ),
+        (
+            {"body": "It broke.", "what_happened": "B."},
+            "What Happened is given twice, by --what-happened and by --body's text; give it once",
+        ),
+        (
+            {"body": "## Root Cause\n\nA.\n\n## ROOT CAUSE\n\nB.\n"},
+            "--body has '## Root Cause' twice; give each section once",
+        ),
+    ],
+)
+def test_a_section_given_twice_is_exit_2_and_writes_nothing(
+    ws: Path, invoke: Invoke, options: dict[str, str], message: str
+) -> None:
+    before = snapshot(ws)
+    result = invoke("record-lesson", "-w", str(ws), *_flags(title="T", summary="S.", **options))
+    assert result.exit_code == 2
+    assert result.stderr == f"Error: {message}\n"
+    assert snapshot(ws) == before
+
+
+@pytest.mark.parametrize(
+    ("sections", "unfinished"),
+    [
+        # The placeholder of another section, or of none (What Happened has none).
+        ({"Root Cause": TEMPLATE_TEXT["Optimization"]}, ["Root Cause"]),
+        ({"What Happened": TEMPLATE_TEXT["Root Cause"]}, ["What Happened"]),
+        ({"Next Time": "- Check.\n\n" + TEMPLATE_TEXT["Next Time"]}, ["Next Time"]),
+        ({}, []),
+    ],
+)
+def test_placeholder_text_in_any_section_keeps_it_a_candidate(
+    ws: Path, invoke: Invoke, sections: dict[str, str], unfinished: list[str]
+) -> None:
+    names = ("What Happened", "Root Cause", "Optimization", "Next Time")
+    texts = {name: f"Filled {name}." for name in names} | sections
+    body = "".join(f"## {name}\n\n{text}\n\n" for name, text in texts.items())
+    report = _record(invoke, ws, *_flags(title="T", summary="S.", body=body, prevention_rule="R."))
+    assert report["unfinished"] == unfinished
+    assert report["status"] == ("candidate" if unfinished else "active")
+
+
+def _help_examples(invoke: Invoke, command: str) -> list[list[str]]:
+    """The examples of a command's --help that run it, each as its argv (continued lines
+    joined); those that read stdin through a pipe are left out."""
+    import shlex
+
+    text = invoke(command, "--help").stdout
+    block = text.split("Examples:\n", 1)[1].split("\n\n", 1)[0]
+    lines = block.replace("\\\n", " ").splitlines()
+    found = [shlex.split(line) for line in lines]
+    return [argv for argv in found if argv[:2] == ["skillwiki", command] and "|" not in argv]
+
+
+def test_the_help_example_records_an_active_lesson_that_recall_shows(
+    ws: Path, invoke: Invoke
+) -> None:
+    examples = _help_examples(invoke, "record-lesson")
+    assert examples
+    for argv in examples:
+        result = invoke(*argv[1:], "-w", str(ws), "--json")
+        assert result.exit_code == 0, result.output
+        report = json.loads(result.stdout)
+        assert report["status"] == "active" and report["unfinished"] == []
+        agents = [argv[i + 1] for i, arg in enumerate(argv) if arg == "--agent"]
+        chosen = ["--agent", agents[0]] if agents else []
+        recalled = invoke("recall", "-w", str(ws), *chosen, "--format", "json")
+        assert recalled.exit_code == 0, recalled.output
+        lessons = json.loads(recalled.stdout)["lessons"]
+        assert any(item["id"] == report["id"] and item["included"] for item in lessons)
+
+
+def test_the_mcp_tool_takes_the_section_arguments(ws: Path) -> None:
+    """record_lesson builds the lesson as the CLI does: its sections by their arguments, and
+    suggest's command line turned into them records an active lesson once they are filled."""
+    pytest.importorskip("mcp")
+    import anyio
+
+    from skillwiki import server
+    from skillwiki.config import SuggestConfig
+    from skillwiki.memory.suggest import read_run, suggest
+    from skillwiki.warm import Place
+
+    arguments = {
+        "title": "Pin the runner image",
+        "summary": "The runner image moved under a build.",
+        "what_happened": "The build broke when the image moved.",
+        "root_cause": "The image was named by tag.",
+        "optimization": "The image is pinned by digest.",
+        "prevention_rule": "Pin runner images by digest.",
+    }
+    failures = {"task": "build", "tool_calls": [{"tool": "docker", "error": "not found"}] * 3}
+    proposal = suggest(read_run(failures, "feedback"), SuggestConfig())
+    assert proposal is not None
+    proposed = server.record_lesson_arguments(proposal.command)
+    filled = {**proposed, "root_cause": "The tag moved.", "optimization": "Pinned by digest."}
+    wiki = server.build(Place(ws), read_only=False)
+    try:
+        calls = [
+            anyio.run(wiki.call_tool, "record_lesson", given)
+            for given in (
+                arguments,
+                {**arguments, "title": "Other", "body": "## Root Cause\n\nA.\n"},
+                proposed,
+                filled,
+            )
+        ]
+    finally:
+        wiki.warm.close()
+    recorded, twice, as_proposed, as_filled = calls
+    assert not recorded.is_error, recorded.content
+    report = recorded.structured_content
+    assert report["status"] == "active" and report["unfinished"] == []
+    body = _body((ws / report["path"]).read_text())
+    assert "## Root Cause\n\nThe image was named by tag.\n\n" in body
+    assert body.endswith("## Next Time\n\n- Pin runner images by digest.\n")
+    assert twice.is_error
+    assert "Root Cause is given twice, by --root-cause and by --body's" in str(twice.content)
+    assert as_proposed.structured_content["status"] == "candidate"
+    assert as_proposed.structured_content["unfinished"] == ["Root Cause", "Optimization"]
+    assert as_filled.structured_content["status"] == "active"

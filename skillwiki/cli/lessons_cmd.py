@@ -22,7 +22,26 @@ def record_lesson(
     title: Annotated[str, typer.Option(help="One line: what went wrong.")],
     summary: Annotated[str, typer.Option(help="What happened, in a sentence or two.")],
     body: Annotated[
-        str | None, typer.Option(help="The lesson's text, or - to read it from stdin.")
+        str | None,
+        typer.Option(
+            help="What Happened, or a whole lesson whose ## section headings fill those "
+            "sections; - reads it from stdin."
+        ),
+    ] = None,
+    what_happened: Annotated[
+        str | None,
+        typer.Option(help="The What Happened section (default: --body, else --summary)."),
+    ] = None,
+    root_cause: Annotated[
+        str | None, typer.Option(help="The Root Cause section: why it happened.")
+    ] = None,
+    optimization: Annotated[
+        str | None,
+        typer.Option(help="The Optimization section: what was changed so it cannot recur."),
+    ] = None,
+    next_time: Annotated[
+        str | None,
+        typer.Option(help="The Next Time section (default: the prevention rule, as a list item)."),
     ] = None,
     trigger: Annotated[
         str, typer.Option(help="What made it a lesson (manual, retries, ...).")
@@ -54,33 +73,42 @@ def record_lesson(
 ) -> None:
     """Record a lesson in .wiki/raw/lessons/ (secrets redacted), compile it, print its id and path.
 
-    Recording exactly the same lesson again creates nothing new. --expect-fingerprint takes
-    the fingerprint of .wiki/index.json as read (status --json shows it as "catalog").
+    Each section flag fills its section of the lesson; a --body with the headings ## What
+    Happened, ## Root Cause, ## Optimization or ## Next Time fills those (a section given by
+    both is an error). A section left as the template's placeholder, or no --prevention-rule,
+    keeps the lesson a candidate that recall does not show. Recording exactly the same lesson
+    again creates nothing new. --expect-fingerprint takes the fingerprint of .wiki/index.json
+    as read (status --json shows it as "catalog").
 
     Examples:
       skillwiki record-lesson --title "allowedTools must include telegram_send" \\
         --summary "channel-op failed 3 times: telegram_send was not whitelisted" \\
         --severity HIGH --agent channel-op --tag allowedTools \\
+        --root-cause "channel-op's allowedTools was written before it sent to Telegram." \\
+        --optimization "telegram_send was added to channel-op's allowedTools." \\
         --prevention-rule "Check allowedTools covers every tool the prompt asks for."
       git log -1 --format=%B | skillwiki record-lesson --title "..." --summary "..." --body -
     """
     from skillwiki.compiler import compile_workspace
-    from skillwiki.memory.lessons import LessonInput, record
+    from skillwiki.memory.lessons import lesson_input, record
 
     ws, config = open_workspace(ctx, workspace)
-    text = sys.stdin.read() if body == "-" else body
-    lesson = LessonInput(
-        title=title,
-        summary=summary,
-        body=text,
+    lesson = lesson_input(
+        title,
+        summary,
+        body=sys.stdin.read() if body == "-" else body,
+        what_happened=what_happened,
+        root_cause=root_cause,
+        optimization=optimization,
+        next_time=next_time,
         trigger=trigger,
         severity=severity,
         scope=scope,
-        agents=tuple(agent or ()),
-        tags=tuple(tag or ()),
+        agent=agent,
+        tag=tag,
         category=category,
         prevention_rule=prevention_rule,
-        paths=tuple(path or ()),
+        path=path,
     )
     recorded = record(ws, config, lesson, dedupe=dedupe, expected=expect_fingerprint)
     compile_workspace(ws, config)

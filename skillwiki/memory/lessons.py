@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +18,20 @@ from skillwiki.names import slugify
 from skillwiki.workspace import Workspace
 
 SECTIONS = ("What Happened", "Root Cause", "Optimization", "Next Time")
+# The record-lesson flag (and, with `_` for `-`, the MCP argument) that gives each section.
+SECTION_FLAGS = {
+    "What Happened": "--what-happened",
+    "Root Cause": "--root-cause",
+    "Optimization": "--optimization",
+    "Next Time": "--next-time",
+}
 # Guidance text that record-lesson puts into sections it was not given; lint reads it as
-# "not yet filled in".
+# "not yet filled in". Each holds PLACEHOLDER: a section that does is not written yet.
+PLACEHOLDER = "Not yet filled in:"
 TEMPLATE_TEXT = {
-    "Root Cause": "_Not yet filled in: why did it happen? Name the cause, not the symptom._",
-    "Optimization": "_Not yet filled in: what was changed so that it cannot happen again?_",
-    "Next Time": "- _Not yet filled in: the check to make before this happens again._",
+    "Root Cause": f"_{PLACEHOLDER} why did it happen? Name the cause, not the symptom._",
+    "Optimization": f"_{PLACEHOLDER} what was changed so that it cannot happen again?_",
+    "Next Time": f"- _{PLACEHOLDER} the check to make before this happens again._",
 }
 
 
@@ -31,7 +39,11 @@ TEMPLATE_TEXT = {
 class LessonInput:
     title: str
     summary: str
-    body: str | None = None
+    body: str | None = None  # What Happened, or a whole body with the sections' headings
+    what_happened: str | None = None
+    root_cause: str | None = None
+    optimization: str | None = None
+    next_time: str | None = None
     trigger: str = Trigger.MANUAL
     severity: str = Severity.MEDIUM
     scope: str | None = None
@@ -40,6 +52,50 @@ class LessonInput:
     category: str | None = None
     prevention_rule: str | None = None
     paths: tuple[str, ...] = ()
+
+    def given_sections(self) -> dict[str, str]:
+        """The sections given by their own flags (blank ones are not given), by name."""
+        texts = (self.what_happened, self.root_cause, self.optimization, self.next_time)
+        given = zip(SECTIONS, texts, strict=True)
+        return {name: text.strip() for name, text in given if text and text.strip()}
+
+
+def lesson_input(
+    title: str,
+    summary: str,
+    *,
+    body: str | None = None,
+    what_happened: str | None = None,
+    root_cause: str | None = None,
+    optimization: str | None = None,
+    next_time: str | None = None,
+    trigger: str = Trigger.MANUAL,
+    severity: str = Severity.MEDIUM,
+    scope: str | None = None,
+    agent: Sequence[str] | None = None,
+    tag: Sequence[str] | None = None,
+    category: str | None = None,
+    prevention_rule: str | None = None,
+    path: Sequence[str] | None = None,
+) -> LessonInput:
+    """Build the lesson from record-lesson's arguments, as the CLI and the MCP tool name them."""
+    return LessonInput(
+        title=title,
+        summary=summary,
+        body=body,
+        what_happened=what_happened,
+        root_cause=root_cause,
+        optimization=optimization,
+        next_time=next_time,
+        trigger=str(trigger),  # an enum member as the plain string written in frontmatter
+        severity=str(severity),
+        scope=None if scope is None else str(scope),
+        agents=tuple(agent or ()),
+        tags=tuple(tag or ()),
+        category=category,
+        prevention_rule=prevention_rule,
+        paths=tuple(path or ()),
+    )
 
 
 @dataclass(frozen=True)
@@ -55,67 +111,117 @@ class Recorded:
 
 def unfinished(body: str, prevention_rule: str | None) -> list[str]:
     """What a lesson still lacks before recall may show it: each section that holds the
-    template's guidance text, and a prevention rule (else recall would show its summary, the
-    failure itself, as the thing to do)."""
-    found = [
-        name
-        for name, text in sections(body).items()
-        if name in TEMPLATE_TEXT and TEMPLATE_TEXT[name].strip("-_ ")[:20] in text
-    ]
+    template's guidance text (any of it), and a prevention rule (else recall would show its
+    summary, the failure itself, as the thing to do)."""
+    found: list[str] = []
+    for title, text in _cut(body, _headings(body))[1]:
+        name = _section_name(title) or title
+        if PLACEHOLDER in text and name not in found:
+            found.append(name)
     if not (prevention_rule or "").strip():
         found.append("prevention rule")
     return found
 
 
 def sections(body: str) -> dict[str, str]:
-    """Return the text under each `## ` heading of a lesson body (the first of each name).
-
-    One pass over the lines, no backtracking: a line of thousands of spaces costs its length.
-    """
+    """Return the text under each `## ` heading of a lesson body (the first of each name)."""
     found: dict[str, str] = {}
-    name: str | None = None
-    start = offset = 0
-    for line in body.splitlines(keepends=True):
-        title = _section_title(line)
-        if title is not None:
-            if name is not None:
-                found.setdefault(name, body[start:offset].strip())
-            name, start = title, offset + len(line)
-        offset += len(line)
-    if name is not None:
-        found.setdefault(name, body[start:].strip())
+    for title, text in _cut(body, _headings(body))[1]:
+        found.setdefault(title, text)
     return found
 
 
-def _section_title(line: str) -> str | None:
-    """The title of an ATX `## ` heading line (closing #s dropped), else None."""
-    if not line.startswith("##") or line[2:3] not in (" ", "\t"):
-        return None
-    title = line[3:].strip()
-    closed = title.rstrip("#")
-    if closed != title and (not closed or closed[-1] in " \t"):
-        title = closed.rstrip()
-    return title or None
+def _headings(body: str) -> list[tuple[str, int, int]]:
+    """Each level-2 heading of the body's own blocks: its title, its first line and the line
+    after it (0-based). Read by the Markdown reader: a `## ` line in a code fence is code,
+    one in a quote or a list item is theirs, and a setext heading spans two lines."""
+    from skillwiki.markdown import parser, plain_text, trailing_attrs
+
+    tokens = parser().parse(_lines(body), {"mdx": False})
+    found = []
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open" and token.tag == "h2" and token.level == 0 and token.map:
+            title = plain_text(tokens[index + 1].children or [])
+            attrs = trailing_attrs(title)
+            start, after = token.map
+            found.append((title if attrs is None else attrs[0], start, after))
+    return found
+
+
+def _cut(body: str, headings: list[tuple[str, int, int]]) -> tuple[str, list[tuple[str, str]]]:
+    """The text before the first of `headings`, and each one's title with the text under it
+    up to the next one."""
+    lines = _lines(body).split("\n")
+    preface = "\n".join(lines[: headings[0][1] if headings else len(lines)]).strip()
+    parts = []
+    for index, (title, _, after) in enumerate(headings):
+        end = headings[index + 1][1] if index + 1 < len(headings) else len(lines)
+        parts.append((title, "\n".join(lines[after:end]).strip()))
+    return preface, parts
+
+
+def _lines(body: str) -> str:
+    """The body with the line ends the Markdown reader counts lines by."""
+    return body.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _section_name(title: str) -> str | None:
+    """The lesson section a heading names (case and spacing aside), else None."""
+    wanted = " ".join(title.split()).casefold()
+    return next((name for name in SECTIONS if name.casefold() == wanted), None)
 
 
 def build_body(lesson: LessonInput) -> str:
-    """Return the four-section body: a complete given body is kept as written."""
+    """Return the four-section body: each section from its flag, else from the body's heading
+    of that name (text before the first goes to What Happened), else the template's guidance.
+
+    A body that is the four sections, in order and each with text, is kept as written. A
+    body that names a section twice, or one that its flag gives too, is an InputError.
+    """
     given = (lesson.body or "").strip()
-    if given and all(name in sections(given) for name in SECTIONS):
+    flags = lesson.given_sections()
+    # Cut at the lesson's own headings, in any case: other headings stay in their section.
+    preface, parts = _cut(given, [head for head in _headings(given) if _section_name(head[0])])
+    written = _written(parts, flags)
+    if not preface and [title for title, _ in parts] == list(SECTIONS) and all(written.values()):
         return given + "\n"
-    happened = given or lesson.summary.strip()
-    next_time = (
-        f"- {lesson.prevention_rule.strip()}"
-        if lesson.prevention_rule
-        else TEMPLATE_TEXT["Next Time"]
-    )
-    parts = [
-        f"## What Happened\n\n{happened}\n\nTrigger: {lesson.trigger}.",
-        f"## Root Cause\n\n{TEMPLATE_TEXT['Root Cause']}",
-        f"## Optimization\n\n{TEMPLATE_TEXT['Optimization']}",
-        f"## Next Time\n\n{next_time}",
-    ]
-    return "\n\n".join(parts) + "\n"
+    if preface and "What Happened" in flags:
+        before = " before its first section" if parts else ""
+        raise InputError(
+            None,
+            f"What Happened is given twice, by --what-happened and by --body's text{before}; "
+            "give it once",
+        )
+    happened = "\n\n".join(text for text in (preface, written.get("What Happened")) if text)
+    rule = (lesson.prevention_rule or "").strip()
+    texts = {
+        "What Happened": happened or lesson.summary.strip(),
+        "Root Cause": TEMPLATE_TEXT["Root Cause"],
+        "Optimization": TEMPLATE_TEXT["Optimization"],
+        "Next Time": f"- {rule}" if rule else TEMPLATE_TEXT["Next Time"],
+    }
+    texts |= {name: text for name, text in written.items() if text} | flags
+    if "What Happened" not in written:  # written by the body under its heading: kept as is
+        texts["What Happened"] += f"\n\nTrigger: {lesson.trigger}."
+    return "\n\n".join(f"## {name}\n\n{texts[name]}" for name in SECTIONS) + "\n"
+
+
+def _written(parts: list[tuple[str, str]], flags: dict[str, str]) -> dict[str, str]:
+    """The body's sections by their names as SECTIONS spells them; a section named twice,
+    or given by its flag too, is an InputError naming both."""
+    written: dict[str, str] = {}
+    for title, text in parts:
+        name = _section_name(title) or title
+        if name in written:
+            raise InputError(None, f"--body has '## {name}' twice; give each section once")
+        if name in flags:
+            raise InputError(
+                None,
+                f"{name} is given twice, by {SECTION_FLAGS[name]} and by --body's "
+                f"'## {name}'; give it once",
+            )
+        written[name] = text
+    return written
 
 
 def validate(lesson: LessonInput) -> None:
@@ -201,18 +307,19 @@ def _redacted(lesson: LessonInput) -> tuple[LessonInput, list[str]]:
         kinds.extend(found)
         return cleaned
 
-    result = LessonInput(
+    result = replace(
+        lesson,
         title=clean(lesson.title) or "",
         summary=clean(lesson.summary) or "",
         body=clean(lesson.body),
-        trigger=lesson.trigger,
-        severity=lesson.severity,
-        scope=lesson.scope,
+        what_happened=clean(lesson.what_happened),
+        root_cause=clean(lesson.root_cause),
+        optimization=clean(lesson.optimization),
+        next_time=clean(lesson.next_time),
         agents=tuple(clean(agent) or "" for agent in lesson.agents),
         tags=tuple(clean(tag) or "" for tag in lesson.tags),
         category=clean(lesson.category),
         prevention_rule=clean(lesson.prevention_rule),
-        paths=lesson.paths,
     )
     return result, sorted(set(kinds))
 
