@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from skillwiki.config import SuggestConfig
+from skillwiki.memory.lessons import TEMPLATE_TEXT
 from skillwiki.memory.suggest import answer, read_run, suggest
 from tests.support import DATA, Invoke, snapshot
 
@@ -119,7 +120,19 @@ def test_full_output_and_command(ws: Path, invoke: Invoke) -> None:
     # A draft rule from the failure (tool, kind of error, what to check), not the failure text.
     assert out["proposed_prevention_rule"] == "Before calling telegram_send, check its permissions."
     assert command[command.index("--prevention-rule") + 1] == out["proposed_prevention_rule"]
-    assert any("Root Cause" in item for item in out["to_fill_in"])
+    # The card's sections by their flags: what is to write is a placeholder of its own.
+    assert "--body" not in command
+    happened = command[command.index("--what-happened") + 1]
+    assert happened.startswith(out["proposed_summary"])
+    assert "- telegram_send: permission denied" in happened
+    assert command[command.index("--root-cause") + 1] == TEMPLATE_TEXT["Root Cause"]
+    assert command[command.index("--optimization") + 1] == TEMPLATE_TEXT["Optimization"]
+    assert [item.split(" ", 1)[0] for item in out["to_fill_in"]] == [
+        "--root-cause",
+        "--optimization",
+        "--prevention-rule",
+        "recorded",
+    ]
 
 
 def test_the_command_records_the_lesson(ws: Path, invoke: Invoke) -> None:
@@ -138,6 +151,32 @@ def test_the_command_records_the_lesson(ws: Path, invoke: Invoke) -> None:
     assert recalled["block"] == "" and not any(item["included"] for item in recalled["lessons"])
     waiting = invoke("review", "-w", str(ws)).stdout
     assert "unfinished: Root Cause, Optimization" in waiting
+    # The proposed lesson is the body the command records.
+    proposal = json.loads(invoke("suggest", "-w", str(ws), input=json.dumps(feedback)).stdout)
+    assert (ws / report["path"]).read_text().endswith("\n---\n" + proposal["proposed_lesson"])
+
+
+def test_the_command_with_its_sections_filled_records_an_active_lesson(
+    ws: Path, invoke: Invoke
+) -> None:
+    feedback = {"task": "sync", "agent": "syncer", "tool_calls": [_fail("fetch", "timeout")] * 3}
+    command = json.loads(invoke("suggest", "-w", str(ws), input=json.dumps(feedback)).stdout)[
+        "command"
+    ]
+    filled = {"--root-cause": "The mirror was down.", "--optimization": "A second mirror."}
+    for flag, text in filled.items():
+        command[command.index(flag) + 1] = text
+    recorded = invoke(*command[1:], "-w", str(ws), "--json")
+    assert recorded.exit_code == 0, recorded.output
+    report = json.loads(recorded.stdout)
+    assert report["status"] == "active" and report["unfinished"] == []
+    raw = (ws / report["path"]).read_text()
+    assert raw.count("## Root Cause") == 1 and "Not yet filled in" not in raw
+    assert "## Root Cause\n\nThe mirror was down.\n\n## Optimization\n\nA second mirror." in raw
+    recalled = json.loads(
+        invoke("recall", "-w", str(ws), "--agent", "syncer", "--task", "sync", "--json").stdout
+    )
+    assert [item["id"] for item in recalled["lessons"] if item["included"]] == [report["id"]]
 
 
 def test_secrets_in_errors_are_redacted(invoke: Invoke, ws: Path) -> None:

@@ -11,7 +11,7 @@ from skillwiki.config import SuggestConfig
 from skillwiki.errors import InputError
 from skillwiki.memory import clients
 from skillwiki.memory.kinds import Severity, Trigger
-from skillwiki.memory.lessons import SECTIONS, TEMPLATE_TEXT
+from skillwiki.memory.lessons import SECTION_FLAGS, TEMPLATE_TEXT, LessonInput, build_body
 from skillwiki.secrets import redact
 
 SUMMARY_LIMIT = 180
@@ -217,27 +217,21 @@ def suggest(run: Run, config: SuggestConfig) -> Proposal | None:
     title = f"{trigger}: {task}"
     summary = redact(_summary(trigger, run, failed, failed_tools, task))[0]
     rule = redact(_draft_rule(trigger, run, failed))[0]
-    body = _body(trigger, summary, summaries, rule)
-    command = [
-        "skillwiki",
-        "record-lesson",
-        "--title",
-        title,
-        "--summary",
-        summary,
-        "--trigger",
-        trigger.value,
-        "--severity",
-        SEVERITY[trigger].value,
-        "--prevention-rule",
-        rule,
-        "--body",
-        body,
-    ]
-    if run.agent:
-        command += ["--agent", _clean(run.agent)]
-    for tool in failed_tools[:5]:
-        command += ["--tag", tool]
+    lesson = LessonInput(
+        title=title,
+        summary=summary,
+        what_happened=_happened(summary, summaries),
+        # What the agent, with the user, still has to write: as the placeholders they are.
+        root_cause=TEMPLATE_TEXT["Root Cause"],
+        optimization=TEMPLATE_TEXT["Optimization"],
+        trigger=trigger.value,
+        severity=SEVERITY[trigger].value,
+        agents=(_clean(run.agent),) if run.agent else (),
+        tags=tuple(failed_tools[:5]),
+        prevention_rule=rule,  # Next Time is made from it
+    )
+    body = build_body(lesson)
+    command = _command(lesson)
     return Proposal(
         trigger,
         run.replans,
@@ -254,11 +248,34 @@ def suggest(run: Run, config: SuggestConfig) -> Proposal | None:
 
 
 TO_FILL_IN = [
-    "## Root Cause: why it happened, the cause and not the symptom",
-    "## Optimization: what was changed so that it cannot happen again",
-    "the prevention rule: check the draft; it is what recall shows other agents",
+    "--root-cause (root_cause): why it happened, the cause and not the symptom",
+    "--optimization (optimization): what was changed so that it cannot happen again",
+    "--prevention-rule (prevention_rule): check the draft; recall shows it to other agents, "
+    "and it is the Next Time section",
     "recorded as it is, the lesson stays a candidate that recall never shows",
 ]
+
+
+def _happened(summary: str, summaries: list[str]) -> str:
+    """What Happened: the summary, then the errors the failed calls reported."""
+    errors = ["", "Errors:", *(f"- {line}" for line in summaries)] if summaries else []
+    return "\n".join([summary, *errors])
+
+
+def _command(lesson: LessonInput) -> list[str]:
+    """The record-lesson argv that records `lesson`: each section by its own flag."""
+    command = ["skillwiki", "record-lesson", "--title", lesson.title, "--summary", lesson.summary]
+    command += ["--trigger", lesson.trigger, "--severity", lesson.severity]
+    for name, text in lesson.given_sections().items():
+        command += [SECTION_FLAGS[name], text]
+    command += ["--prevention-rule", lesson.prevention_rule or ""]
+    for agent in lesson.agents:
+        command += ["--agent", agent]
+    for tag in lesson.tags:
+        command += ["--tag", tag]
+    return command
+
+
 # What to check first, by the kind of error a failed call reported (the first that matches).
 _CHECKS = (
     (
@@ -331,16 +348,3 @@ def _summary(
         case _:
             what = "a reviewer rejected the result"
     return f"While running '{task}', {what}."
-
-
-def _body(trigger: Trigger, summary: str, summaries: list[str], rule: str) -> str:
-    happened = [summary, "", f"Trigger: {trigger}."]
-    if summaries:
-        happened += ["", "Errors:", *(f"- {line}" for line in summaries)]
-    sections = {
-        "What Happened": "\n".join(happened),
-        "Root Cause": TEMPLATE_TEXT["Root Cause"],
-        "Optimization": TEMPLATE_TEXT["Optimization"],
-        "Next Time": f"- {rule}",
-    }
-    return "\n\n".join(f"## {name}\n\n{sections[name]}" for name in SECTIONS) + "\n"
