@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from skillwiki.memory.block import START_MARKER
 from skillwiki.memory.recall import HEADER
@@ -189,10 +192,8 @@ def test_help_keeps_each_example_on_its_own_line(invoke: Invoke) -> None:
 
 def test_ci_doc_pre_commit_hooks_match_the_shipped_hook() -> None:
     """The local hook docs/ci.md shows runs what .pre-commit-hooks.yaml runs, and the remote
-    form names that hook's id at a release tag equal to the package version."""
+    form names that hook's id at the one ref every install line of the page pins."""
     import yaml
-
-    from skillwiki import __version__
 
     shipped = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))[0]
     configs = [
@@ -206,10 +207,83 @@ def test_ci_doc_pre_commit_hooks_match_the_shipped_hook() -> None:
     assert {key: hook[key] for key in ("id", "entry", "pass_filenames", "files")} == {
         key: shipped[key] for key in ("id", "entry", "pass_filenames", "files")
     }
-    assert remote["rev"] == f"v{__version__}" and remote["hooks"] == [{"id": shipped["id"]}]
+    assert remote["hooks"] == [{"id": shipped["id"]}]
     text = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
     assert "pip install skillwiki\n" not in text  # not published: never the bare name
-    assert f'@v{__version__}"' in text
+    assert set(_pinned(REPO / "docs" / "ci.md")) == {str(remote["rev"])}
+
+
+# A ref an install line pins: `git+URL@REF` (pip) or `rev: REF` (pre-commit).
+PIN = re.compile(r"git\+[^\s\"'@]+@([^\s\"'#]+)|^\s*rev:\s*([^\s#]+)", re.MULTILINE)
+PINNING_DOCS = ("docs/ci.md", "README.md")
+
+
+def _pinned(doc: Path) -> list[str]:
+    return [match[0] or match[1] for match in PIN.findall(doc.read_text(encoding="utf-8"))]
+
+
+def _git(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True)
+
+
+def test_every_ref_the_docs_pin_is_a_commit_of_this_repository() -> None:
+    """Each ref docs/ci.md and README.md pin for pip and pre-commit names a commit here that
+    holds the package and the hook, by its full id or by a tag (a short id is not enough for
+    pre-commit, which fetches the ref): never a release tag that was not made."""
+    pins = {ref: name for name in PINNING_DOCS for ref in _pinned(REPO / name)}
+    assert len(_pinned(REPO / "docs" / "ci.md")) >= 4  # three pip lines, the pre-commit rev
+    top = _git("rev-parse", "--show-toplevel") if shutil.which("git") else None
+    if top is None or top.returncode != 0 or Path(top.stdout.strip()).resolve() != REPO:
+        pytest.skip("the tests do not run from a git checkout of the repository")
+    missing = [
+        ref
+        for ref in pins
+        if _git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").returncode
+    ]
+    if missing and _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
+        pytest.skip(f"a shallow clone, without the history that holds {', '.join(missing)}")
+    assert missing == [], f"pinned but not in the repository: {pins}"
+    for ref, name in pins.items():
+        full = re.fullmatch(r"[0-9a-f]{40}", ref) is not None
+        assert full or _git("show-ref", "--verify", "--quiet", f"refs/tags/{ref}").returncode == 0
+        for needed in ("pyproject.toml", ".pre-commit-hooks.yaml"):
+            assert _git("cat-file", "-e", f"{ref}:{needed}").returncode == 0, (name, ref, needed)
+
+
+# The majors of the actions docs/ci.md uses that run on the runners' Node today (24; the
+# actions' Node 20 majors are deprecated), and what GitHub's own example of a SARIF upload
+# grants the job: security-events to upload, actions and contents for a private repository.
+ACTION_MAJORS = {
+    "actions/checkout": 5,
+    "actions/setup-python": 6,
+    "github/codeql-action/upload-sarif": 4,
+}
+SARIF_PERMISSIONS = {"security-events": "write", "actions": "read", "contents": "read"}
+
+
+def test_ci_doc_workflows_use_current_actions_with_the_permissions_they_need() -> None:
+    """The GitHub workflows of docs/ci.md use actions at majors that still run, and the SARIF
+    upload's job has the permissions GitHub's example gives it."""
+    import yaml
+
+    workflows = [
+        yaml.safe_load(body)
+        for lang, body in _fenced(REPO / "docs" / "ci.md")
+        if lang == "yaml" and body.startswith("name:")
+    ]
+    uses = [
+        step["uses"]
+        for workflow in workflows
+        for job in workflow["jobs"].values()
+        for step in job["steps"]
+        if "uses" in step
+    ]
+    assert {use.split("@")[0] for use in uses} == set(ACTION_MAJORS)
+    for use in uses:
+        action, _, version = use.partition("@")
+        assert int(version.removeprefix("v").split(".")[0]) >= ACTION_MAJORS[action], use
+    (sarif,) = [w for w in workflows if "upload-sarif" in json.dumps(w)]
+    assert sarif["permissions"] == SARIF_PERMISSIONS
 
 
 def test_agent_docs_mcp_configurations_start_the_server() -> None:
