@@ -10,13 +10,17 @@ call. Other events carry no run to judge: they are refused by name.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections import deque
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from skillwiki.errors import InputError
 
 RUN_EVENTS = ("PostToolUseFailure", "Stop", "SubagentStop")
+# Cursor names the same events in camelCase (postToolUseFailure, stop, subagentStop).
+_CURSOR_NAMES = {event[0].lower() + event[1:]: event for event in RUN_EVENTS}
 MAX_TRANSCRIPT_BYTES = 64 << 20  # the tail of a longer session is read
 
 
@@ -26,7 +30,7 @@ def is_hook_payload(data: dict[str, Any]) -> bool:
 
 def feedback_of(data: dict[str, Any], where: str, max_calls: int) -> dict[str, Any]:
     """The feedback object a hook payload stands for (task, tool_calls)."""
-    event = data["hook_event_name"]
+    event = _CURSOR_NAMES.get(data["hook_event_name"], data["hook_event_name"])
     if event not in RUN_EVENTS:
         raise InputError(
             where,
@@ -35,7 +39,8 @@ def feedback_of(data: dict[str, Any], where: str, max_calls: int) -> dict[str, A
         )
     calls, task = _transcript(data.get("transcript_path"), max_calls)
     if not calls and event == "PostToolUseFailure":
-        calls = [_call(data.get("tool_name"), False, data.get("error"))]
+        error = data.get("error") or data.get("error_message")  # Cursor: error_message
+        calls = [_call(data.get("tool_name"), False, error)]
     return {"task": task, "tool_calls": calls}
 
 
@@ -66,7 +71,7 @@ def _transcript(path: object, max_calls: int) -> tuple[list[dict[str, Any]], str
     if not isinstance(path, str) or not path:
         return [], ""
     try:
-        with open(Path(path).expanduser(), "rb") as handle:
+        with _regular_file(Path(path).expanduser()) as handle:
             handle.seek(0, 2)
             size = handle.tell()
             handle.seek(max(0, size - MAX_TRANSCRIPT_BYTES))
@@ -83,7 +88,8 @@ def _transcript(path: object, max_calls: int) -> tuple[list[dict[str, Any]], str
             continue
         message = event.get("message") if isinstance(event, dict) else None
         content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, str) and event.get("type") == "user" and not task:
+        user = event.get("type") == "user" or event.get("role") == "user"  # Cursor: role
+        if isinstance(content, str) and user and not task:
             task = content
         for block in content if isinstance(content, list) else ():
             if not isinstance(block, dict):
@@ -95,3 +101,17 @@ def _transcript(path: object, max_calls: int) -> tuple[list[dict[str, Any]], str
                 failed = block.get("is_error") is True
                 calls.append(_call(tool, not failed, block.get("content") if failed else ""))
     return list(calls), " ".join(task.split())[:200]
+
+
+def _regular_file(path: Path) -> BinaryIO:
+    """The file at `path` open for reading, if it is a regular file: a FIFO or a device named
+    as the transcript would block the reader forever, or never end."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"not a regular file: {path}")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise

@@ -7,14 +7,18 @@ Claude Code and Codex send one JSON object on stdin and read `hookSpecificOutput
   recall block for the agent, again after the context was cleared or compacted;
 - user-prompt (UserPromptSubmit): recall with the user's prompt as the task, leaving out what
   this session was shown already;
-- pre-tool (PreToolUse): before an edit, the lessons about the edited file, if any;
+- pre-tool (PreToolUse): before an edit, the lessons about the edited files, if any (Claude
+  Code's Edit, Write, MultiEdit and NotebookEdit; the files a Codex apply_patch names);
 - post-tool-failure (PostToolUseFailure) and stop (Stop): the session's run through suggest; a
   due lesson is named to the model (after a failure) or to the user (at the end), never
   recorded: recording stays the user's call.
 
-Cursor (`.cursor/hooks.json`, version 1) sends `conversation_id` and `workspace_roots`, and
-reads `additional_context` from sessionStart and postToolUseFailure; its other events cannot
-add context, so there the hook answers nothing and recall's `.mdc` rule carries the lessons.
+Cursor (`.cursor/hooks.json`, version 1) sends `conversation_id` and `workspace_roots`. Its
+documentation gives output fields to sessionStart (`additional_context`: the recall block) and
+stop (`followup_message`, sent to the agent as the user's next message: a due lesson, for the
+agent to ask the user about, at the first stop of a loop only); postToolUseFailure and the
+prompt and edit events read nothing, so there the hook answers nothing and recall's `.mdc`
+rule carries the lessons.
 
 A lesson counts one recall hit per session, however often the session is shown it.
 """
@@ -56,8 +60,8 @@ class Hook:
         return value if isinstance(value, str) and "\n" not in value else ""
 
 
-# The events whose answer Cursor reads: context at session start and after a failed tool.
-_CURSOR_CONTEXT = ("session-start", "post-tool-failure")
+# The events whose answer Cursor reads, as its documentation gives them.
+_CURSOR_ANSWERS = ("session-start", "stop")
 
 
 def start_folder(client: str, payload: dict[str, Any]) -> str | None:
@@ -71,7 +75,7 @@ def start_folder(client: str, payload: dict[str, Any]) -> str | None:
 
 def answer(ws: Workspace, config: Config, hook: Hook) -> str:
     """What to print on stdout for this hook ("" for nothing)."""
-    if hook.client == "cursor" and hook.event not in _CURSOR_CONTEXT:
+    if hook.client == "cursor" and hook.event not in _CURSOR_ANSWERS:
         return ""
     if hook.event in ("post-tool-failure", "stop"):
         return _judge_run(config, hook)
@@ -120,6 +124,11 @@ def _judge_run(config: Config, hook: Hook) -> str:
         "Ask the user whether to record it; only if they agree, pipe this session's hook "
         "payload into `skillwiki suggest -` and run the `command` it prints."
     )
+    if hook.client == "cursor":  # stop: what follows is sent to the agent as the user's
+        # next message, and the stop that follows it comes with loop_count 1: say it once.
+        if hook.payload.get("loop_count", 0) != 0:
+            return ""
+        return json.dumps({"followup_message": text}, ensure_ascii=False)
     if hook.event == "stop":
         return json.dumps({"systemMessage": text}, ensure_ascii=False)
     return _context(hook, text)
