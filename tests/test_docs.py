@@ -84,7 +84,7 @@ def test_agent_docs_examples_run(demo: Path) -> None:
         "PostToolUseFailure": {"hook_event_name": "PostToolUseFailure"},
         "Stop": {"hook_event_name": "Stop"},
         "sessionStart": {"hook_event_name": "sessionStart", "workspace_roots": [str(demo)]},
-        "postToolUseFailure": {"hook_event_name": "postToolUseFailure"},
+        "stop": {"hook_event_name": "stop", "status": "completed", "loop_count": 0},
     }
     answered = {}
     for client, hooks in (("claude-code", claude), ("codex", codex), ("cursor", cursor)):
@@ -113,6 +113,7 @@ def test_agent_docs_examples_run(demo: Path) -> None:
     assert "systemMessage" in answered["claude-code", "Stop"]
     assert "hookSpecificOutput" in answered["codex", "SessionStart"]
     assert answered["cursor", "sessionStart"]["additional_context"].startswith(HEADER)
+    assert "lesson" in answered["cursor", "stop"]["followup_message"]
     import yaml
 
     [aider] = (yaml.safe_load(block) for block in _blocks("yaml"))
