@@ -13,7 +13,7 @@ from skillwiki.memory.evidence import add_evidence, confidence
 from skillwiki.memory.maintain import Action, plan
 from skillwiki.memory.store import Evidence, load_lessons, parse_evidence
 from skillwiki.workspace import Workspace
-from tests.support import Invoke, write
+from tests.support import Invoke, snapshot, write
 from tests.test_recall import lesson
 
 DAY = date(2026, 11, 30)
@@ -97,8 +97,12 @@ def test_feedback_unknown_lesson_or_outcome(demo: Path, invoke: Invoke) -> None:
 
 def test_review_candidates(ws: Path, invoke: Invoke) -> None:
     (ws / ".wiki" / "config.toml").write_text("[lessons]\nrequire_review = true\n")
+    sections = ["--what-happened", "It failed.", "--root-cause", "A cause."]
+    sections += ["--optimization", "A fix.", "--prevention-rule", "Check it first."]
     one = json.loads(
-        invoke("record-lesson", "-w", str(ws), "--title", "One", "--summary", "S.", "--json").stdout
+        invoke(
+            "record-lesson", "-w", str(ws), "--title", "One", "--summary", "S.", *sections, "--json"
+        ).stdout
     )
     two = json.loads(
         invoke("record-lesson", "-w", str(ws), "--title", "Two", "--summary", "S.", "--json").stdout
@@ -109,7 +113,15 @@ def test_review_candidates(ws: Path, invoke: Invoke) -> None:
     assert (
         one["id"] in listed and two["id"] in listed and "2 lesson(s) waiting for review" in listed
     )
-    invoke("review", "-w", str(ws), one["id"], "--accept")
+    before = snapshot(ws)
+    unfinished = invoke("review", "-w", str(ws), two["id"], "--accept")
+    assert (unfinished.exit_code, unfinished.stderr) == (
+        2,
+        f"Error: .wiki/raw/lessons/{two['id']}.md: cannot be accepted while unfinished: "
+        "Root Cause, Optimization, Next Time, prevention rule; fill it in first\n",
+    )
+    assert snapshot(ws) == before
+    assert invoke("review", "-w", str(ws), one["id"], "--accept").exit_code == 0
     invoke("review", "-w", str(ws), two["id"], "--reject", "--reason", "a one-off")
     lessons = load_lessons(Workspace(ws), load_config(ws / ".wiki" / "config.toml"))
     assert lessons[one["id"]].status == "active"

@@ -150,6 +150,12 @@ def decide(ws: Workspace, config: Config, lesson_id: str, accept: bool, reason: 
     """Accept (-> active) or reject (-> archived, with the reason) a lesson; return its status."""
     with fsio.workspace_lock(ws, config.lock_timeout):
         lesson = find(ws, config, lesson_id)
+        missing = unfinished(lesson.body, lesson.text("prevention_rule")) if accept else []
+        if missing:  # recall would show a placeholder, or the failure itself, as the rule
+            raise InputError(
+                ws.rel(lesson.path),
+                f"cannot be accepted while unfinished: {', '.join(missing)}; fill it in first",
+            )
         meta = dict(lesson.meta)
         meta.pop("review", None)
         meta["status"] = (Status.ACTIVE if accept else Status.ARCHIVED).value
