@@ -135,6 +135,8 @@ REFUSED: dict[str, str | bytes] = {
     "unclosed.md": "---\ntitle: [unclosed\n---\nbody\n",
     "list.md": "---\n- a\n- b\n---\nbody\n",
     "tags.md": "---\ntags:\n  a: 1\n---\nbody\n",
+    "origin.md": "---\norigin: [a, b]\n---\nbody\n",  # compile reads a Markdown file's origin
+    "title.txt": "---\ntitle: [a, b]\n---\nbody\n",
     "latin1.txt": b"caf\xe9\n",
     "binary.md": b"# Binary\n\x00\x01\n",
     "utf16.md": "# Wide\n".encode("utf-16"),
@@ -153,6 +155,7 @@ def test_status_names_every_raw_file_compile_refuses_and_never_writes(
     write(ws / ".wiki" / "raw" / "fine.md", "---\ntitle: [broken since\n---\n")  # now stale
     for name, text in REFUSED.items():
         write(ws / ".wiki" / "raw" / "notes" / name, text)
+    write(ws / ".wiki" / "raw" / "notes" / "origin.txt", REFUSED["origin.md"])  # not a .txt's
     before = snapshot(ws)
     shown = invoke("status", "-w", str(ws), "--json")
     assert shown.exit_code == 0, shown.output

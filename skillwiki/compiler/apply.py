@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import islice
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from skillwiki import COMPILER, clock, fsio, headcache, parallel, statcache
@@ -29,7 +29,7 @@ from skillwiki.errors import InputError
 from skillwiki.fingerprint import fingerprint
 from skillwiki.snapshot import Since, Snapshot
 from skillwiki.statcache import Stat
-from skillwiki.workspace import Workspace
+from skillwiki.workspace import PARSED_SUFFIXES, Workspace
 
 Progress = Callable[[int, int], None]
 
@@ -293,21 +293,37 @@ def refusal(ws: Workspace, config: Config, raw_rel: str, article: str) -> str | 
 
 def refused(ws: Workspace, config: Config, plan: Plan) -> list[Problem]:
     """Return every raw file a compile would refuse as it is now, with why, sorted: the
-    plan's own problems, and those of the raw files the compile would compile, each compiled
-    in memory (across cores when many) and nothing written. Fresh files are not read."""
+    plan's own problems, and those of the raw files the compile would compile (read, not
+    compiled; nothing written). Fresh files are not read."""
     pending = plan.pending(False)
     jobs = [_job(ws, config, raw, entry.article) for entry in pending if (raw := entry.raw)]
-    found = [problem for problem in parallel.imap(_refused, jobs) if problem is not None]
+    found = [problem for job in jobs if (problem := _refused(job)) is not None]
     return sorted([*plan.problems, *found])
 
 
 def _refused(job: Job) -> Problem | None:
-    """Why compile refuses a raw file, or None (also when the file cannot be read)."""
+    """Why compile refuses a raw file, or None (also when it cannot be read): its bytes, or
+    its frontmatter's values, which render alone refuses. Its Markdown, which refuses
+    nothing, is not parsed, and a file without frontmatter not rendered: the parse was most
+    of the time (4.6k new tldr pages: status took 5 s with it, 0.8 s without)."""
+    from skillwiki.article import render
+    from skillwiki.markdown import Outline
+
+    raw_rel, _, path, algorithm, max_bytes = job
+    where = f".wiki/raw/{raw_rel}"
     try:
-        compiled = _compile_one(job)
+        data = read_with_stat(Path(path))[0]
     except OSError:
         return None
-    return compiled if isinstance(compiled, Problem) else None
+    parsed = PurePosixPath(raw_rel).suffix.lower() in PARSED_SUFFIXES
+    unread = Outline((), (), (), (), "", None, "") if parsed else None  # taken as parsed
+    try:
+        document = split(decode(data, where, max_bytes), where)
+        if document.meta:
+            render(raw_rel, document, "", algorithm, unread)
+    except InputError as exc:
+        return Problem(exc.path or where, exc.detail)
+    return None
 
 
 def _changed_since_planned(ws: Workspace, plan: Plan, article: str) -> bool:
