@@ -257,16 +257,21 @@ def _bounded(
     return status, out.decode(), err.decode(), time.monotonic() - started
 
 
-def test_the_budget_bounds_a_client_that_never_closes_stdin(demo: Path) -> None:
+@pytest.mark.parametrize(("value", "said"), [("1", ""), ("0", "Warning: ")])
+def test_the_budget_bounds_a_client_that_never_closes_stdin(
+    demo: Path, value: str, said: str
+) -> None:
+    """0 lifted the limit: a client that never closed stdin waited for ever. Now it is said,
+    and the default 5 s holds."""
     payload = _payload("claude-code/session-start.json", demo).encode()
     status, out, err, _ = _bounded(
         ["hook", "claude-code", "session-start"],
         payload,
         demo,
         close=False,
-        SKILLWIKI_HOOK_SECONDS="1",
+        SKILLWIKI_HOOK_SECONDS=value,
     )
-    assert (status, out, err) == (0, "", "")
+    assert (status, out, err[: len(said)]) == (0, "", said)
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "nan", "inf", "601", "1e400"])
@@ -284,19 +289,6 @@ def test_a_budget_out_of_range_is_said_and_the_default_holds(
         "at most 600; using 5\n"
     )
     assert "Lessons learned" in json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
-
-
-def test_budget_zero_still_bounds_the_process(demo: Path) -> None:
-    payload = _payload("claude-code/session-start.json", demo).encode()
-    status, out, err, _ = _bounded(
-        ["hook", "claude-code", "session-start"],
-        payload,
-        demo,
-        close=False,
-        SKILLWIKI_HOOK_SECONDS="0",
-    )
-    assert (status, out) == (0, "")
-    assert err.startswith("Warning: SKILLWIKI_HOOK_SECONDS='0' is not a number")
 
 
 # Every module the command line imports once started is found this much later, as on a slow
