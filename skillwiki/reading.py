@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skillwiki import search, statcache
-from skillwiki.compiler import Problem, Progress, compile_workspace
+from skillwiki.compiler import Problem, Progress, compile_workspace, make_plan
 from skillwiki.config import Config
 from skillwiki.documents import decode, split
 from skillwiki.errors import LockTimeout, NotFound, OutsideWorkspace, ReadOnlyWorkspace
@@ -47,6 +47,7 @@ def refresh(
     earlier: statcache.Earlier | None = None,
     write_cache: bool = True,
     kept: sqlite3.Connection | None = None,
+    read_only: bool = False,
 ) -> Refresh:
     """Compile what changed and bring the search index in step with the articles.
 
@@ -56,8 +57,12 @@ def refresh(
     `shared` index may be used from other threads (one at a time), as a server does, which
     also tells what changed since its `earlier` look, may leave the stat cache for it to
     write (`write_cache` off), and may give the index connection it keeps (`kept`, see
-    search.open_index), which then comes back if it could serve.
+    search.open_index), which then comes back if it could serve. `read_only` (a server told
+    to write nothing) compiles nothing and writes nothing, not even the caches: the raw files
+    changed since they were compiled are told, and the index is in memory.
     """
+    if read_only:
+        return _as_they_are(ws, config, shared=shared, kept=kept)
     try:
         result = compile_workspace(
             ws,
@@ -84,6 +89,25 @@ def refresh(
     return Refresh(
         result.refreshed, result.problems, index, wrote=frozenset(wrote), listing=result.listing
     )
+
+
+def _as_they_are(
+    ws: Workspace, config: Config, *, shared: bool, kept: sqlite3.Connection | None
+) -> Refresh:
+    """The articles as they are, with an index in memory: what a read-only server answers
+    from. The plan (which writes nothing) says which raw files a compile would take."""
+    plan = make_plan(ws, config, trust_articles=True)
+    waiting = len(plan.pending(False))
+    skipped = None
+    if waiting:
+        files = "1 raw file" if waiting == 1 else f"{waiting} raw files"
+        skipped = (
+            f"this server is read-only, and {files} changed since the last compile: "
+            "answered from the articles as they are"
+        )
+    snapshot = search.Snapshot(lambda: statcache.scan(ws.wiki))
+    index = search.open_index(ws, snapshot, shared=shared, kept=kept, in_memory=True)
+    return Refresh(0, plan.problems, index, skipped=skipped)
 
 
 def notices(skipped: str | None, problems: Sequence[Problem]) -> list[str]:

@@ -13,6 +13,10 @@ for it, as it waits for any read before its turn. A follower also writes the sta
 left in memory once no call and no look came for IDLE: a call does not wait for that write,
 and the next look takes the cache over from memory (statcache.StatCache.take_over). Once idle,
 it also makes ready what a compile needs (compiler.warm_up), for the first change to come.
+
+A `read_only` one (`skillwiki mcp --read-only`) writes nothing at all: its looks compile
+nothing (a raw file changed since is told beside the answer, which comes from the articles as
+they are) and its search index is in memory, kept between looks and synced with the articles.
 """
 
 from __future__ import annotations
@@ -111,10 +115,12 @@ class Warm:
 
     place: Place
     follow: bool = False  # look in a thread of its own as soon as the kernel reports a change
+    read_only: bool = False  # write nothing: compile nothing, keep the index in memory
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _last: Reading | None = None  # the last look, while nothing has changed since
     _index: sqlite3.Connection | None = None
-    _index_file: tuple[int, int] | None = None  # (device, inode) of the open index
+    # (device, inode) of the open index's file; of .wiki/ for an index in memory (read_only)
+    _index_file: tuple[int, int] | None = None
     _watcher: watch.Watcher | None = None
     _rearm: bool = False
     _listing: Listing | None = None  # the files as the last look left them
@@ -237,7 +243,7 @@ class Warm:
         if self._unwritten is not None:
             with self._lock:
                 self._write_cache()
-        if not self._compiler_ready:
+        if not self._compiler_ready and not self.read_only:
             self._compiler_ready = True
             from skillwiki.compiler import warm_up
 
@@ -274,7 +280,13 @@ class Warm:
             earlier = Earlier(listing, frozenset(self._since), frozenset(self._listed))
         later = self.follow and self._watcher is not None  # a follower writes the stat cache
         done = refresh(
-            ws, config, shared=True, earlier=earlier, write_cache=not later, kept=self._kept(ws)
+            ws,
+            config,
+            shared=True,
+            earlier=earlier,
+            write_cache=not later,
+            kept=self._kept(ws),
+            read_only=self.read_only,
         )
         assert done.index is not None
         self._unwritten = None  # this look's cache is the newer, whether the same or not
@@ -282,14 +294,17 @@ class Warm:
             from skillwiki.compiler.plan import cache_path
 
             self._unwritten = (cache_path(ws), done.listing.cache, config.fingerprint)
-        self._keep(done.index)
+        self._keep(done.index, ws)
         self._listing = done.listing
         self._since = set() if self._watcher is not None else None  # this look listed it all
         self._listed.clear()
         reading = Reading(
             ws, config, done.index, done.refreshed, done.skipped, problems=tuple(done.problems)
         )
-        if self._watcher is not None and done.skipped is None and self._index_file is not None:
+        # A look that compiled nothing because another process writes is made again by the
+        # next read; one that compiled nothing because it may not (read_only) stands.
+        settled = done.skipped is None or self.read_only
+        if self._watcher is not None and settled and self._index_file is not None:
             after = self._changes()
             self._note(after)  # this look's own writes among them: listed again, to no harm
             if after is not None and all(path in done.wrote for path in after):
@@ -305,7 +320,14 @@ class Warm:
         if last is None or not self._unchanged(last.ws):
             return None
         self._last = last
-        return Reading(last.ws, last.config, last.index, warm=True, problems=last.problems)
+        return Reading(
+            last.ws,
+            last.config,
+            last.index,
+            skipped=last.skipped,
+            warm=True,
+            problems=last.problems,
+        )
 
     def _write_cache(self) -> None:
         """Write the stat cache the last look settled, if it left it unwritten (under the
@@ -385,16 +407,17 @@ class Warm:
                 self._since = None
 
     def _kept(self, ws: Workspace) -> sqlite3.Connection | None:
-        """The index connection kept, while its file is still the one at the index's place."""
+        """The index connection kept, while its file is still the one at the index's place
+        (for an index in memory: while it is of this workspace's .wiki/)."""
         if self._index is None or self._index_file is None:
             return None
         try:
-            stat = os.stat(_index_path(ws))
+            stat = os.stat(ws.dot if self.read_only else _index_path(ws))
         except OSError:
             return None
         return self._index if (stat.st_dev, stat.st_ino) == self._index_file else None
 
-    def _keep(self, index: sqlite3.Connection | None) -> None:
+    def _keep(self, index: sqlite3.Connection | None, ws: Workspace | None = None) -> None:
         """Keep `index` open for the next reads, and close the one kept before.
 
         The new one reads first: a connection that has read holds the index file (SQLite's
@@ -414,6 +437,9 @@ class Warm:
         files = [row[2] for row in index.execute("PRAGMA database_list") if row[1] == "main"]
         if files and files[0]:
             stat = os.stat(files[0])
+            self._index_file = (stat.st_dev, stat.st_ino)
+        elif self.read_only and ws is not None:  # in memory: built from this workspace
+            stat = os.stat(ws.dot)
             self._index_file = (stat.st_dev, stat.st_ino)
 
 

@@ -258,6 +258,81 @@ def test_a_look_after_a_change_syncs_the_index_on_the_connection_kept(
     warm.close()
 
 
+@needs_inotify
+def test_a_read_only_workspace_is_answered_from_the_articles_as_they_are(demo: Path) -> None:
+    """A read-only Warm never compiles nor writes: a raw file changed since is told, not
+    compiled; its index is in memory, kept between looks and synced with the articles; a quiet
+    workspace is answered without a look, the notice kept."""
+    from tests.support import snapshot
+
+    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
+    raw.write_text(raw.read_text() + "\nThe kookaburra step.\n")
+    before = snapshot(demo)
+    warm = Warm(Place(demo), follow=True, read_only=True)
+    with warm.reading() as read:
+        first, index = read, read.index
+        assert not read.warm and read.refreshed == 0 and read.skipped is not None
+        assert "read-only, and 1 raw file changed" in read.skipped
+        assert search(read.ws, "kookaburra", db=read.index) == []
+        assert [row[2] for row in index.execute("PRAGMA database_list")] == [""]  # in memory
+    with warm.reading() as read:
+        assert read.warm and read.skipped == first.skipped and read.index is index
+    # An article changed by hand (a checkout, say) is found, on the index kept.
+    article = demo / ".wiki" / "wiki" / "docs" / "architecture.md"
+    article.write_text(article.read_text() + "\nThe lyrebird section.\n")
+    with warm.reading() as read:
+        assert not read.warm and read.index is index
+        hits = search(read.ws, "lyrebird", db=read.index)
+        assert [hit.path for hit in hits] == [".wiki/wiki/docs/architecture.md"]
+    raw.write_text(raw.read_text().replace("\nThe kookaburra step.\n", ""))
+    with warm.reading() as read:
+        assert read.skipped is None  # nothing to compile
+    warm.close()
+    del before[".wiki/wiki/docs/architecture.md"], before[".wiki/raw/docs/ci.md"]
+    after = snapshot(demo)
+    del after[".wiki/wiki/docs/architecture.md"], after[".wiki/raw/docs/ci.md"]
+    assert after == before
+    assert not (demo / ".wiki" / ".cache").exists()
+
+
+def test_a_read_only_workspace_starts_from_a_copy_of_the_index_file(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index file is copied into memory (read as immutable: nothing made beside it) and
+    synced with the articles; one that cannot be copied whole is left as it is, and the index
+    is built in memory from the articles."""
+    from skillwiki.search import index as search_index
+
+    built: list[int] = []
+    create = search_index._create
+
+    def counted(db: Any) -> None:
+        built.append(1)
+        create(db)
+
+    monkeypatch.setattr(search_index, "_create", counted)
+    assert invoke("query", "-w", str(demo), "retry").exit_code == 0  # the index file, made
+    cache = demo / ".wiki" / ".cache"
+    built.clear()
+    article = demo / ".wiki" / "wiki" / "docs" / "architecture.md"
+    article.write_text(article.read_text() + "\nThe lyrebird section.\n")
+
+    def files() -> dict[str, bytes]:
+        return {path.name: path.read_bytes() for path in cache.iterdir()}
+
+    before = files()
+    for damaged in (False, True):
+        warm = Warm(Place(demo), read_only=True)
+        with warm.reading() as read:
+            hits = search(read.ws, "lyrebird", db=read.index)
+            assert [hit.path for hit in hits] == [".wiki/wiki/docs/architecture.md"]
+        warm.close()
+        assert files() == before
+        assert built == ([1] if damaged else [])
+        (cache / "search.sqlite").write_bytes(b"not an index")
+        before = files()
+
+
 def test_without_a_watcher_every_read_looks(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "inotify_simple", None)  # as on a system without inotify
     assert watch.start(demo / ".wiki") is None

@@ -222,11 +222,13 @@ def open_index(
     *,
     shared: bool = False,
     kept: sqlite3.Connection | None = None,
+    in_memory: bool = False,
 ) -> sqlite3.Connection:
     """Return an index in step with the articles: the one in .cache/, kept up to date, or
-    where the workspace cannot be written, one built in memory for this run. The caller
-    closes it (reading.Refresh does, at the end of a `with` block). A `shared` connection
-    may be used from other threads than this one, one at a time.
+    where the workspace cannot be written (or `in_memory`: a reader that writes nothing), one
+    built in memory for this run. The caller closes it (reading.Refresh does, at the end of a
+    `with` block). A `shared` connection may be used from other threads than this one, one
+    at a time.
 
     `kept`: a connection this function returned before, which a server keeps between reads,
     to the index file still at its place (the caller checked). The index is synced on it,
@@ -237,7 +239,13 @@ def open_index(
     path = index_path(ws)
     if kept is not None and _synced_on(kept, ws, path, wiki):
         return kept
+    if in_memory and (copy := _copied(path, shared)) is not None:
+        if _synced_on(copy, ws, path, wiki):
+            return copy
+        copy.close()
     try:
+        if in_memory:
+            raise _Unwritable
         _patiently(path, lambda: _sync_once(ws, path, wiki), lambda: _remove_index(path))
         return sqlite3.connect(
             path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=not shared
@@ -260,6 +268,32 @@ def folder_index(ws: Workspace, folder: str) -> sqlite3.Connection:
     articles = {f"{folder}/{rel}": stat for rel, stat in statcache.scan(below).items()}
     _sync_db(db, ws, Snapshot(lambda: articles))
     return db
+
+
+def _copied(path: Path, shared: bool) -> sqlite3.Connection | None:
+    """The index file copied into memory, for a reader that writes nothing: read as immutable
+    (no lock taken, no -wal or -shm made), so only while no write-ahead log beside it holds
+    commits the file lacks, and kept only if the file did not change during the copy and the
+    copy is whole. None otherwise: then one is built from the articles (at 7.8k articles,
+    seconds where the copy took 12 ms and its check 11)."""
+    wal = path.with_name(path.name + "-wal")
+    try:
+        before = statcache.stat_of(path)
+        if wal.exists() and wal.stat().st_size:
+            return None
+    except OSError:
+        return None
+    db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=not shared)
+    try:
+        with closing(sqlite3.connect(f"{path.as_uri()}?mode=ro&immutable=1", uri=True)) as file:
+            file.backup(db)
+        whole = db.execute("PRAGMA quick_check").fetchall() == [("ok",)]
+        if whole and statcache.stat_of(path) == before:
+            return db
+    except (OSError, sqlite3.Error):
+        pass
+    db.close()
+    return None
 
 
 class _Elsewhere(Exception):
