@@ -122,6 +122,27 @@ def test_a_follower_looks_before_the_next_call(demo: Path) -> None:
 
 
 @needs_inotify
+def test_a_problem_a_follower_s_look_found_is_told_by_the_reads_after_it(demo: Path) -> None:
+    """A raw file that cannot be compiled, found by the follower's look (not by a call), is
+    told by every read after it, and still after looks at other changes, in its folder or
+    another."""
+    warm = Warm(Place(demo), follow=True)
+    with warm.reading() as read:
+        assert read.problems == ()
+    raw, wiki = demo / ".wiki" / "raw", demo / ".wiki" / "wiki"
+    write(raw / "docs" / "bad.md", "---\ntitle: [unclosed\n---\n# B\n")
+    for name in ("docs/good.md", "other/fine.md"):
+        write(raw / name, "# Fine\n\nFine.\n")  # the follower's look is over once it is compiled
+        _until((wiki / name).exists)
+        with warm._lock:
+            pass
+        for _ in range(2):
+            with warm.reading() as read:
+                assert [problem.path for problem in read.problems] == [".wiki/raw/docs/bad.md"]
+    warm.close()
+
+
+@needs_inotify
 def test_closing_waits_for_the_follower_s_look(demo: Path) -> None:
     """A look the follower began ends before `close` returns: a server's process does not end
     in the middle of writing articles."""
