@@ -233,6 +233,30 @@ def test_read_only_hides_and_refuses_the_writing_tools(demo: Path) -> None:
     assert not any((demo / ".wiki" / "raw" / "lessons").glob("*-x.md"))
 
 
+@pytest.mark.parametrize("missing", ["mcp", "anyio", "mcp.server.mcpserver"])
+def test_without_any_module_of_the_extra_it_says_what_to_install(demo: Path, missing: str) -> None:
+    """Whichever module of the extra cannot be imported, `skillwiki mcp` says what to install,
+    in one `Error:` line, and exits 2: no traceback."""
+    blocked = (
+        "import runpy, sys\n"
+        "class Missing:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        f"        if name == {missing!r} or name.startswith({missing!r} + '.'):\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "sys.meta_path.insert(0, Missing())\n"
+        f"sys.argv = ['skillwiki', 'mcp', '-w', {str(demo)!r}]\n"
+        "runpy.run_module('skillwiki', run_name='__main__', alter_sys=True)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", blocked], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (
+        f"Error: the MCP server needs the mcp extra, and {missing!r} cannot be imported: "
+        "pip install 'skillwiki[mcp]'\n"
+    )
+
+
 def test_a_file_changed_between_calls_is_seen(demo: Path) -> None:
     async def work(session: ClientSession) -> Any:
         before = await _call(session, "query", text="zanzibar")
@@ -368,7 +392,8 @@ def test_without_the_extra_it_says_what_to_install(tmp_path: Path, demo: Path) -
     )
     assert result.returncode == 2
     assert result.stderr == (
-        "Error: the MCP server needs the mcp package: pip install 'skillwiki[mcp]'\n"
+        "Error: the MCP server needs the mcp extra, and 'mcp' cannot be imported: "
+        "pip install 'skillwiki[mcp]'\n"
     )
 
 

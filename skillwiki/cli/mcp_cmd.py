@@ -41,10 +41,14 @@ def mcp(
         from skillwiki.server import build
         from skillwiki.warm import Place
     except ImportError as exc:
-        if exc.name is None or not exc.name.startswith("mcp"):
+        # Any module the extra brings (mcp, anyio, pydantic...) missing or broken; one of
+        # skillwiki's own is a bug, and shown as one.
+        if exc.name is None or exc.name.partition(".")[0] == "skillwiki":
             raise
         raise InputError(
-            None, "the MCP server needs the mcp package: pip install 'skillwiki[mcp]'"
+            None,
+            f"the MCP server needs the mcp extra, and {exc.name!r} cannot be imported: "
+            "pip install 'skillwiki[mcp]'",
         ) from None
     place = Place(chosen_workspace(ctx, workspace))
     server = build(place, read_only=read_only or os.environ.get("SKILLWIKI_MCP_READ_ONLY") == "1")
