@@ -8,6 +8,10 @@ as the CLI does), so the server follows files changed under it and writes made b
 meanwhile, and answers "run skillwiki init" until there is one. Besides the tools: index.md
 and each article as resources, and a prompt that walks suggest, the user's answer, and
 record_lesson.
+
+Its reads compile the raw files changed since, as the CLI's do (their annotations say they
+write); a --read-only server writes nothing at all (warm.Warm.read_only) and says so. Errors
+are the ones the MCP specification names, where the SDK answers otherwise: see WikiServer.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import heapq
 import inspect
 import itertools
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
@@ -26,25 +30,39 @@ from urllib.parse import quote, unquote, urlparse
 
 import anyio
 import anyio.to_thread
+from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
+from mcp.server.mcpserver.exceptions import (
+    ResourceError,
+    ResourceNotFoundError,
+    ToolError,
+    UnexpectedToolError,
+)
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
 from mcp.types import (
     INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
     CallToolResult,
     ContentBlock,
+    ErrorData,
+    GetPromptResult,
+    InputRequiredResult,
+    JSONRPCError,
     ListResourcesResult,
     PaginatedRequestParams,
     Resource,
     TextContent,
     ToolAnnotations,
 )
+from mcp.types import Tool as ToolInfo
 from pydantic import Field, ValidationError
 
 from skillwiki import __version__, clock
 from skillwiki.cli.common import LIMIT_MAX
 from skillwiki.cli.read_cmd import ArticleType
-from skillwiki.errors import SkillwikiError
+from skillwiki.errors import NotFound, OutsideWorkspace, SkillwikiError
 from skillwiki.memory.kinds import Outcome, Scope, Severity, Trigger
 from skillwiki.statcache import Stat, stat_of
 from skillwiki.warm import Place, Reading, Warm
@@ -59,6 +77,26 @@ INSTRUCTIONS = (
 )
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+# A read that compiles the raw files changed since before it answers, where the server may
+# write: it writes, but only what skillwiki generates (an article edited by hand is backed up
+# first), and a second call finds nothing more to do. recall also counts what it showed.
+LOOK = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+COUNT = LOOK.model_copy(update={"idempotent_hint": False})
+COMPILES_FIRST = (
+    "Raw files changed since the last compile are compiled first: their articles and the "
+    "wiki's index are written, as the CLI's read commands do."
+)
+AS_THEY_ARE = (
+    "This server is read-only: it compiles and writes nothing. A raw file changed since the "
+    "last compile is answered from its article as it is, and a warning says so."
+)
+WRITING = ("record_lesson", "feedback")
+# The specification's "resource not found" (MCP 2025-06-18 and 2025-11-25). The SDK answers
+# invalid params (-32602) for a URI no resource matches, and internal error (-32603) for an
+# article its template matched that is not there.
+RESOURCE_NOT_FOUND = -32002
 SHOW_CHARS = 20_000
 RESOURCES_PAGE = 500  # resources per page of resources/list
 ROOTS_WAIT = 5.0  # seconds the first call waits for the client's roots, at most
@@ -78,37 +116,92 @@ class WikiServer(MCPServer[Any]):
         self.warm = warm
         self._listed: _Listed | None = None
 
+    async def list_tools(self) -> list[ToolInfo]:
+        """The tools, each input schema closed (`additionalProperties: false`, which the SDK
+        leaves out): an argument a tool does not name is refused, not dropped (call_tool)."""
+        return [
+            tool.model_copy(
+                update={"input_schema": {**tool.input_schema, "additionalProperties": False}}
+            )
+            for tool in await super().list_tools()
+        ]
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
-        """Call a tool; arguments its schema refuses are the tool's error in one line, as the
-        CLI says bad input (the SDK's own text is pydantic's report, several lines long)."""
+        """Call a tool. An unknown tool is invalid params (-32602), as the specification says
+        (the SDK answers a tool error). Arguments its schema refuses, and any it does not name
+        (the SDK drops those), are the tool's error in one line, as the CLI says bad input (the
+        SDK's own text is pydantic's report, several lines long)."""
+        tools = {tool.name: tool.input_schema for tool in await super().list_tools()}
+        schema = tools.get(name)
+        if schema is None:
+            why = ": this server is read-only" if name in WRITING and self.warm.read_only else ""
+            raise MCPError(INVALID_PARAMS, f"Error: no tool {name!r}{why} ({_there(tools)})")
+        if any(key not in schema.get("properties", {}) for key in arguments):
+            return _refusal(name, schema, arguments, None)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             cause = exc.__cause__
             if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
                 raise
-            text = await self._refused(name, arguments, cause)
-            _LOG.info("Tool %r refused its arguments", name)  # not their values: the caller's data
-            return CallToolResult(is_error=True, content=[TextContent(type="text", text=text)])
+            return _refusal(name, schema, arguments, cause)
 
-    async def _refused(self, name: str, arguments: dict[str, Any], error: ValidationError) -> str:
-        """What is wrong with a call's arguments: those missing, those of the wrong kind, and
-        those the tool does not take, with the ones it does."""
-        schema = next(
-            (tool.input_schema for tool in await self.list_tools() if tool.name == name), {}
-        )
-        takes = sorted(schema.get("properties", {}))
-        problems = []
-        for item in error.errors():
-            where = ".".join(str(part) for part in item["loc"])
-            if item["type"] == "missing":
-                problems.append(f"missing argument {where!r}")
-            else:
-                problems.append(f"argument {where!r}: {item['msg']}")
-        unknown = sorted(key for key in arguments if key not in takes)
-        if unknown:
-            problems.append("unknown argument " + ", ".join(repr(key) for key in unknown))
-        return f"Error: {name}: {'; '.join(problems)} (it takes {', '.join(takes)})"
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, context: Any = None
+    ) -> GetPromptResult | InputRequiredResult:
+        """A prompt. An unknown name, a missing argument or one it does not take is invalid
+        params (-32602), as the specification says, in one `Error:` line (the SDK answers
+        code 0, and logs a traceback)."""
+        prompts = {prompt.name: prompt.arguments or [] for prompt in await self.list_prompts()}
+        if name not in prompts:
+            raise MCPError(INVALID_PARAMS, f"Error: no prompt {name!r} ({_there(prompts)})")
+        schema = {
+            "properties": {argument.name: {} for argument in prompts[name]},
+            "required": [argument.name for argument in prompts[name] if argument.required],
+        }
+        given = arguments or {}
+        if any(key not in given for key in schema["required"]) or any(
+            key not in schema["properties"] for key in given
+        ):
+            raise MCPError(INVALID_PARAMS, _refused(name, schema, given, None))
+        return await super().get_prompt(name, arguments, context)
+
+    async def read_resource(
+        self, uri: Any, context: Any = None
+    ) -> Iterable[ReadResourceContents] | InputRequiredResult:
+        """A resource's contents. One that does not exist (no resource matches its URI, or its
+        article is not there) is resource not found, RESOURCE_NOT_FOUND, with its URI."""
+        try:
+            return await super().read_resource(uri, context)
+        except ResourceNotFoundError as exc:
+            text = str(exc) if str(exc).startswith("Error: ") else f"Error: no resource {uri!s}"
+            raise MCPError(RESOURCE_NOT_FOUND, text, data={"uri": str(uri)}) from None
+
+    async def run_stdio_async(self) -> None:
+        """Serve over stdio, answering a line that is no JSON-RPC request as JSON-RPC says
+        (`_unreadable`): the SDK's stdio transport hands such a line to the server as an
+        exception, which its dispatcher drops, and a client that sent a request without a
+        method waits for an answer that never comes. The rest is the SDK's run_stdio_async:
+        its transport and its low-level server, run alike (tests/test_mcp.py pins both)."""
+        from mcp.server.stdio import stdio_server
+
+        lowlevel = self._lowlevel_server
+        async with stdio_server() as (lines, replies):
+            send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+
+            async def relay() -> None:
+                async with send:
+                    async for line in lines:
+                        if not isinstance(line, Exception):
+                            await send.send(line)
+                        elif (error := _unreadable(line)) is not None:
+                            _LOG.info("Answered a line that is no request: %s", error.error)
+                            await replies.send(SessionMessage(error))
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(relay)
+                await lowlevel.run(receive, replies, lowlevel.create_initialization_options())
+                group.cancel_scope.cancel()
 
     async def list_resources(self) -> list[Resource]:
         return await self._resources(None, None)
@@ -198,6 +291,68 @@ def _text(item: dict[str, Any], key: str) -> str | None:
     return str(item.get(key) or "") or None
 
 
+def _there(names: Iterable[str]) -> str:
+    listed = sorted(names)
+    return f"there {'is' if len(listed) == 1 else 'are'} {', '.join(listed)}"
+
+
+def _refused(
+    name: str, schema: dict[str, Any], arguments: dict[str, Any], error: ValidationError | None
+) -> str:
+    """What is wrong with a call's arguments, in one `Error:` line: those missing, those of the
+    wrong kind (`error`: the schema's report), and those the tool or prompt does not take,
+    with the ones it does."""
+    takes = sorted(schema.get("properties", {}))
+    problems = []
+    if error is None:
+        required = schema.get("required", [])
+        problems += [f"missing argument {key!r}" for key in required if key not in arguments]
+    for item in error.errors() if error is not None else ():
+        where = ".".join(str(part) for part in item["loc"])
+        if item["type"] == "missing":
+            problems.append(f"missing argument {where!r}")
+        else:
+            problems.append(f"argument {where!r}: {item['msg']}")
+    unknown = sorted(key for key in arguments if key not in takes)
+    if unknown:
+        problems.append("unknown argument " + ", ".join(repr(key) for key in unknown))
+    return f"Error: {name}: {'; '.join(problems)} (it takes {', '.join(takes)})"
+
+
+def _refusal(
+    name: str, schema: dict[str, Any], arguments: dict[str, Any], error: ValidationError | None
+) -> CallToolResult:
+    """A call whose arguments the tool refuses: the tool's error (a model reads it and calls
+    again, as the specification has input errors told)."""
+    _LOG.info("Tool %r refused its arguments", name)  # not their values: the caller's data
+    text = _refused(name, schema, arguments, error)
+    return CallToolResult(is_error=True, content=[TextContent(type="text", text=text)])
+
+
+def _unreadable(error: Exception) -> JSONRPCError | None:
+    """The answer to a line of the client's that is no JSON-RPC request, `error` being why the
+    SDK's stdio transport could not read it: not JSON, a parse error with a null id; JSON but
+    no request (no method, a method that is no string, an array: MCP sends no batches), an
+    invalid request, with its id when it has one. None: a blank line, or what reads as a
+    response (a response is never answered)."""
+    found = error.errors() if isinstance(error, ValidationError) else []
+    if not found or found[0]["type"] == "json_invalid":
+        line = found[0]["input"] if found else None
+        if isinstance(line, str) and not line.strip():
+            return None
+        problem = ErrorData(code=PARSE_ERROR, message="Parse error: the line is not JSON")
+        return JSONRPCError(jsonrpc="2.0", id=None, error=problem)
+    message = next((item["input"] for item in found if isinstance(item["input"], dict)), {})
+    if "method" not in message and ("result" in message or "error" in message):
+        return None
+    given = message.get("id")
+    request_id = given if isinstance(given, int | str) and not isinstance(given, bool) else None
+    problem = ErrorData(
+        code=INVALID_REQUEST, message="Invalid request: not a JSON-RPC 2.0 request with a method"
+    )
+    return JSONRPCError(jsonrpc="2.0", id=request_id, error=problem)
+
+
 def _article(uri: str, title: str | None, description: str | None) -> Resource:
     """An article of index.json as a resource: its path percent-encoded in the URI (a `#`, `?`,
     `%`, space or letter beyond ASCII in a file name), as written in its name."""
@@ -210,15 +365,26 @@ def _article(uri: str, title: str | None, description: str | None) -> Resource:
     )
 
 
-def _tool(server: MCPServer[Any], annotations: ToolAnnotations) -> Callable[[Tool], Tool]:
-    """Register a tool with its docstring, dedented, as the description a model reads."""
+def _tool(
+    server: MCPServer[Any], annotations: ToolAnnotations, told: str = ""
+) -> Callable[[Tool], Tool]:
+    """Register a tool with its docstring, dedented, and `told`, as the description a model
+    reads."""
 
     def register(function: Tool) -> Tool:
-        description = inspect.getdoc(function) or ""
+        description = " ".join(filter(None, [inspect.getdoc(function) or "", told]))
         server.tool(description=description, annotations=annotations)(function)
         return function
 
     return register
+
+
+def _look(server: WikiServer, annotations: ToolAnnotations = LOOK) -> Callable[[Tool], Tool]:
+    """Register a read that compiles first where the server may write: its annotations and
+    the end of its description say whether it does."""
+    if server.warm.read_only:
+        return _tool(server, READ, AS_THEY_ARE)
+    return _tool(server, annotations, COMPILES_FIRST)
 
 
 async def _answer(
@@ -331,8 +497,9 @@ def record_lesson_arguments(command: list[str]) -> dict[str, Any]:
 
 def build(place: Place, *, read_only: bool) -> WikiServer:
     """The server: the reading tools, the resources and the prompt, and the writing tools
-    unless `read_only` (then a client that calls them anyway gets "unknown tool")."""
-    server = WikiServer(Warm(place, follow=True))
+    unless `read_only` (then a client that calls them anyway is told the server is read-only,
+    as invalid params)."""
+    server = WikiServer(Warm(place, follow=True, read_only=read_only))
     _reading_tools(server)
     _memory_tools(server)
     _resources(server)
@@ -345,7 +512,7 @@ def build(place: Place, *, read_only: bool) -> WikiServer:
 def _reading_tools(server: WikiServer) -> None:
     warm = server.warm
 
-    @_tool(server, READ)
+    @_look(server)
     async def query(
         text: str,
         limit: Annotated[int, Field(ge=1, le=LIMIT_MAX)] = 10,
@@ -355,10 +522,9 @@ def _reading_tools(server: WikiServer) -> None:
         explain: bool = False,
         ctx: Context[Any, Any] | None = None,
     ) -> dict[str, Any]:
-        """Search the wiki's compiled articles and lessons, best first, after bringing them up
-        to date. Use it before answering a question about this project; `type` narrows to
-        "document" or "lesson", each `tag` must be on the article; `explain` adds what ranked
-        each hit."""
+        """Search the wiki's compiled articles and lessons, best first. Use it before answering
+        a question about this project; `type` narrows to "document" or "lesson", each `tag`
+        must be on the article; `explain` adds what ranked each hit."""
         from skillwiki.search import search
 
         def work(read: Reading) -> dict[str, Any]:
@@ -380,7 +546,7 @@ def _reading_tools(server: WikiServer) -> None:
 
         return await _read_answer(work, warm, ctx)
 
-    @_tool(server, READ)
+    @_look(server)
     async def show(
         key: str,
         max_chars: Annotated[int, Field(ge=1)] = SHOW_CHARS,
@@ -408,7 +574,7 @@ def _reading_tools(server: WikiServer) -> None:
 def _memory_tools(server: WikiServer) -> None:
     warm = server.warm
 
-    @_tool(server, READ)
+    @_look(server, COUNT)
     async def recall(
         agent: str | None = None,
         tag: list[str] | None = None,
@@ -419,14 +585,16 @@ def _memory_tools(server: WikiServer) -> None:
     ) -> dict[str, Any]:
         """The known failures of this repository that concern a task, as a block to keep in
         mind before starting it: give the agent's name, the task in plain words, the files
-        (or globs) it touches and its topics. Only active, finished lessons, best first."""
+        (or globs) it touches and its topics. Only active, finished lessons, best first (counted
+        for maintain, unless the server is read-only)."""
         from skillwiki.memory import usage
         from skillwiki.memory.recall import Request, recall_for_task
 
         def work(read: Reading) -> dict[str, Any]:
             request = Request(agent, tuple(tag or ()), tuple(path or ()), task, budget)
             result = recall_for_task(read.ws, read.config, request, read.index)
-            usage.count(read.ws, result.included, clock.stamp())
+            if not warm.read_only:
+                usage.count(read.ws, result.included, clock.stamp())
             answer = {"block": result.block, "lessons": [asdict(item) for item in result.lessons]}
             return _noted(answer, read)
 
@@ -473,12 +641,13 @@ def _memory_tools(server: WikiServer) -> None:
 
 def _resources(server: WikiServer) -> None:
     warm = server.warm
+    told = AS_THEY_ARE if warm.read_only else COMPILES_FIRST
 
     @server.resource(
         INDEX_URI,
         name="index",
         title="Wiki index",
-        description="index.md: every article of the wiki with its summary, by folder.",
+        description=f"index.md: every article of the wiki with its summary, by folder. {told}",
         mime_type="text/markdown",
     )
     def index() -> str:
@@ -492,7 +661,7 @@ def _resources(server: WikiServer) -> None:
         ARTICLE_URI + "{+path}",
         name="article",
         title="Wiki article",
-        description="One compiled article of the wiki, by its path below .wiki/wiki/.",
+        description=f"One compiled article of the wiki, by its path below .wiki/wiki/. {told}",
         mime_type="text/markdown",
     )
     def article(path: str) -> str:
@@ -506,9 +675,12 @@ def _resources(server: WikiServer) -> None:
 
 
 def _resource(work: Callable[[], str]) -> str:
-    """A resource's text; a skillwiki error is the resource's error, with the CLI's text."""
+    """A resource's text; a skillwiki error is the resource's error, with the CLI's text (one
+    that is not there: not found, WikiServer.read_resource)."""
     try:
         return work()
+    except (NotFound, OutsideWorkspace, FileNotFoundError) as exc:
+        raise ResourceNotFoundError(f"Error: {exc}") from None
     except (SkillwikiError, OSError) as exc:
         raise ResourceError(f"Error: {exc}") from None
 

@@ -23,7 +23,7 @@ from mcp import types
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from tests.support import Invoke, write
+from tests.support import Invoke, snapshot, write
 
 Session = Callable[[ClientSession], Awaitable[Any]]
 
@@ -92,8 +92,10 @@ def test_tools_schemas_and_annotations(demo: Path) -> None:
         "feedback",
     }
     for name in ("query", "show", "recall", "status", "suggest"):
-        assert tools[name].annotations.read_only_hint is True
         assert tools[name].annotations.open_world_hint is False
+    # query, show and recall compile first: test_read_tools_say_whether_they_compile
+    for name in ("status", "suggest"):
+        assert tools[name].annotations.read_only_hint is True
     for name in ("record_lesson", "feedback"):
         assert tools[name].annotations.destructive_hint is False
     assert "ONLY after the user agreed" in tools["record_lesson"].description
@@ -222,15 +224,263 @@ def test_writing_tools_and_errors(demo: Path) -> None:
 
 
 def test_read_only_hides_and_refuses_the_writing_tools(demo: Path) -> None:
+    from mcp.shared.exceptions import MCPError
+
     async def work(session: ClientSession) -> Any:
         names = {tool.name for tool in (await session.list_tools()).tools}
-        refused = await _call(session, "record_lesson", title="x", summary="y")
-        return names, refused
+        with pytest.raises(MCPError) as refused:
+            await session.call_tool("record_lesson", {"title": "x", "summary": "y"})
+        return names, refused.value
 
-    names, (failed, text) = _serve(demo, work, "--read-only")
+    names, refused = _serve(demo, work, "--read-only")
     assert names == {"query", "show", "recall", "status", "suggest"}
-    assert failed and "record_lesson" in text
+    assert refused.code == -32602 and "'record_lesson': this server is read-only" in refused.message
     assert not any((demo / ".wiki" / "raw" / "lessons").glob("*-x.md"))
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    """Every file of the checkout but git's own, with its bytes."""
+    return {rel: data for rel, data in snapshot(root).items() if not rel.startswith(".git/")}
+
+
+def test_a_read_only_server_leaves_the_checkout_as_it_was(demo: Path) -> None:
+    """Over a raw file changed since it was compiled, every read of a read-only server answers
+    from the articles as they are and says so: no article, log, index or usage record is
+    written, nothing is counted, not even the disposable cache under .wiki/.cache/."""
+    _git(demo, "init", "-q")
+    _git(demo, "add", "-A")
+    _git(demo, "commit", "-q", "-m", "the wiki")
+    raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
+    raw.write_text(raw.read_text() + "\nThe kookaburra step.\n")
+    before = _files(demo)
+
+    async def work(session: ClientSession) -> dict[str, Any]:
+        return {
+            "query": await _told(session, "query", text="kookaburra"),
+            "again": await _told(session, "query", text="kookaburra"),
+            "show": await _told(session, "show", key="docs/ci.md"),
+            "recall": await _told(session, "recall", agent="channel-op", task="deploy"),
+            "status": await _told(session, "status"),
+            "listed": len((await session.list_resources()).resources),
+            "index": await session.read_resource("skillwiki://index"),
+            "article": await session.read_resource("skillwiki://wiki/docs/ci.md"),
+        }
+
+    told = _serve(demo, work, "--read-only")
+    assert _git(demo, "status", "--porcelain", "--ignored", "--untracked-files=all") == (
+        " M .wiki/raw/docs/ci.md\n"
+    )
+    assert _files(demo) == before
+    assert not (demo / ".wiki" / ".cache").exists()
+    stale = (
+        "Warning: not compiled: this server is read-only, and 1 raw file changed since the last "
+        "compile: answered from the articles as they are"
+    )
+    assert told["query"] == (False, {"query": "kookaburra", "refreshed": 0, "results": []}, [stale])
+    assert told["again"] == told["query"]
+    assert "kookaburra" not in told["show"][1]["body"] and told["show"][2] == [stale]
+    assert told["recall"][1]["lessons"] and told["recall"][2] == [stale]
+    assert told["status"][1]["totals"]["stale"] == 1
+    assert told["listed"] > 10
+    assert "kookaburra" not in told["article"].contents[0].text
+
+
+def test_read_tools_say_whether_they_compile(demo: Path) -> None:
+    """A server that can write compiles changed raw files before query, show and recall answer:
+    their annotations and descriptions say so; a read-only server's never write. Every input
+    schema refuses arguments it does not name."""
+
+    async def work(session: ClientSession) -> Any:
+        return (await session.list_tools()).tools
+
+    writing = {tool.name: tool for tool in _serve(demo, work)}
+    reading = {tool.name: tool for tool in _serve(demo, work, "--read-only")}
+    for name in ("query", "show", "recall"):
+        compiles = writing[name].annotations
+        assert compiles.read_only_hint is False and compiles.destructive_hint is False
+        assert "compiled first" in writing[name].description
+        assert reading[name].annotations.read_only_hint is True
+        assert "read-only" in reading[name].description
+    assert writing["query"].annotations.idempotent_hint is True
+    assert writing["recall"].annotations.idempotent_hint is False  # it counts what it showed
+    for name in ("status", "suggest"):
+        assert writing[name].annotations.read_only_hint is True
+        assert writing[name].annotations == reading[name].annotations
+    for tool in [*writing.values(), *reading.values()]:
+        assert tool.input_schema["additionalProperties"] is False, tool.name
+
+
+def test_protocol_errors_have_the_specification_s_codes(demo: Path) -> None:
+    """An unknown tool, an unknown prompt or one called without its argument: invalid params
+    (-32602); a resource that does not exist: resource not found (-32002). A misspelled
+    argument is refused by name, as any argument a tool's schema refuses."""
+    from mcp.shared.exceptions import MCPError
+
+    async def refused(call: Awaitable[Any]) -> tuple[int, str]:
+        try:
+            await call
+        except MCPError as exc:
+            return exc.code, exc.message
+        raise AssertionError("answered")  # pragma: no cover
+
+    async def work(session: ClientSession) -> dict[str, Any]:
+        return {
+            "tool": await refused(session.call_tool("record_lessons", {"title": "x"})),
+            "prompt": await refused(session.get_prompt("no-such-prompt", {})),
+            "no argument": await refused(session.get_prompt("lesson-from-a-run", {})),
+            "extra argument": await refused(
+                session.get_prompt("lesson-from-a-run", {"feedback": "{}", "fedback": "{}"})
+            ),
+            "article": await refused(session.read_resource("skillwiki://wiki/docs/nothing.md")),
+            "resource": await refused(session.read_resource("skillwiki://nothing")),
+            "misspelled": await _call(session, "query", text="retry", limt=5),
+        }
+
+    answers = _serve(demo, work)
+    assert answers["tool"] == (
+        -32602,
+        "Error: no tool 'record_lessons' (there are feedback, query, recall, record_lesson, "
+        "show, status, suggest)",
+    )
+    assert answers["prompt"] == (
+        -32602,
+        "Error: no prompt 'no-such-prompt' (there is lesson-from-a-run)",
+    )
+    assert answers["no argument"] == (
+        -32602,
+        "Error: lesson-from-a-run: missing argument 'feedback' (it takes feedback)",
+    )
+    assert answers["extra argument"] == (
+        -32602,
+        "Error: lesson-from-a-run: unknown argument 'fedback' (it takes feedback)",
+    )
+    code, message = answers["article"]
+    assert code == -32002 and message.startswith("Error: no article or lesson 'wiki/docs/")
+    code, message = answers["resource"]
+    assert code == -32002 and "skillwiki://nothing" in message
+    assert answers["misspelled"] == (
+        True,
+        "Error: query: unknown argument 'limt' (it takes explain, include_hidden, limit, tag, "
+        "text, type)",
+    )
+
+    # A read-only server names why a writing tool is not there.
+    async def writes(session: ClientSession) -> tuple[int, str]:
+        return await refused(session.call_tool("record_lesson", {"title": "x", "summary": "y"}))
+
+    code, message = _serve(demo, writes, "--read-only")
+    assert code == -32602 and "this server is read-only" in message
+
+
+def _raw_session(workspace: Path, lines: list[str]) -> list[dict[str, Any] | None]:
+    """Write each line to a server's stdin as a client would, and read the one message it
+    answers (None: none came within a few seconds, as for a notification)."""
+    import queue
+    import threading
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "skillwiki", "mcp", "-w", str(workspace), "--read-only"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    answers: queue.Queue[str] = queue.Queue()
+    stdout = server.stdout
+
+    def read() -> None:
+        for line in stdout:
+            answers.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    got: list[dict[str, Any] | None] = []
+    try:
+        for line in lines:
+            server.stdin.write(line + "\n")
+            server.stdin.flush()
+            answered = not line.startswith('{"jsonrpc": "2.0", "method": "notifications/')
+            try:
+                got.append(json.loads(answers.get(timeout=30 if answered else 0.5)))
+            except queue.Empty:
+                got.append(None)
+        server.stdin.close()
+        assert server.wait(timeout=60) == 0
+    finally:
+        server.kill()
+        server.wait()
+        stdout.close()
+        if server.stderr is not None:
+            server.stderr.close()
+    return got
+
+
+def test_lines_that_are_no_request_are_answered_as_json_rpc_says(demo: Path) -> None:
+    """A line that is not JSON: parse error (-32700) with a null id; JSON that is no request
+    (no method): invalid request (-32600), with its id when it has one. The server serves on."""
+    hello = {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    }
+    lines = [
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        "this is not json",
+        json.dumps({"jsonrpc": "2.0", "id": 7}),
+        json.dumps({"jsonrpc": "2.0", "id": "eight", "method": 8}),
+        json.dumps([{"jsonrpc": "2.0", "id": 9, "method": "ping"}]),
+        json.dumps({"jsonrpc": "2.0", "id": 10, "method": "tools/list"}),
+    ]
+    got = _raw_session(demo, lines)
+    assert got[0] is not None and got[0]["id"] == 1 and "result" in got[0]
+    assert got[1] is None
+    assert [(item or {}).get("id", "none") for item in got[2:6]] == [None, 7, "eight", None]
+    codes = [(item or {}).get("error", {}).get("code") for item in got[2:6]]
+    assert codes == [-32700, -32600, -32600, -32600]
+    assert got[6] is not None and len(got[6]["result"]["tools"]) == 5
+
+
+def test_the_sdk_behaviour_that_run_stdio_async_relies_on() -> None:
+    """WikiServer.run_stdio_async stands in for the SDK's own, and relies on what this pins:
+    the SDK's stdio transport hands a line it cannot read to the server as pydantic's
+    ValidationError (not JSON: 'json_invalid'; JSON of no message: errors whose input is the
+    object, id and all), and MCPServer runs its low-level server (`_lowlevel_server`, a
+    private attribute) over that transport's streams with its initialization options."""
+    import inspect
+    import io
+
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.stdio import stdio_server
+    from pydantic import ValidationError
+
+    from skillwiki.server import _unreadable
+
+    async def read() -> list[Any]:
+        stdin = anyio.wrap_file(io.StringIO('not json\n{"jsonrpc": "2.0", "id": 7}\n\n'))
+        async with stdio_server(stdin, anyio.wrap_file(io.StringIO())) as (lines, replies):
+            async with lines, replies:
+                return [await lines.receive() for _ in range(3)]
+
+    items = anyio.run(read)
+    assert all(isinstance(item, ValidationError) for item in items)
+    answers = [_unreadable(item) for item in items]
+    assert answers[0] is not None and (answers[0].id, answers[0].error.code) == (None, -32700)
+    assert answers[1] is not None and (answers[1].id, answers[1].error.code) == (7, -32600)
+    assert answers[2] is None  # a blank line: no message, no answer
+    source = inspect.getsource(MCPServer.run_stdio_async)
+    assert "stdio_server()" in source and "self._lowlevel_server.run(" in source
+    assert "self._lowlevel_server.create_initialization_options()" in source
 
 
 @pytest.mark.parametrize("missing", ["mcp", "anyio", "mcp.server.mcpserver"])
@@ -524,7 +774,7 @@ def test_resources_come_a_page_at_a_time(demo: Path, monkeypatch: pytest.MonkeyP
     from skillwiki.warm import Place
 
     monkeypatch.setattr(server, "RESOURCES_PAGE", 3)
-    wiki = server.build(Place(demo), read_only=True)
+    wiki = server.build(Place(demo), read_only=False)
 
     async def refused() -> str:
         with pytest.raises(MCPError) as raised:
@@ -681,7 +931,7 @@ def test_resources_read_the_catalog_again_only_when_it_changed(
         return listed(ws)
 
     monkeypatch.setattr(catalog, "listed", counted)
-    wiki = server.build(Place(demo), read_only=True)
+    wiki = server.build(Place(demo), read_only=False)
 
     def every() -> list[str]:
         return sum(anyio.run(_pages, wiki), [])
