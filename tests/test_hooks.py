@@ -107,14 +107,26 @@ def test_codex_payloads(demo: Path, invoke: Invoke) -> None:
     [
         ("claude-code", "session-start", "not json"),
         ("claude-code", "session-start", "[1, 2]"),
-        ("claude-code", "no-such-event", "{}"),
-        ("no-such-client", "session-start", "{}"),
         ("claude-code", "pre-tool", '{"tool_name": "Edit", "tool_input": {"file_path": 5}}'),
     ],
 )
 def test_a_hook_fails_safe(demo: Path, invoke: Invoke, client: str, event: str, stdin: str) -> None:
     result = invoke("hook", client, event, "-w", str(demo), input=stdin)
     assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+
+
+@pytest.mark.parametrize(("client", "event"), [("claude-code", "nope"), ("Claude-Code", "stop")])
+def test_a_hook_the_command_does_not_know_is_said_on_stderr(
+    demo: Path, invoke: Invoke, client: str, event: str
+) -> None:
+    """A typo in a client's settings is one line on stderr, and still exit 0: a client may
+    read another status as "block this tool call"."""
+    result = invoke("hook", client, event, "-w", str(demo), input="{}")
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == (
+        f"Warning: no hook {client} {event}: the clients are claude-code, codex, cursor, the "
+        "events session-start, user-prompt, pre-tool, post-tool-failure, stop\n"
+    )
 
 
 def _run(args: list[str], stdin: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
@@ -339,18 +351,38 @@ def test_the_budget_is_armed_before_the_command_line_is_imported(demo: Path) -> 
 
 def test_a_payload_is_read_whole_however_large(demo: Path) -> None:
     """A Write of a 5 MiB file is answered (the payload was cut at 4 MiB, unreadable, and the
-    client's write hit a closed pipe); past 64 MiB it is read to its end and not answered."""
+    client's write hit a closed pipe); past 64 MiB it is read to its end and not answered,
+    not even by an event that needs nothing of it."""
     write = json.loads(_payload("claude-code/pre-tool-edit.json", demo))
     write["tool_name"] = "Write"
-    write["tool_input"] = {"file_path": str(demo / "agents/channel-op.json"), "content": ""}
-    for size, answered in ((5 << 20, True), (65 << 20, False)):
-        write["tool_input"]["content"] = "x" * size
-        write["session_id"] = f"big-{size}"
+    write["tool_input"] = {
+        "file_path": str(demo / "agents/channel-op.json"),
+        "content": "x" * (5 << 20),
+    }
+    start = json.loads(_payload("claude-code/session-start.json", demo))
+    start["padding"] = "x" * (65 << 20)
+    for event, payload, answered in (("pre-tool", write, True), ("session-start", start, False)):
         status, out, _, _ = _bounded(
-            ["hook", "claude-code", "pre-tool", "--agent", "channel-op"],
-            json.dumps(write).encode(),
+            ["hook", "claude-code", event, "--agent", "channel-op"],
+            json.dumps(payload).encode(),
             demo,
             SKILLWIKI_HOOK_SECONDS="30",
         )
         assert status == 0
         assert ("allowedTools" in out) is answered
+
+
+def test_a_due_lesson_is_named_once_a_session_and_not_once_recorded(
+    demo: Path, invoke: Invoke
+) -> None:
+    """Claude Code's Stop comes at the end of every turn: the same proposal is not made again
+    in that session; and once the lesson is recorded, no session is told of it again."""
+    stop = _payload("claude-code/stop.json", demo)
+    first = _hook(invoke, demo, "claude-code", "stop", stop)
+    assert first["systemMessage"].startswith("skillwiki: this session may hold a lesson")
+    assert _hook(invoke, demo, "claude-code", "stop", stop) == {}
+    proposal = json.loads(invoke("suggest", "-w", str(demo), "-", input=stop).stdout)
+    recorded = invoke(*proposal["command"][1:], "-w", str(demo))
+    assert recorded.exit_code == 0, recorded.output
+    later = _payload("claude-code/stop.json", demo, session_id="s-later")
+    assert _hook(invoke, demo, "claude-code", "stop", later) == {}

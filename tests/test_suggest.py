@@ -273,3 +273,17 @@ def test_payloads_that_are_not_run_feedback_are_named(
     result = invoke("suggest", "-w", str(ws), input=payload)
     assert result.exit_code == 2
     assert result.stderr.startswith("Error: stdin: " + message)
+
+
+def test_an_endless_input_is_refused_not_read_whole(invoke: Invoke, tmp_path: Path) -> None:
+    """/dev/zero (or a whole log piped by mistake) was read into memory to its end: 24 GB
+    before the kernel stopped it. At most 64 MiB is read, then one Error: line."""
+    result = invoke("suggest", "/dev/zero")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "Error: /dev/zero: is larger than 64 MiB: not a run's feedback or a hook payload\n",
+    )
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * (64 << 20) + b"{}")
+    result = invoke("suggest", "-", input=big.read_bytes())
+    assert result.stderr.startswith("Error: stdin: is larger than 64 MiB")

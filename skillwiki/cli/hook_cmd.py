@@ -65,9 +65,14 @@ def _answer(
     from skillwiki.memory.hooks import CLIENTS, EVENTS, Hook, answer, start_folder
     from skillwiki.workspace import find_workspace
 
-    if client not in CLIENTS or event not in EVENTS:
+    data = _read_all(sys.stdin.buffer)  # first: a client never writes into a closed pipe
+    if client not in CLIENTS or event not in EVENTS:  # a typo in the client's settings
+        sys.stderr.write(
+            f"Warning: no hook {client} {event}: the clients are {', '.join(CLIENTS)}, "
+            f"the events {', '.join(EVENTS)}\n"
+        )
         return ""
-    payload: Any = json.loads(_read_all(sys.stdin.buffer) or b"{}")
+    payload: Any = None if data is None else json.loads(data or b"{}")
     if not isinstance(payload, dict):
         return ""
     start = os.environ.get("CLAUDE_PROJECT_DIR") if client == "claude-code" else None
@@ -77,11 +82,11 @@ def _answer(
     return answer(ws, config, Hook(client, event, payload, agent or client))
 
 
-def _read_all(stream: BinaryIO) -> bytes:
-    """The payload, read to its end; b"" past MAX_PAYLOAD (the rest is read and dropped)."""
+def _read_all(stream: BinaryIO) -> bytes | None:
+    """The payload, read to its end; None past MAX_PAYLOAD (the rest is read and dropped)."""
     data = stream.read(MAX_PAYLOAD + 1)
     if len(data) <= MAX_PAYLOAD:
         return data
     while stream.read(1 << 20):
         pass
-    return b""
+    return None

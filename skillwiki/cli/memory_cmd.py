@@ -31,6 +31,10 @@ class BlockFormat(StrEnum):
     json = "json"
 
 
+# The most of a feedback object or hook payload suggest reads, as a hook reads at most.
+MAX_FEEDBACK = 64 << 20
+
+
 def register(app: typer.Typer) -> None:
     app.command("suggest")(suggest)
     app.command("recall")(recall)
@@ -67,13 +71,19 @@ def suggest(
         if chosen_workspace(ctx, workspace) is not None:
             raise
         config = SuggestConfig()  # suggest works outside a workspace, with the defaults
-    if source == "-":
-        text, where = sys.stdin.read(), "stdin"
-    else:
-        try:
-            text, where = Path(source).read_text(encoding="utf-8"), source
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(source, f"cannot be read ({exc})") from None
+    where = "stdin" if source == "-" else source
+    try:
+        if source == "-":
+            data = sys.stdin.buffer.read(MAX_FEEDBACK + 1)
+        else:
+            with open(source, "rb") as handle:
+                data = handle.read(MAX_FEEDBACK + 1)
+        if len(data) > MAX_FEEDBACK:  # /dev/zero, or a run's whole log: never read it all
+            limit = f"is larger than {MAX_FEEDBACK >> 20} MiB"
+            raise InputError(where, f"{limit}: not a run's feedback or a hook payload")
+        text = data.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(where, f"cannot be read ({exc})") from None
     render.print_json(answer(run(parse(text, where), config)))
 
 

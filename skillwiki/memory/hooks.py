@@ -78,7 +78,7 @@ def answer(ws: Workspace, config: Config, hook: Hook) -> str:
     if hook.client == "cursor" and hook.event not in _CURSOR_ANSWERS:
         return ""
     if hook.event in ("post-tool-failure", "stop"):
-        return _judge_run(config, hook)
+        return _judge_run(ws, config, hook)
     return _recall(ws, config, hook)
 
 
@@ -110,13 +110,25 @@ def _recall(ws: Workspace, config: Config, hook: Hook) -> str:
     return _context(hook, result.block)
 
 
-def _judge_run(config: Config, hook: Hook) -> str:
+def _judge_run(ws: Workspace, config: Config, hook: Hook) -> str:
+    from skillwiki.memory.store import load_lessons
     from skillwiki.memory.suggest import read_run, suggest
 
     run = read_run({**hook.payload, "hook_event_name": EVENTS[hook.event]}, "stdin")
     proposal = suggest(run, config.suggest)
     if proposal is None:
         return ""
+    # Once a session for each event, to the model after a failure and to the user at the
+    # end (Claude Code's Stop comes at the end of every turn), and not once the lesson is
+    # recorded (its title is the proposal's, unless the user changed it).
+    told = f"proposed at {hook.event}: {' '.join(proposal.proposed_title.split())}"
+    if told in _shown_in(ws, hook.session):
+        return ""
+    if any(lesson.title == proposal.proposed_title for lesson in load_lessons(ws, config).values()):
+        return ""
+    if hook.client == "cursor" and hook.payload.get("loop_count", 0) != 0:
+        return ""  # the stop that follows Cursor's own follow-up message: said already
+    _remember_shown(ws, hook.session, [told])
     text = (
         # the title names the trigger: `consecutive_tool_failures: publish the digest`
         f"skillwiki: this session may hold a lesson: {proposal.proposed_title}. "
@@ -124,10 +136,7 @@ def _judge_run(config: Config, hook: Hook) -> str:
         "Ask the user whether to record it; only if they agree, pipe this session's hook "
         "payload into `skillwiki suggest -` and run the `command` it prints."
     )
-    if hook.client == "cursor":  # stop: what follows is sent to the agent as the user's
-        # next message, and the stop that follows it comes with loop_count 1: say it once.
-        if hook.payload.get("loop_count", 0) != 0:
-            return ""
+    if hook.client == "cursor":  # stop: sent to the agent as the user's next message
         return json.dumps({"followup_message": text}, ensure_ascii=False)
     if hook.event == "stop":
         return json.dumps({"systemMessage": text}, ensure_ascii=False)

@@ -123,7 +123,7 @@ def read_run(data: object, where: str) -> Run:
         raise InputError(
             where,
             f"no feedback field in it ({', '.join(sorted(data)[:5])}); expected some of "
-            f"{', '.join(sorted(FEEDBACK_KEYS))}, or a Claude Code hook payload",
+            f"{', '.join(sorted(FEEDBACK_KEYS))}, or a Claude Code, Codex or Cursor hook payload",
         )
     calls = data.get("tool_calls", [])
     problem = _scalar_problem(data) or _calls_problem(calls)
