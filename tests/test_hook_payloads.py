@@ -181,3 +181,109 @@ def test_a_transcript_that_is_not_a_file_is_not_waited_for(demo: Path, tmp_path:
         timeout=60,
     )
     assert (done.returncode, json.loads(done.stdout)) == (0, {"suggest": False})
+
+
+CODEX_TRANSCRIPT = CLIENTS / "codex" / "transcript.jsonl"  # a rollout: three failed shell calls
+
+
+def test_suggest_reads_the_codex_rollout_its_stop_names(demo: Path, invoke: Invoke) -> None:
+    """Codex's transcript is its rollout: a shell call whose output says `Exit code: 1` failed,
+    and the user's message (not the environment context before it) is the task."""
+    payload = documented("codex/Stop.json", demo, transcript_path=str(CODEX_TRANSCRIPT))
+    result = invoke("suggest", "-w", str(demo), "-", input=payload)
+    assert result.exit_code == 0, result.output
+    proposal = json.loads(result.stdout)
+    assert proposal["suggest"] is True
+    assert proposal["failed_tools"] == ["shell_command"]
+    assert "does not match format" in proposal["error_summaries"][0]
+
+
+def test_codex_stop_answers_a_system_message(demo: Path, invoke: Invoke) -> None:
+    payload = documented("codex/Stop.json", demo, transcript_path=str(CODEX_TRANSCRIPT))
+    out = answer(invoke, demo, "codex", "stop", payload)
+    assert list(out) == ["systemMessage"]
+    assert "shell_command" in out["systemMessage"]
+
+
+def test_a_codex_rollout_whose_calls_succeeded_proposes_nothing(
+    demo: Path, invoke: Invoke, tmp_path: Path
+) -> None:
+    lines = CODEX_TRANSCRIPT.read_text(encoding="utf-8").splitlines()
+    rollout = tmp_path / "rollout.jsonl"
+    rollout.write_text(
+        "\n".join(line.replace("Exit code: 1", "Exit code: 0") for line in lines) + "\n",
+        encoding="utf-8",
+    )
+    payload = documented("codex/Stop.json", demo, transcript_path=str(rollout))
+    result = invoke("suggest", "-w", str(demo), "-", input=payload)
+    assert (result.exit_code, json.loads(result.stdout)) == (0, {"suggest": False})
+
+
+def test_codex_rollout_calls_fail_as_codex_reports_them(tmp_path: Path) -> None:
+    """Each way Codex's source records a failed call: an exit code in the output's text or in
+    its JSON metadata, a patch that did not apply, an MCP call that erred."""
+    from skillwiki.memory.clients import feedback_of
+
+    def item(kind: str, **payload: object) -> str:
+        return json.dumps(
+            {"timestamp": "2026-08-24T10:15:02.318Z", "type": kind, "payload": payload}
+        )
+
+    exec_out = "Chunk ID: 4f2a\nWall time: 0.2000 seconds\nProcess exited with code 2\nOutput:\nno"
+    structured = json.dumps(
+        {"output": "boom\n", "metadata": {"exit_code": 1, "duration_seconds": 0.1}}
+    )
+    mcp = {"Ok": {"content": [{"type": "text", "text": "denied"}], "isError": True}}
+    lines = [
+        item("event_msg", type="user_message", message="Ship it"),
+        item(
+            "response_item", type="function_call", name="exec_command", arguments="{}", call_id="a"
+        ),
+        item("response_item", type="function_call_output", call_id="a", output=exec_out),
+        item("response_item", type="local_shell_call", call_id="b", status="completed", action={}),
+        item("response_item", type="function_call_output", call_id="b", output=structured),
+        item("response_item", type="custom_tool_call", call_id="c", name="apply_patch", input=""),
+        item(
+            "event_msg",
+            type="patch_apply_end",
+            call_id="c",
+            stdout="",
+            stderr="no hunk",
+            success=False,
+        ),
+        item("response_item", type="custom_tool_call_output", call_id="c", output="patch failed"),
+        item(
+            "response_item",
+            type="function_call",
+            name="send",
+            namespace="mcp__chat__",
+            arguments="{}",
+            call_id="d",
+        ),
+        item(
+            "event_msg",
+            type="mcp_tool_call_end",
+            call_id="d",
+            invocation={"server": "chat", "tool": "send"},
+            result=mcp,
+        ),
+        item(
+            "response_item",
+            type="function_call_output",
+            call_id="d",
+            output=[{"type": "input_text", "text": "denied"}],
+        ),
+        item("response_item", type="function_call_output", call_id="e", output="plain text"),
+    ]
+    rollout = tmp_path / "rollout.jsonl"
+    rollout.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    payload = {"hook_event_name": "Stop", "transcript_path": str(rollout)}
+    feedback = feedback_of(payload, "stdin", 20)
+    assert feedback["task"] == "Ship it"
+    assert feedback["tool_calls"] == [
+        {"tool": "exec_command", "success": False, "error": "no"},
+        {"tool": "local_shell", "success": False, "error": "boom"},
+        {"tool": "apply_patch", "success": False, "error": "no hunk"},
+        {"tool": "mcp__chat__send", "success": False, "error": "denied"},
+        {"tool": "", "success": True, "error": ""},
+    ]
