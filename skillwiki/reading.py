@@ -6,6 +6,7 @@ import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from skillwiki import search, statcache
@@ -191,9 +192,17 @@ def _resolve(ws: Workspace, key: str) -> str | None:
     else:
         candidates += [f"lessons/{cleaned}.md", cleaned, article_rel(cleaned)]
     for rel in candidates:
-        if ".." not in rel.split("/") and (ws.wiki / rel).is_file():
+        if ".." not in rel.split("/") and _is_file(ws.wiki / rel):
             return rel
     return _by_id(ws, cleaned)
+
+
+def _is_file(path: Path) -> bool:
+    """Whether a file is there; a name the system refuses (too long, a NUL) names none."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def _by_id(ws: Workspace, key: str) -> str | None:

@@ -173,3 +173,14 @@ def test_status_names_every_raw_file_compile_refuses_and_never_writes(
     assert human.exit_code == 0
     warned = [line for line in human.stderr.splitlines() if line.startswith("Warning: ")]
     assert warned == [f"Warning: {p['path']}: {p['message']}" for p in problems]
+
+
+def test_show_a_key_no_file_name_can_hold_is_no_article(demo: Path, invoke: Invoke) -> None:
+    """A key longer than the system lets a file name be was an OSError and a traceback (and
+    over MCP, "Error executing tool show" with the key logged whole)."""
+    key = "k" * 300
+    result = invoke("show", "-w", str(demo), key)
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"Error: no article or lesson '{key}'; try: skillwiki query \"{key}\"\n",
+    )
