@@ -291,12 +291,32 @@ def workspace_lock(ws: Workspace, timeout: float) -> Iterator[None]:
     except OSError as exc:
         raise ReadOnlyWorkspace(ws.dot, f"cannot write to the workspace ({exc.strerror})") from None
     try:
+        _HELD.add(fd)
         _acquire(fd, ws, timeout)
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield
     finally:
+        _HELD.discard(fd)
         os.close(fd)  # closing the descriptor releases the flock
+
+
+# The lock descriptors this process holds. A flock belongs to the open file, which a forked
+# child shares: a compile's worker process would hold the lock on after its parent was killed,
+# and every later writer would wait for it. A child closes its copies at once (the parent's
+# lock stays, and goes with the parent).
+_HELD: set[int] = set()
+
+
+def _close_held_locks() -> None:
+    for fd in _HELD:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _HELD.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_close_held_locks)
 
 
 def _acquire(fd: int, ws: Workspace, timeout: float) -> None:

@@ -23,6 +23,7 @@ Result = TypeVar("Result")
 MIN_ITEMS = 400  # fewer files than this are parsed in this process
 MAX_WORKERS = 8
 WORKERS_ENV = "SKILLWIKI_WORKERS"  # a number of worker processes; 1 parses in this process
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def workers() -> int:
@@ -51,5 +52,22 @@ def imap(function: Callable[[Item], Result], items: Sequence[Item]) -> Iterator[
     method = "fork" if sys.platform.startswith("linux") else None
     context = multiprocessing.get_context(method)
     chunk = max(1, min(64, len(items) // (count * 8)))
-    with ProcessPoolExecutor(count, mp_context=context) as pool:
+    pool = ProcessPoolExecutor(
+        count, mp_context=context, initializer=_die_with_parent, initargs=(os.getpid(),)
+    )
+    with pool:
         yield from pool.map(function, items, chunksize=chunk)
+
+
+def _die_with_parent(parent: int) -> None:
+    """In a worker: end when the process that started it ends (SIGKILL, SIGTERM, a CI cancel),
+    rather than live on, re-parented, blocked on its queue. Linux only (prctl)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the call: nothing will signal it
+        os._exit(1)
