@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -121,13 +122,13 @@ def _judge_run(ws: Workspace, config: Config, hook: Hook) -> str:
     # Once a session for each event, to the model after a failure and to the user at the
     # end (Claude Code's Stop comes at the end of every turn), and not once the lesson is
     # recorded (its title is the proposal's, unless the user changed it).
+    if hook.client == "cursor" and hook.payload.get("loop_count", 0) != 0:
+        return ""  # the stop that follows Cursor's own follow-up message: said already
     told = f"proposed at {hook.event}: {' '.join(proposal.proposed_title.split())}"
     if told in _shown_in(ws, hook.session):
         return ""
     if any(lesson.title == proposal.proposed_title for lesson in load_lessons(ws, config).values()):
         return ""
-    if hook.client == "cursor" and hook.payload.get("loop_count", 0) != 0:
-        return ""  # the stop that follows Cursor's own follow-up message: said already
     _remember_shown(ws, hook.session, [told])
     text = (
         # the title names the trigger: `consecutive_tool_failures: publish the digest`
@@ -160,9 +161,9 @@ def _edited_files(ws: Workspace, payload: dict[str, Any]) -> tuple[str, ...]:
     tool_input = payload.get("tool_input")
     if tool not in EDIT_TOOLS or not isinstance(tool_input, dict):
         return ()
-    given: list[object]
+    given: Sequence[object]
     if tool == "apply_patch":
-        given = list(patched_files(tool_input.get("command")))
+        given = patched_files(tool_input.get("command"))
     else:
         given = [tool_input.get("notebook_path" if tool == "NotebookEdit" else "file_path")]
     cwd = payload.get("cwd")

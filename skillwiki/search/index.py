@@ -243,18 +243,23 @@ def open_index(
         if _synced_on(copy, ws, path, wiki):
             return copy
         copy.close()
-    try:
-        if in_memory:
-            raise _Unwritable
-        _patiently(path, lambda: _sync_once(ws, path, wiki), lambda: _remove_index(path))
-        return sqlite3.connect(
-            path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=not shared
-        )
-    except _Unwritable:
-        db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=not shared)
-        _create(db)
-        _sync_db(db, ws, wiki)
-        return db
+    if not in_memory:
+        try:
+            _patiently(path, lambda: _sync_once(ws, path, wiki), lambda: _remove_index(path))
+            return sqlite3.connect(
+                path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=not shared
+            )
+        except _Unwritable:
+            pass
+    return _built_in_memory(ws, wiki, shared)
+
+
+def _built_in_memory(ws: Workspace, wiki: Snapshot, shared: bool = False) -> sqlite3.Connection:
+    """An index of the articles `wiki` names, built in memory for this run alone."""
+    db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=not shared)
+    _create(db)
+    _sync_db(db, ws, wiki)
+    return db
 
 
 def folder_index(ws: Workspace, folder: str) -> sqlite3.Connection:
@@ -262,12 +267,9 @@ def folder_index(ws: Workspace, folder: str) -> sqlite3.Connection:
     written: what recall scores a task against where the whole wiki's index is not at hand
     (a hook on a fresh clone, which must answer within its budget while building that index
     takes seconds). A few dozen lessons are read in milliseconds. The caller closes it."""
-    db = sqlite3.connect(":memory:", isolation_level=None)
-    _create(db)
     below = ws.wiki / folder
     articles = {f"{folder}/{rel}": stat for rel, stat in statcache.scan(below).items()}
-    _sync_db(db, ws, Snapshot(lambda: articles))
-    return db
+    return _built_in_memory(ws, Snapshot(lambda: articles))
 
 
 def _copied(path: Path, shared: bool) -> sqlite3.Connection | None:
