@@ -14,7 +14,7 @@ from skillwiki.errors import LockTimeout, ReadOnlyWorkspace
 from skillwiki.workspace import WIKI_DIR, Workspace, outside_of
 
 TEMP_SUFFIX = ".tmp"
-Stat = tuple[int, int, int]  # (size, mtime_ns, inode), as statcache has it
+Stat = tuple[int, int, int, int]  # (size, mtime_ns, inode, ctime_ns), as statcache has it
 FSYNC_EACH = 16  # up to this many files, fsync each; more, and one sync costs less
 
 
@@ -29,7 +29,9 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> Stat:
         confine(path)
         temp, stat = _write_temp(path, data, sync=False)
         os.replace(temp, path)
-        return stat
+        placed = _renamed(path, stat)
+        assert placed is not None  # a stat was given
+        return placed
     stats: list[Stat | None] = []
     write_many([(path, data)], only_changed=False, stats=stats)
     assert stats[0] is not None  # nothing refused it
@@ -97,6 +99,7 @@ def write_many(
         for place, (temp, path) in zip(places, pending, strict=True):
             if keep is None or keep(path):
                 os.replace(temp, path)
+                placed[place] = _renamed(path, placed[place])
                 continue
             os.unlink(temp)
             written[place], placed[place] = False, None
@@ -150,7 +153,23 @@ def _held_at(path: Path, data: bytes) -> Stat | None:
 
 def _stat(found: os.stat_result) -> Stat:
     """statcache's Stat of a stat result (statcache imports this module, not the reverse)."""
-    return (found.st_size, found.st_mtime_ns, found.st_ino)
+    return (found.st_size, found.st_mtime_ns, found.st_ino, found.st_ctime_ns)
+
+
+def _renamed(path: Path, written: Stat | None) -> Stat | None:
+    """The stat of a file just renamed into place from a temp whose stat was `written`.
+
+    A rename moves the file's ctime, so the temp's stat would read as changed by someone else;
+    the file's own is taken when size, mtime and inode are still the temp's. Anything else (the
+    file replaced or written since) keeps the temp's stat, which no longer matches: looked at.
+    """
+    if written is None:
+        return None
+    try:
+        now = _stat(os.stat(path, follow_symlinks=False))
+    except OSError:
+        return written
+    return now if now[:3] == written[:3] else written
 
 
 def confine(path: Path) -> None:

@@ -419,3 +419,66 @@ def test_the_catalog_rows_are_those_of_the_articles_on_disk(demo: Path, invoke: 
     assert "Retitled" in rows["docs/ci.md"][1]
     made = ("1docs", "- made", '{"path": "wiki/docs/ci.md"}')
     assert plan.rows(ws, {"docs/ci.md": made})["docs/ci.md"] == made
+
+
+def _rewrite_in_place(path: Path, old: str, new: str) -> None:
+    """Rewrite a file as some sync tools do: the same inode, the same size, the old mtime."""
+    stat = path.stat()
+    data = path.read_bytes()
+    assert len(old) == len(new) and old.encode() in data
+    with path.open("r+b") as handle:
+        handle.write(data.replace(old.encode(), new.encode(), 1))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (
+        stat.st_size,
+        stat.st_mtime_ns,
+        stat.st_ino,
+    )
+
+
+REWRITES: dict[str, tuple[str, tuple[str, ...], Any]] = {  # case -> (file, command, seen when)
+    "raw file, status": (
+        "raw/docs/ci.md",
+        ("status", "--json"),
+        lambda out: json.loads(out)["totals"]["stale"] == 1,
+    ),
+    "raw file, query": (
+        "raw/docs/ci.md",
+        ("query", "kazoofying", "--json"),
+        lambda out: (
+            [hit["path"] for hit in json.loads(out)["results"]] == [".wiki/wiki/docs/ci.md"]
+        ),
+    ),
+    "raw file, lint": (
+        "raw/docs/ci.md",
+        ("lint", "--format", "json"),
+        lambda out: any(finding["rule"] == "SW002" for finding in json.loads(out)["findings"]),
+    ),
+    "article, status": (
+        "wiki/docs/ci.md",  # its body: the words of its frontmatter's summary are not hashed
+        ("status", "--json"),
+        lambda out: json.loads(out)["totals"]["edited"] == 1,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", REWRITES)
+def test_a_rewrite_that_sets_the_mtime_back_is_seen(
+    case: str, demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file rewritten in place with its size kept and its mtime set back (`touch -r`, some
+    sync tools) is seen by its ctime, which no one can set back, however settled the cache."""
+    from skillwiki import statcache
+    from skillwiki.statcache import cache
+
+    for module in (statcache, cache):  # settle within a test's time, not two seconds
+        monkeypatch.setattr(module, "RACY_NS", 50_000_000)
+    rel, command, seen = REWRITES[case]
+    run = (command[0], "-w", str(demo), *command[1:])
+    assert invoke("compile", "-w", str(demo)).exit_code == 0
+    time.sleep(0.1)
+    invoke(*run)  # the caches saved with every file settled
+    assert not seen(invoke(*run).stdout)
+    _rewrite_in_place(demo / ".wiki" / rel, "configured", "kazoofying")
+    assert seen(invoke(command[0], "-w", str(demo), *command[1:]).stdout)

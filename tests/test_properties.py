@@ -95,7 +95,7 @@ def test_write_many_gives_the_stats_of_what_it_put_in_place(
     for number, path in enumerate(paths):
         path.write_bytes(b"old" if number % 2 else items[number][0])  # odd: differ
     refused = {path for path, (_, keep) in zip(paths, items, strict=True) if not keep}
-    stats: list[tuple[int, int, int] | None] = []
+    stats: list[tuple[int, int, int, int] | None] = []
     written = fsio.write_many(
         [(path, data) for path, (data, _) in zip(paths, items, strict=True)],
         stats=stats,

@@ -346,7 +346,7 @@ def test_a_line_appended_while_the_block_is_written_is_kept(
     real = fsio._write_temp
     appended: list[bool] = []
 
-    def racing(path: Path, data: bytes, *, sync: bool) -> tuple[Path, tuple[int, int, int]]:
+    def racing(path: Path, data: bytes, *, sync: bool) -> tuple[Path, tuple[int, int, int, int]]:
         temp = real(path, data, sync=sync)
         if not appended:  # someone appends between our read and our rename
             with target.open("a", encoding="utf-8") as handle:

@@ -589,7 +589,7 @@ def test_a_relisting_equals_a_whole_listing(tmp_path: Path) -> None:
 
     for name in ("a/one.md", "a/two.md", "b/three.md", "c/d/four.md", "top.md"):
         write(tmp_path / name, name)
-    before_stats: dict[str, tuple[int, int, int]] = {}
+    before_stats: dict[str, tuple[int, int, int, int]] = {}
     before = {stats: scan_folders(tmp_path, stats=stats) for stats in (True, False)}
     scan_folders(tmp_path, folder_stats=before_stats)
     write(tmp_path / "a" / "one.md", "longer than it was")
@@ -600,8 +600,8 @@ def test_a_relisting_equals_a_whole_listing(tmp_path: Path) -> None:
     (tmp_path / "c" / "d").rmdir()
     changed = ["a/one.md", "a/new.md", "a/two.md", "a/renamed.md", "b/three.md", "c/d/four.md"]
     for stats in (True, False):
-        folder_stats: dict[str, tuple[int, int, int]] = {}
-        whole_stats: dict[str, tuple[int, int, int]] = {}
+        folder_stats: dict[str, tuple[int, int, int, int]] = {}
+        whole_stats: dict[str, tuple[int, int, int, int]] = {}
         relisted = relist_folders(
             tmp_path,
             before[stats],

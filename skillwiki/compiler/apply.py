@@ -113,7 +113,7 @@ def _entry_of(
     return made[target][2] if target in made else plan.entry_json(ws, target)
 
 
-def _generation(ws: Workspace) -> tuple[int, int, int] | None:
+def _generation(ws: Workspace) -> Stat | None:
     """Return the stat of log.md, which every write through skillwiki appends to."""
     try:
         return statcache.stat_of(ws.log_md)
@@ -280,7 +280,7 @@ def warm_up() -> Compiled:
     """Compile a small note in memory, so that the imports and the parser a compile needs
     are ready before the first change comes: a server does so once idle (at 11k articles
     the first look after a change took 57 ms, against 21 ms for the next)."""
-    nowhere = (0, 0, 0)  # the stat of a note read from no file
+    nowhere = (0, 0, 0, 0)  # the stat of a note read from no file
     return _compiled("warm-up.md", "warm-up.md", _SAMPLE, nowhere, "xxh3", len(_SAMPLE) + 1)
 
 

@@ -68,7 +68,7 @@ def _state_key(ws: Workspace, plan: Plan) -> tuple[str, int]:
     """Fingerprint every stat the rules depend on, and the config; with the newest mtime."""
     from skillwiki.fingerprint import fingerprint
 
-    others: list[tuple[str, tuple[int, int, int] | None, bytes]] = []
+    others: list[tuple[str, statcache.Stat | None, bytes]] = []
     for path in (ws.index_md, ws.index_json, ws.log_md, ws.config_file):
         try:
             others.append(
@@ -87,7 +87,7 @@ def _state_key(ws: Workspace, plan: Plan) -> tuple[str, int]:
     return fingerprint(marshal.dumps(state)), newest
 
 
-def _stat_or_none(path: str) -> tuple[int, int, int] | None:
+def _stat_or_none(path: str) -> statcache.Stat | None:
     try:
         return statcache.stat_of(Path(path))
     except OSError:

@@ -521,8 +521,7 @@ def _gone_rows(
 
 
 def _stamp(stat: Stat) -> str:
-    size, mtime_ns, inode = stat
-    return f"{size}:{mtime_ns}:{inode}"
+    return ":".join(map(str, stat))
 
 
 _FTS_COLUMNS = "title, tags, headings, summary, body"

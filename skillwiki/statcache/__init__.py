@@ -1,4 +1,4 @@
-"""What was known about each file at a given (size, mtime, inode), so that a run looks again
+"""What was known about each file at a given (size, mtime, inode, ctime), so that a run looks again
 only at what changed.
 
 `scan` lists raw/ and wiki/ folder by folder, `cache` is the file in .cache/ (a record per

@@ -1,4 +1,5 @@
-"""The stat cache in .cache/: what was known about each file at a given (size, mtime, inode)."""
+"""The stat cache in .cache/: what was known about each file at a given (size, mtime, inode,
+ctime)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any, NamedTuple
 from skillwiki import COMPILER, fsio
 from skillwiki.statcache.scan import Folder, Stat, folder_of, older_than, stat_of, stat_of_open
 
-FORMAT = 9
+FORMAT = 10  # 10: a stat holds the ctime
 # A file modified this close to when the cache was saved may have changed again within the same
 # timestamp tick without its stat changing ("racily clean"): such entries are re-checked.
 RACY_NS = 2_000_000_000
@@ -53,7 +54,7 @@ class Summary(NamedTuple):
     articles: bytes
 
 
-MISSING: Stat = (-1, -1, -1)  # the stat of a cache file that is not there
+MISSING: Stat = (-1, -1, -1, -1)  # the stat of a cache file that is not there
 
 Tables = tuple[dict[str, tuple[Stat, str]], dict[str, tuple[Stat, tuple[Any, ...]]]]
 

@@ -11,21 +11,29 @@ from typing import Any
 
 from skillwiki import fsio
 
-# A file's (size, mtime_ns, inode). A plain tuple, not a NamedTuple: stats are made per file
-# on every run and stored with marshal, which takes only plain tuples. Its time is read by
-# older_than and newest, nowhere else.
-Stat = tuple[int, int, int]
+# A file's (size, mtime_ns, inode, ctime_ns). A plain tuple, not a NamedTuple: stats are made
+# per file on every run and stored with marshal, which takes only plain tuples. The ctime is
+# there because an mtime can be set back (a rewrite of the same size then keeps size, mtime and
+# inode) while the ctime cannot: every change of a file's content or of its mtime moves it, as
+# git's index relies on. Its times are read by older_than and newest, nowhere else.
+Stat = tuple[int, int, int, int]
 Folder = dict[str, Any]  # file name -> its Stat (or None where only names were listed)
 
 
 def older_than(stat: Stat, limit_ns: int) -> bool:
-    """Tell whether a file was last modified before `limit_ns`."""
-    return stat[1] < limit_ns
+    """Tell whether a file was last changed before `limit_ns` (by its mtime and its ctime,
+    so that an mtime set back does not pass a fresh change for an old one)."""
+    return stat[1] < limit_ns and stat[3] < limit_ns
 
 
 def newest(stats: Iterable[Stat]) -> int:
-    """The latest modification time (ns) among these stats; 0 for none."""
-    return max((stat[1] for stat in stats), default=0)
+    """The latest change time (ns) among these stats, mtime or ctime; 0 for none."""
+    return max((max(stat[1], stat[3]) for stat in stats), default=0)
+
+
+def of(found: os.stat_result) -> Stat:
+    """The Stat of a stat result."""
+    return (found.st_size, found.st_mtime_ns, found.st_ino, found.st_ctime_ns)
 
 
 def folder_of(rel: str) -> str:
@@ -145,15 +153,13 @@ def _opened(path: Path) -> Iterator[int | None]:
 
 
 def stat_of(path: Path) -> Stat:
-    """Return the (size, mtime_ns, inode) of `path`."""
-    stat = os.stat(path, follow_symlinks=False)
-    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    """Return the (size, mtime_ns, inode, ctime_ns) of `path`."""
+    return of(os.stat(path, follow_symlinks=False))
 
 
 def stat_of_open(fd: int) -> Stat:
     """stat_of, of an open file."""
-    stat = os.fstat(fd)
-    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    return of(os.fstat(fd))
 
 
 def stat_files(root: Path, folder: str, names: Collection[str]) -> Folder:
@@ -166,7 +172,7 @@ def stat_files(root: Path, folder: str, names: Collection[str]) -> Folder:
             except (FileNotFoundError, NotADirectoryError):
                 continue
             if S_ISREG(stat.st_mode):
-                found[name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+                found[name] = of(stat)
     return found
 
 
@@ -183,7 +189,7 @@ def _walk(
         found[prefix] = files
         if folder_stats is not None:
             own = os.fstat(directory)
-            folder_stats[prefix] = (own.st_size, own.st_mtime_ns, own.st_ino)
+            folder_stats[prefix] = of(own)
     for name in folders:
         try:
             inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=directory)
@@ -216,5 +222,5 @@ def _list(directory: int, prefix: str, temps: list[str], stats: bool) -> tuple[F
                 except FileNotFoundError:  # removed while we looked
                     continue
                 if S_ISREG(stat.st_mode):
-                    files[name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+                    files[name] = of(stat)
     return files, folders
