@@ -52,6 +52,12 @@ def check_relative(rel: str, where: str) -> None:
         check_component(part, where)
 
 
+def folded(name: str) -> str:
+    """A name as a file system that ignores case and Unicode normalization (macOS's, Windows')
+    compares it: two names equally folded are one file there (`Guide.md`, `guide.md`)."""
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", name).casefold())
+
+
 def slugify(text: str, limit: int = 60) -> str:
     """Make a file-name slug that keeps Unicode letters: `Retry on 429!` -> `retry-on-429`."""
     kept = [char if unicodedata.category(char)[0] in "LN" else "-" for char in text.lower()]

@@ -8,6 +8,7 @@ from skillwiki.compiler.apply import (
     Progress,
     compile_workspace,
     refusal,
+    refusal_of,
     refused,
     warm_up,
 )
@@ -38,6 +39,7 @@ __all__ = [
     "read_facts",
     "read_row",
     "refusal",
+    "refusal_of",
     "refused",
     "row_key",
     "warm_up",

@@ -291,6 +291,14 @@ def refusal(ws: Workspace, config: Config, raw_rel: str, article: str) -> str | 
     return None if problem is None else problem.message
 
 
+def refusal_of(config: Config, raw_rel: str, data: bytes) -> str | None:
+    """Why compile would refuse a raw file `raw_rel` holding `data`, or None: what a writer
+    of raw files (ingest, record-lesson) asks before it writes, so that it never leaves a
+    file behind that every later compile refuses. The same check as status's."""
+    problem = _refused_bytes(raw_rel, data, config.fingerprint, config.max_file_bytes)
+    return None if problem is None else problem.message
+
+
 def refused(ws: Workspace, config: Config, plan: Plan) -> list[Problem]:
     """Return every raw file a compile would refuse as it is now, with why, sorted: the
     plan's own problems, and those of the raw files the compile would compile (read, not
@@ -306,15 +314,20 @@ def _refused(job: Job) -> Problem | None:
     its frontmatter's values, which render alone refuses. Its Markdown, which refuses
     nothing, is not parsed, and a file without frontmatter not rendered: the parse was most
     of the time (4.6k new tldr pages: status took 2 s with it, 0.4 s without)."""
-    from skillwiki.article import render
-    from skillwiki.markdown import Outline
-
     raw_rel, _, path, algorithm, max_bytes = job
-    where = f".wiki/raw/{raw_rel}"
     try:
         data = read_with_stat(Path(path))[0]
     except OSError:
         return None
+    return _refused_bytes(raw_rel, data, algorithm, max_bytes)
+
+
+def _refused_bytes(raw_rel: str, data: bytes, algorithm: str, max_bytes: int) -> Problem | None:
+    """Why compile refuses a raw file `raw_rel` holding `data`, or None (see _refused)."""
+    from skillwiki.article import render
+    from skillwiki.markdown import Outline
+
+    where = f".wiki/raw/{raw_rel}"
     parsed = PurePosixPath(raw_rel).suffix.lower() in PARSED_SUFFIXES
     unread = Outline((), (), (), (), "", None, "") if parsed else None  # taken as parsed
     try:

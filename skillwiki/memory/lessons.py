@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -14,7 +15,7 @@ from skillwiki.errors import InputError
 from skillwiki.fingerprint import expect, fingerprint
 from skillwiki.memory.kinds import Scope, Severity, Status, Trigger, values
 from skillwiki.memory.store import LESSONS_DIR, load_lessons
-from skillwiki.names import slugify
+from skillwiki.names import folded, slugify
 from skillwiki.workspace import Workspace
 
 SECTIONS = ("What Happened", "Root Cause", "Optimization", "Next Time")
@@ -271,14 +272,18 @@ def record(
     created = today or clock.today().isoformat()
     with fsio.workspace_lock(ws, config.lock_timeout):
         expect(ws.index_json, expected, ws.rel(ws.index_json))
+        folder = ws.raw / LESSONS_DIR
+        if os.path.lexists(folder) and not folder.is_dir():
+            raise InputError(
+                f".wiki/raw/{LESSONS_DIR}", "is not a folder; move it away to record lessons"
+            )
         existing = load_lessons(ws, config)
         for lesson_id, known in existing.items():
             same_title = known.meta.get("title") == " ".join(lesson.title.split())
             if same_title and known.body.strip() == body.strip():
                 rel = ws.rel(known.path)
                 return Recorded(lesson_id, rel, known.status, False, [], redacted)
-        taken = {path.stem for path in (ws.raw / LESSONS_DIR).glob("*.md")}  # parsed or not
-        lesson_id = _free_id(existing.keys() | taken, f"{created}-{slugify(lesson.title)}")
+        lesson_id = _free_id(existing.keys() | _taken(folder), f"{created}-{slugify(lesson.title)}")
         missing = unfinished(body, lesson.prevention_rule)
         waits = config.lessons.require_review or bool(missing)
         status = (Status.CANDIDATE if waits else Status.ACTIVE).value
@@ -287,14 +292,38 @@ def record(
         if dedupe and similar:
             first = existing[similar[0]]
             return Recorded(first.id, ws.rel(first.path), first.status, False, similar, redacted)
-        target = ws.raw / LESSONS_DIR / f"{lesson_id}.md"
+        target = folder / f"{lesson_id}.md"
         line = f"{lesson_id} -> raw/{LESSONS_DIR}/{lesson_id}.md"
+        data = join(meta, body).encode()
+        _check_compiles(config, f"{LESSONS_DIR}/{lesson_id}.md", data)
         fsio.write_many(  # logged before it is in place: no lesson without its log line
-            [(target, join(meta, body).encode())],
+            [(target, data)],
             only_changed=False,
             before_rename=lambda _: fsio.append_log(ws, "record-lesson", line),
         )
     return Recorded(lesson_id, ws.rel(target), status, True, similar, redacted, missing)
+
+
+def _check_compiles(config: Config, raw_rel: str, data: bytes) -> None:
+    """Refuse a lesson that compile would refuse (a NUL byte, over max_file_bytes): written,
+    it would make every later compile fail. Asked of compile itself, before anything is
+    written, for the CLI and the MCP tool alike."""
+    from skillwiki.compiler import refusal_of
+
+    problem = refusal_of(config, raw_rel, data)
+    if problem is not None:
+        raise InputError(None, f"the lesson cannot be recorded, compile would refuse it: {problem}")
+
+
+def _taken(folder: Path) -> set[str]:
+    """The lesson ids no new lesson may have: of every name in raw/lessons/ (a hand-edited
+    lesson whose frontmatter no longer parses, a file without `.md` whose article would be
+    `<id>.md`), folded as a file system that ignores case folds it."""
+    try:
+        names = os.listdir(folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return set()
+    return {name[:-3] if name.endswith(".md") else name for name in map(folded, names)}
 
 
 def _redacted(lesson: LessonInput) -> tuple[LessonInput, list[str]]:
@@ -360,11 +389,13 @@ def _path_fingerprint(ws: Workspace, config: Config, given: str) -> str:
 
 def _free_id(existing: Collection[str], base: str) -> str:
     """`base`, or `base-2`, `base-3`...: the first that no lesson file has (a hand-edited one
-    whose frontmatter no longer parses included: it is never written over)."""
-    if base not in existing:
+    whose frontmatter no longer parses included: it is never written over), names compared
+    folded (`Retry.md` and `retry.md` are one file on macOS)."""
+    taken = {folded(name) for name in existing}
+    if folded(base) not in taken:
         return base
     number = 2
-    while f"{base}-{number}" in existing:
+    while folded(f"{base}-{number}") in taken:
         number += 1
     return f"{base}-{number}"
 
