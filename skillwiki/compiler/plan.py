@@ -64,6 +64,7 @@ class Plan:
     temps: list[str] = field(default_factory=list)  # left by killed writers, relative to .wiki/
     others: list[Entry] = field(default_factory=list)  # every article not known fresh, sorted
     found_fresh: list[tuple[str, str]] = field(default_factory=list)  # in looked folders
+    raw_tree: set[str] | None = None  # every folder of raw/ with a file below it, made once
 
     @property
     def cache(self) -> statcache.StatCache:
@@ -152,6 +153,17 @@ class Plan:
         if self.listing.article_stat(target) is None:
             return None
         return str(self.row(ws, target).json)
+
+    def has_raw_folder(self, folder: str) -> bool:
+        """Tell whether raw/ has `folder` (ending in '/') with a file anywhere below it: the
+        listing names only the folders that hold files themselves."""
+        if self.raw_tree is None:
+            self.raw_tree = set()
+            for listed in self.listing.raw_folders:
+                while listed and listed not in self.raw_tree:
+                    self.raw_tree.add(listed)
+                    listed = listed[: listed.rfind("/", 0, -1) + 1]
+        return folder in self.raw_tree
 
     def edited(self) -> list[str]:
         return [entry.article for entry in self.others if entry.state is State.EDITED]
@@ -245,20 +257,16 @@ def make_plan(
     plan = Plan(listing, temps=temps)
     seen: set[Key] = set()
     still = _still_answered(earlier, cache) if earlier is not None and kept else {}
+    clashing = _clashing_folders(raw_folders)
     for folder in sorted(raw_folders.keys() | wiki_folders.keys()):
         raw_files = raw_folders.get(folder, {})
         wiki_files = wiki_folders.get(folder, {})
         count = statcache.buckets_for(max(len(raw_files), len(wiki_files)))
         alike = _keys_alike(earlier if kept else None, listing, folder, count)
         cache.buckets[folder] = count
-        answers = still.get(folder)
-        if answers is not None and answers[0][0][1] == count:
-            for key, known in answers:
-                _answer(plan, key, known)
-                seen.add(key)
-            continue
-        if count > 1 and _whole_folder_answered(plan, folder, trust_articles):
-            seen.update(listing.answered.keys() & cache.keys_of(folder))
+        if folder not in clashing and _folder_answered(
+            plan, still.get(folder), folder, count, trust_articles, seen
+        ):
             continue
         raws, wikis = listing.spread(folder, count)
         for key in sorted(raws.keys() | wikis.keys()):
@@ -270,6 +278,7 @@ def make_plan(
             if (
                 record is not None
                 and record.quiet
+                and folder not in clashing
                 and (alike(key) or _matches(record, *listed, trust_articles))
             ):
                 _answer(plan, key, record)
@@ -282,6 +291,47 @@ def make_plan(
     plan.others.sort()
     plan.problems.sort()
     return plan
+
+
+def _folder_answered(
+    plan: Plan,
+    answers: list[tuple[Key, Record]] | None,
+    folder: str,
+    count: int,
+    trust_articles: bool,
+    seen: set[Key],
+) -> bool:
+    """Answer a whole folder by what is known of it, if it can be: the earlier run's records
+    (`answers`) when nothing in it changed since, or, for a big folder, its summary."""
+    if answers is not None and answers[0][0][1] == count:
+        for key, known in answers:
+            _answer(plan, key, known)
+            seen.add(key)
+        return True
+    if count > 1 and _whole_folder_answered(plan, folder, trust_articles):
+        seen.update(plan.listing.answered.keys() & plan.cache.keys_of(folder))
+        return True
+    return False
+
+
+def _clashing_folders(raw_folders: Mapping[str, Folder]) -> set[str]:
+    """The folders of raw/ that hold a file whose article would be a folder of raw/ too
+    (raw/x.txt, whose article is wiki/x.txt.md, beside raw/x.txt.md/y.md): planned file by
+    file whatever their records say, so that the file is refused (_unusable) and not taken
+    for fresh by a record made before the folder came, which no change of its own folder
+    tells of. Only a folder named like an article (`.md`) can clash: a look at each."""
+    found: set[str] = set()
+    for listed in raw_folders:
+        start = listed.find(".md/")
+        while start != -1:
+            article = listed[: start + 3]
+            source = article[:-3]
+            parent = statcache.folder_of(source)
+            if source[len(parent) :] in raw_folders.get(parent, {}):
+                if article_rel(source) == article:
+                    found.add(parent)
+            start = listed.find(".md/", start + 1)
+    return found
 
 
 def _still_answered(
@@ -465,12 +515,12 @@ def _known_fresh(
 def _unusable(plan: Plan, source: str, target: str) -> str | None:
     """Why a raw file cannot have an article, or None: a name that is not UTF-8 (it could
     not be written into index.json or printed), or an article that would need to be both a
-    file and a folder (raw/x beside raw/x.md/y.md)."""
+    file and a folder (raw/x beside raw/x.md/y.md, or raw/x.md/deeper/y.md)."""
     try:
         source.encode("utf-8")
     except UnicodeEncodeError:
         return "its name is not valid UTF-8; rename it"
-    if target + "/" in plan.listing.raw_folders:
+    if target != source and plan.has_raw_folder(target + "/"):
         return f"its article wiki/{target} would clash with the folder raw/{target}/; rename one"
     return None
 
