@@ -269,6 +269,43 @@ def _stdin_beside_folder(ws: Path, invoke: Invoke) -> list[str]:
     return ["-", "--name", "x.txt"]
 
 
+def _just_under(ws: Path, invoke: Invoke) -> list[str]:
+    _limit(ws, 200)
+    return [str(write(ws / "notes" / "n.md", "# N\n\n" + "x" * 190 + "\n"))]
+
+
+def _titled(ws: Path, invoke: Invoke) -> list[str]:
+    _limit(ws, 200)
+    return [str(write(ws / "n.md", "# N\n\nshort\n")), "--title", "T" * 190]
+
+
+def _stdin_just_under(ws: Path, invoke: Invoke) -> list[str]:
+    _limit(ws, 200)
+    return ["-", "--name", "n.md"]
+
+
+REFUSED_TEXT_ROWS: dict[str, tuple[Setup, str]] = {
+    # the raw file as ingest writes it (frontmatter added) is over max_file_bytes
+    "a file under max_file_bytes, over it with its origin": (_just_under, ""),
+    "a --title that takes it over max_file_bytes": (_titled, ""),
+    "stdin under max_file_bytes, over it with its origin": (
+        _stdin_just_under,
+        "# N\n\n" + "y" * 190 + "\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("row", REFUSED_TEXT_ROWS, ids=list(REFUSED_TEXT_ROWS))
+def test_ingest_refuses_a_raw_text_compile_would_refuse(ws: Path, invoke: Invoke, row: str) -> None:
+    setup, stdin = REFUSED_TEXT_ROWS[row]
+    arguments = setup(ws, invoke)
+    before = _disk(ws)
+    line = _refused(invoke("ingest", "-w", str(ws), *arguments, input=stdin))
+    assert "compile would refuse it in .wiki/raw/: file is " in line
+    assert _disk(ws) == before
+    assert invoke("compile", "-w", str(ws)).exit_code == 0
+
+
 RENAMED_ROWS: dict[str, tuple[Setup, str]] = {
     # a note from stdin or from outside the repository takes a free name, as for a taken path
     "--name a.txt.md beside raw a.txt": (_stdin_beside_a_txt, "a.txt-2.md"),
