@@ -21,7 +21,8 @@ import heapq
 import inspect
 import itertools
 import logging
-from collections.abc import Callable, Iterable, Iterator
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
@@ -62,7 +63,7 @@ from pydantic import Field, ValidationError
 from skillwiki import __version__, clock
 from skillwiki.cli.common import LIMIT_MAX
 from skillwiki.cli.read_cmd import ArticleType
-from skillwiki.errors import NotFound, OutsideWorkspace, SkillwikiError
+from skillwiki.errors import InputError, NotFound, OutsideWorkspace, SkillwikiError
 from skillwiki.memory.kinds import Outcome, Scope, Severity, Trigger
 from skillwiki.statcache import Stat, stat_of
 from skillwiki.warm import Place, Reading, Warm
@@ -481,6 +482,41 @@ async def _roots(ctx: Context[Any, Any]) -> list[Path]:
     ]
 
 
+async def _declared_roots(ctx: Context[Any, Any] | None) -> list[Path]:
+    """The roots the client declares now (it may change them), if it has the capability."""
+    if ctx is None:
+        return []
+    capabilities = ctx.client_capabilities
+    if capabilities is None or capabilities.roots is None:
+        return []
+    return await _roots(ctx)
+
+
+def _transcript_inside(path: str, root: Path, roots: Sequence[Path]) -> str:
+    """The transcript a model names, as the path to read: `~` expanded, a relative path taken
+    from the workspace's root, `..` and every symlink resolved; it must then lie in the
+    workspace or one of the client's `roots`, else the call is refused before anything is
+    opened (the model would otherwise read any file of the machine the server may read,
+    another project's prompts and errors among them)."""
+    try:
+        named = Path(path).expanduser()
+    except RuntimeError:  # `~user` of no user here: a folder's name like any other
+        named = Path(path)
+    try:
+        real = Path(os.path.realpath(root / named))
+    except ValueError:  # a NUL byte: the name of no file
+        real = None
+    for place in (root, *roots):
+        if real is not None and real.is_relative_to(os.path.realpath(place)):
+            return str(real)
+    shown = path if len(path) <= 200 else path[:199] + "…"
+    raise InputError(
+        "feedback",
+        f"transcript_path {shown!r} is outside the workspace and the roots the client declared; "
+        "this server reads no transcript there (pass the run's tool_calls instead)",
+    )
+
+
 def record_lesson_arguments(command: list[str]) -> dict[str, Any]:
     """The record_lesson arguments that do what suggest's record-lesson command line does."""
     lists = {"agent", "tag", "path"}
@@ -623,15 +659,23 @@ def _memory_tools(server: WikiServer) -> None:
     ) -> dict[str, Any]:
         """Say whether a run's feedback calls for a lesson: `feedback` holds task, agent,
         tool_calls ([{tool, success, error}]; one with an error failed unless success is
-        true), replans, retries, cost_usd, max_cost_usd, confidence, rejected. A proposal
-        carries `record_lesson`: the arguments to call that tool with, only after the user
-        agreed (and `command`, the same as a command line). Never writes."""
+        true), replans, retries, cost_usd, max_cost_usd, confidence, rejected; or a hook
+        payload, whose transcript_path is read only inside the workspace or a root the client
+        declared. A proposal carries `record_lesson`: the arguments to call that tool with,
+        only after the user agreed (and `command`, the same as a command line). Never
+        writes."""
         from skillwiki.memory.suggest import answer, read_run
         from skillwiki.memory.suggest import suggest as run
 
+        named = feedback.get("transcript_path")
+        roots = await _declared_roots(ctx) if isinstance(named, str) and named else []
+
         def work() -> dict[str, Any]:
-            _, config = warm.place.open()
-            answered = answer(run(read_run(feedback, "feedback"), config.suggest))
+            ws, config = warm.place.open()
+            given = feedback
+            if isinstance(named, str) and named:
+                given = {**feedback, "transcript_path": _transcript_inside(named, ws.root, roots)}
+            answered = answer(run(read_run(given, "feedback"), config.suggest))
             if answered["suggest"]:
                 answered["record_lesson"] = record_lesson_arguments(answered["command"])
             return answered
