@@ -1,8 +1,11 @@
 """`skillwiki mcp` against what a model or a client may send it, driven as clients drive it: a
-real server subprocess spoken to by the SDK's stdio client. One row per hostile request:
+real server subprocess, spoken to by the SDK's stdio client or by a raw JSON-RPC client writing
+bytes to its stdin. One row per hostile request:
 
 - a transcript path the model names in `suggest` that leads outside the workspace and the
-  client's roots: refused, nothing of the file in the answer.
+  client's roots: refused, nothing of the file in the answer;
+- a request whose line the JSON parser refuses (a lone surrogate, nesting 100k deep, a
+  5000-digit number, a syntax error after the id): answered at once, with its id.
 """
 
 from __future__ import annotations
@@ -19,11 +22,13 @@ import pytest
 pytest.importorskip("mcp")
 
 from mcp.client.session import ClientSession
+from mcp.shared.exceptions import MCPError
 
 from tests.support import DEMO, NOW
-from tests.test_mcp import _serve
+from tests.test_mcp import _raw_session, _serve
 
 WAIT = 30  # seconds a reply may take before the request counts as never answered
+LESSON = "2026-11-30-stop-a-run-at-twice-its-cost-budget"
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -161,3 +166,122 @@ def test_a_transcript_inside_the_workspace_or_a_declared_root_is_read(
     assert not answers["in the workspace"][0]
     failed, text = answers["in a declared root"]
     assert failed and text.startswith("Error: ") and "transcript_path" in text
+
+
+# --- 10. Requests the JSON parser refuses -----------------------------------------------------
+
+
+def _nested(depth: int, opening: str = "[", closing: str = "]") -> str:
+    return opening * depth + closing * depth
+
+
+def _call_line(request_id: Any, text: str, rest: str = "") -> str:
+    """A tools/call of query as raw JSON text: `text` is the argument's JSON as given."""
+    return (
+        f'{{"jsonrpc": "2.0", "id": {json.dumps(request_id)}, "method": "tools/call", '
+        f'"params": {{"name": "query", "arguments": {{"text": {text}{rest}}}}}}}'
+    )
+
+
+# Each a line a client writes, and the id its answer must carry.
+UNPARSED = {
+    "a lone surrogate": (_call_line(101, '"\\ud800"'), 101),
+    "a lone low surrogate, string id": (_call_line("s-102", '"ok \\udc00"'), "s-102"),
+    "arrays nested 100k deep": (_call_line(103, _nested(100_000)), 103),
+    "objects nested 100k deep": (_call_line(104, '{"a": ' * 100_000 + "1" + "}" * 100_000), 104),
+    "the id after the nesting": (
+        '{"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "query", '
+        f'"arguments": {{"text": {_nested(100_000)}}}}}, "id": 105}}',
+        105,
+    ),
+    "a 5000-digit number": (_call_line(106, '"x"', ', "limit": ' + "9" * 5000), 106),
+    "a trailing comma": (_call_line(107, '"x"', ","), 107),
+    "an unknown escape": (_call_line(108, '"\\x41"'), 108),
+    "a line torn off": ('{"jsonrpc": "2.0", "id": "s-109", "method": "ping", "params": {', "s-109"),
+    "a string left open, 10 MB": (_call_line(110, '"' + "x" * 10_000_000), 110),
+}
+HELLO = {
+    "protocolVersion": "2025-06-18",
+    "capabilities": {},
+    "clientInfo": {"name": "raw", "version": "1"},
+}
+
+
+@pytest.fixture(scope="module")
+def unparsed_answers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    ws = tmp_path_factory.mktemp("unparsed") / "ws"
+    shutil.copytree(DEMO, ws, ignore=shutil.ignore_patterns(".cache", ".lock"))
+    lines = [
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": HELLO}),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        *(line for line, _ in UNPARSED.values()),
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+    ]
+    got = _raw_session(ws, lines)
+    assert got[0] is not None and "result" in got[0]
+    assert got[-1] == {"jsonrpc": "2.0", "id": 2, "result": {}}  # the server served on
+    return dict(zip(UNPARSED, got[2:-1], strict=True))
+
+
+@pytest.mark.parametrize("row", list(UNPARSED))
+def test_a_request_the_parser_refuses_is_answered_with_its_id(
+    unparsed_answers: dict[str, Any], row: str
+) -> None:
+    """A raw client's request whose line the parser refuses: a parse error (-32700) that
+    carries the request's id, so the client stops waiting, and says what the parser found."""
+    answer = unparsed_answers[row]
+    assert answer is not None, "no reply"
+    assert answer["id"] == UNPARSED[row][1]
+    assert answer["error"]["code"] == -32700
+    message = answer["error"]["message"]
+    assert message.startswith("Parse error: ") and " column " in message
+
+
+def _nested_list(depth: int) -> Any:
+    value: Any = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+# Arguments the SDK's own client sends that the server's parser refuses.
+SDK_UNPARSED = {
+    "a 5000-digit integer": {"text": "x", "limit": 10**4999},
+    "lists nested 200 deep": {"text": _nested_list(200)},
+}
+
+
+@pytest.mark.parametrize("row", list(SDK_UNPARSED))
+def test_the_sdk_client_gets_an_answer_to_what_the_parser_refuses(demo: Path, row: str) -> None:
+    """The SDK's client sends these as JSON it can write; the server's parser refuses them.
+    The client is answered (an MCPError with the parse error's code), not left waiting."""
+
+    async def work(session: ClientSession) -> Any:
+        with anyio.move_on_after(WAIT):
+            try:
+                await session.call_tool("query", SDK_UNPARSED[row])
+            except MCPError as exc:
+                return exc.code
+            return "answered as a success"
+        return "no reply"
+
+    assert _serve(demo, work) == -32700
+
+
+def test_a_request_without_a_recoverable_id_is_answered_with_a_null_one(demo: Path) -> None:
+    """No id can be read (not JSON at all, an id too long to be one, an outer array): a parse
+    error with a null id, as JSON-RPC says. A response the client sent is never answered."""
+    lines = [
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": HELLO}),
+        "not json at all",
+        '{"jsonrpc": "2.0", "id": ' + "7" * 5000 + ', "method": "ping"}',
+        "[" + _nested(1000) + "]",
+        '{"jsonrpc": "2.0", "id": 3, "result": {"a": ' + _nested(1000) + "}}",
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+    ]
+    got = _raw_session(demo, lines[:4] + lines[5:])
+    assert [(item or {}).get("id", "none") for item in got[1:4]] == [None, None, None]
+    assert all((item or {}).get("error", {}).get("code") == -32700 for item in got[1:4])
+    # A response the client sent, unreadable: not answered (the ping's answer comes next).
+    answers = _raw_session(demo, [lines[0], lines[4] + "\n" + lines[5]])
+    assert answers[1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
