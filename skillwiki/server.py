@@ -41,6 +41,7 @@ from mcp.server.mcpserver.exceptions import (
     ToolError,
     UnexpectedToolError,
 )
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp.types import (
@@ -61,7 +62,7 @@ from mcp.types import (
     ToolAnnotations,
 )
 from mcp.types import Tool as ToolInfo
-from pydantic import Field, ValidationError
+from pydantic import Field, PrivateAttr, ValidationError
 
 from skillwiki import __version__, clock
 from skillwiki.cli.common import LIMIT_MAX
@@ -460,9 +461,72 @@ def _tool(
     def register(function: Tool) -> Tool:
         description = " ".join(filter(None, [inspect.getdoc(function) or "", told]))
         server.tool(description=description, annotations=annotations)(function)
+        _as_sent(server, function.__name__)
         return function
 
     return register
+
+
+class _AsSent(FuncMetadata):
+    """A tool's arguments read as the client sent them. The SDK reads any string argument of a
+    parameter not annotated plain `str` that looks like JSON as the JSON it spells: an optional
+    string `"null"` became None (and the lesson lost its rule), `"[1,2]"` a list, then refused.
+    Here a string stays a string where the schema takes one; only an argument that takes no
+    string is read from its JSON text, and only into the list or object it takes (some clients
+    send those as text: what the SDK's reading is for)."""
+
+    _parsed: dict[str, tuple[type, ...]] = PrivateAttr(default_factory=dict)
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        read = dict(data)
+        for key, value in data.items():
+            kinds = self._parsed.get(key)
+            if kinds is None or not isinstance(value, str):
+                continue
+            try:
+                parsed = json.loads(value)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(parsed, kinds):
+                read[key] = parsed
+        return read
+
+
+def _as_sent(server: MCPServer[Any], name: str) -> None:
+    """Have the tool `name` read its arguments as sent (_AsSent): the SDK keeps its tools'
+    argument readers in its private tool manager, which tests/test_hardening_mcp.py pins."""
+    tool = server._tool_manager.get_tool(name)
+    assert tool is not None, name
+    meta = tool.fn_metadata
+    sent = _AsSent(
+        arg_model=meta.arg_model,
+        output_schema=meta.output_schema,
+        output_model=meta.output_model,
+        wrap_output=meta.wrap_output,
+    )
+    schema = tool.parameters
+    for key, part in schema.get("properties", {}).items():
+        types = _json_types(part, schema.get("$defs", {}))
+        kinds = tuple(kind for json_type, kind in _CONTAINERS if json_type in types)
+        if kinds and "string" not in types:
+            sent._parsed[key] = kinds
+    tool.fn_metadata = sent
+
+
+_CONTAINERS = (("array", list), ("object", dict))
+
+
+def _json_types(schema: dict[str, Any], defs: dict[str, Any]) -> set[str]:
+    """The JSON types a property's schema takes (an enum of strings takes a string)."""
+    if isinstance(reference := schema.get("$ref"), str):
+        schema = defs.get(reference.rpartition("/")[2], {})
+    given = schema.get("type", [])
+    types = {given} if isinstance(given, str) else set(given)
+    if any(isinstance(value, str) for value in schema.get("enum", [])):
+        types.add("string")
+    for part in [*schema.get("anyOf", []), *schema.get("oneOf", [])]:
+        types |= _json_types(part, defs)
+    return types
 
 
 def _look(server: WikiServer, annotations: ToolAnnotations = LOOK) -> Callable[[Tool], Tool]:

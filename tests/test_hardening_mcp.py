@@ -5,7 +5,8 @@ bytes to its stdin. One row per hostile request:
 - a transcript path the model names in `suggest` that leads outside the workspace and the
   client's roots: refused, nothing of the file in the answer;
 - a request whose line the JSON parser refuses (a lone surrogate, nesting 100k deep, a
-  5000-digit number, a syntax error after the id): answered at once, with its id.
+  5000-digit number, a syntax error after the id): answered at once, with its id;
+- a string argument that looks like JSON (`"null"`, `"[1,2]"`, `"{}"`): kept as that string.
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ import pytest
 
 pytest.importorskip("mcp")
 
+import frontmatter
 from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 
-from tests.support import DEMO, NOW
+from tests.support import DEMO, NOW, TODAY
 from tests.test_mcp import _raw_session, _serve
 
 WAIT = 30  # seconds a reply may take before the request counts as never answered
@@ -285,3 +287,135 @@ def test_a_request_without_a_recoverable_id_is_answered_with_a_null_one(demo: Pa
     # A response the client sent, unreadable: not answered (the ping's answer comes next).
     answers = _raw_session(demo, [lines[0], lines[4] + "\n" + lines[5]])
     assert answers[1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+
+
+# --- 10. String arguments that look like JSON -------------------------------------------------
+
+# Each a record_lesson argument (or feedback's note) and a value that is JSON text.
+JSON_LOOKING = {
+    "a rule of null": ("prevention_rule", "null"),
+    "a rule of an array": ("prevention_rule", "[1,2]"),
+    "a rule of an object": ("prevention_rule", '{"run": "make"}'),
+    "a category of an empty object": ("category", "{}"),
+    "a category of null": ("category", "null"),
+    "a section of an array": ("what_happened", '["deploy", "rollback"]'),
+    "a body of an empty array": ("body", "[]"),
+    "a note of null": ("note", "null"),
+    "a note of an array": ("note", "[1]"),
+}
+
+
+@pytest.fixture(scope="module")
+def json_looking_answers(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, dict[str, tuple[bool, Any]]]:
+    ws = tmp_path_factory.mktemp("strings") / "ws"
+    shutil.copytree(DEMO, ws, ignore=shutil.ignore_patterns(".cache", ".lock"))
+
+    async def work(session: ClientSession) -> dict[str, tuple[bool, Any]]:
+        answers = {}
+        for number, (name, (key, value)) in enumerate(JSON_LOOKING.items()):
+            if key == "note":
+                arguments = {"lesson_id": LESSON, "outcome": "helped", key: value}
+                result = await session.call_tool("feedback", arguments)
+            else:
+                arguments = {
+                    "title": f"String kept {number}",
+                    "summary": "Sent as text.",
+                    key: value,
+                }
+                result = await session.call_tool("record_lesson", arguments)
+            text = "".join(getattr(block, "text", "") for block in result.content)
+            answers[name] = (bool(result.is_error), text)
+        return answers
+
+    return ws, _serve(ws, work)
+
+
+@pytest.mark.parametrize("row", list(JSON_LOOKING))
+def test_a_string_argument_stays_the_string_it_was(
+    json_looking_answers: tuple[Path, dict[str, tuple[bool, Any]]], row: str
+) -> None:
+    """A string argument that reads as JSON is the string sent: not parsed into a list or an
+    object (then refused), nor into null (then silently dropped: the lesson lost its rule)."""
+    ws, answers = json_looking_answers
+    key, value = JSON_LOOKING[row]
+    failed, text = answers[row]
+    assert not failed, text
+    answer = json.loads(text)
+    if key == "note":
+        lesson = (ws / ".wiki" / "raw" / "lessons" / f"{LESSON}.md").read_text(encoding="utf-8")
+        assert f"- {TODAY} helped: {value}" in lesson.splitlines()
+    else:
+        post = frontmatter.load(ws / answer["path"])
+        if key in ("prevention_rule", "category"):
+            assert post.metadata.get(key) == value
+        else:
+            assert value in post.content
+
+
+def test_arguments_that_take_no_string_still_read_json_text(demo: Path) -> None:
+    """What the SDK's reading of JSON text is for, kept where an argument takes no string: a
+    list or an object sent as its JSON text (as some clients send them) is that list or
+    object; a text that is neither is refused as the schema says. Strings that read as a
+    number or a boolean stay strings, as before."""
+
+    async def work(session: ClientSession) -> dict[str, tuple[bool, Any]]:
+        calls = {
+            "tags as text": ("query", {"text": "retry", "tag": '["retry"]'}),
+            "feedback as text": ("suggest", {"feedback": '{"task": "x", "replans": 2}'}),
+            "tags of null": ("query", {"text": "retry", "tag": "null"}),
+            "a rule of true": (
+                "record_lesson",
+                {"title": "T1", "summary": "S.", "prevention_rule": "true"},
+            ),
+            "a category of 42": (
+                "record_lesson",
+                {"title": "T2", "summary": "S.", "category": "42"},
+            ),
+        }
+        answers = {}
+        for name, (tool, arguments) in calls.items():
+            result = await session.call_tool(tool, arguments)
+            text = "".join(getattr(block, "text", "") for block in result.content)
+            answers[name] = (bool(result.is_error), text)
+        return answers
+
+    answers = _serve(demo, work)
+    assert not answers["tags as text"][0]
+    assert json.loads(answers["feedback as text"][1])["trigger"] == "replan"
+    failed, text = answers["tags of null"]
+    assert failed and "argument 'tag'" in text
+    for name, key, value in [
+        ("a rule of true", "prevention_rule", "true"),
+        ("a category of 42", "category", "42"),
+    ]:
+        failed, text = answers[name]
+        assert not failed, text
+        assert frontmatter.load(demo / json.loads(text)["path"]).metadata[key] == value
+
+
+def test_the_sdk_internals_that_reading_arguments_as_sent_relies_on(demo: Path) -> None:
+    """server._as_sent replaces each tool's argument reader, which the SDK keeps in its private
+    tool manager: pinned here, with the call path through which the reader's pre_parse_json
+    runs (Tool.run, then FuncMetadata.validate_arguments)."""
+    import inspect
+
+    from mcp.server.mcpserver.tools.base import Tool
+    from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+
+    from skillwiki import server
+    from skillwiki.warm import Place
+
+    assert "self.fn_metadata.validate_arguments(" in inspect.getsource(Tool.run)
+    assert "self.pre_parse_json(" in inspect.getsource(FuncMetadata.validate_arguments)
+    wiki = server.build(Place(demo), read_only=False)
+    tools = wiki._tool_manager.list_tools()
+    assert len(tools) == 7
+    readers = {tool.name: tool.fn_metadata for tool in tools}
+    assert all(isinstance(reader, server._AsSent) for reader in readers.values())
+    parsed = {name: getattr(reader, "_parsed", None) for name, reader in readers.items()}
+    assert parsed["suggest"] == {"feedback": (dict,)}
+    assert parsed["record_lesson"] == {"agent": (list,), "tag": (list,), "path": (list,)}
+    assert parsed["show"] == {} and parsed["feedback"] == {}
+    wiki.warm.close()
