@@ -39,12 +39,14 @@ from mcp.server.mcpserver.exceptions import (
     ResourceError,
     ResourceNotFoundError,
     ToolError,
+    UnexpectedResourceError,
     UnexpectedToolError,
 )
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp.types import (
+    INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     PARSE_ERROR,
@@ -71,6 +73,7 @@ from skillwiki.errors import InputError, NotFound, OutsideWorkspace, SkillwikiEr
 from skillwiki.memory.kinds import Outcome, Scope, Severity, Trigger
 from skillwiki.statcache import Stat, stat_of
 from skillwiki.warm import Place, Reading, Warm
+from skillwiki.workspace import find_workspace
 
 INSTRUCTIONS = (
     "skillwiki is this repository's memory: notes compiled into a Markdown wiki under .wiki/, "
@@ -105,6 +108,10 @@ RESOURCE_NOT_FOUND = -32002
 SHOW_CHARS = 20_000
 RESOURCES_PAGE = 500  # resources per page of resources/list
 ROOTS_WAIT = 5.0  # seconds the first call waits for the client's roots, at most
+MAX_SAID = 500  # characters of an unexpected failure's text told to the client
+# An absolute path in an exception's text: from a slash after a space, a quote, a bracket or
+# the start, to the next space or quote (what str() of an OSError and most messages hold).
+_ABSOLUTE = re.compile(r"(?<![^\s'\"(\[=])/[^\s'\"]*")
 INDEX_URI = "skillwiki://index"
 ARTICLE_URI = "skillwiki://wiki/"
 _LOG = logging.getLogger(__name__)
@@ -135,7 +142,8 @@ class WikiServer(MCPServer[Any]):
         """Call a tool. An unknown tool is invalid params (-32602), as the specification says
         (the SDK answers a tool error). Arguments its schema refuses, and any it does not name
         (the SDK drops those), are the tool's error in one line, as the CLI says bad input (the
-        SDK's own text is pydantic's report, several lines long)."""
+        SDK's own text is pydantic's report, several lines long). A failure no one foresaw is
+        the tool's error saying what failed (the SDK's says only "Error executing tool X")."""
         tools = {tool.name: tool.input_schema for tool in await super().list_tools()}
         schema = tools.get(name)
         if schema is None:
@@ -145,9 +153,14 @@ class WikiServer(MCPServer[Any]):
             return _refusal(name, schema, arguments, None)
         try:
             return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError as exc:
+            said = _what_failed(exc, self.warm.place)
+            return CallToolResult(
+                is_error=True, content=[TextContent(type="text", text=f"Error: {name}: {said}")]
+            )
         except ToolError as exc:
             cause = exc.__cause__
-            if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+            if not isinstance(cause, ValidationError):
                 raise
             return _refusal(name, schema, arguments, cause)
 
@@ -181,6 +194,9 @@ class WikiServer(MCPServer[Any]):
         except ResourceNotFoundError as exc:
             text = str(exc) if str(exc).startswith("Error: ") else f"Error: no resource {uri!s}"
             raise MCPError(RESOURCE_NOT_FOUND, text, data={"uri": str(uri)}) from None
+        except UnexpectedResourceError as exc:  # the SDK's text names only the URI
+            text = f"Error: {uri!s}: {_what_failed(exc, self.warm.place)}"
+            raise MCPError(INTERNAL_ERROR, text, data={"uri": str(uri)}) from None
 
     async def run_stdio_async(self) -> None:
         """Serve over stdio, answering a line that is no JSON-RPC request as JSON-RPC says
@@ -332,6 +348,44 @@ def _refusal(
     _LOG.info("Tool %r refused its arguments", name)  # not their values: the caller's data
     text = _refused(name, schema, arguments, error)
     return CallToolResult(is_error=True, content=[TextContent(type="text", text=text)])
+
+
+def _what_failed(error: BaseException, place: Place) -> str:
+    """What failed, for a failure no one foresaw (a bug): the exception's kind and text on one
+    line, a path in the workspace from its root and none outside it. Its traceback goes to the
+    server's log (stderr), as the SDK logs one."""
+    while isinstance(error, UnexpectedToolError | UnexpectedResourceError) and error.__cause__:
+        error = error.__cause__
+    _LOG.error("Unexpected %s", type(error).__name__, exc_info=error)
+    roots = _known_roots(place)
+
+    def shown(found: re.Match[str]) -> str:
+        path = Path(found.group())
+        for root in roots:
+            if path == root or path.is_relative_to(root):
+                return path.relative_to(root).as_posix()
+        return "<a path outside the workspace>"
+
+    said = _ABSOLUTE.sub(shown, " ".join(str(error).split()))
+    if len(said) > MAX_SAID:
+        said = said[: MAX_SAID - 1] + "…"
+    return f"unexpected {type(error).__name__}" + (f": {said}" if said else "")
+
+
+def _known_roots(place: Place) -> list[Path]:
+    """The workspace's root, as found and as named (-w): none when there is no workspace."""
+    try:
+        if place.explicit is not None:
+            named = Path(os.path.abspath(place.explicit.expanduser()))
+            return [find_workspace(Path.cwd(), place.explicit).root, named]
+        for start in place.starts():
+            try:
+                return [find_workspace(start).root]
+            except SkillwikiError:
+                continue
+    except (SkillwikiError, OSError):
+        pass
+    return []
 
 
 def _unreadable(error: Exception) -> JSONRPCError | None:

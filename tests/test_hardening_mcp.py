@@ -1,18 +1,23 @@
 """`skillwiki mcp` against what a model or a client may send it, driven as clients drive it: a
 real server subprocess, spoken to by the SDK's stdio client or by a raw JSON-RPC client writing
-bytes to its stdin. One row per hostile request:
+bytes to its stdin (and, to make a failure no workspace can be damaged into, the SDK's client
+over memory). One row per hostile request:
 
 - a transcript path the model names in `suggest` that leads outside the workspace and the
   client's roots: refused, nothing of the file in the answer;
 - a request whose line the JSON parser refuses (a lone surrogate, nesting 100k deep, a
   5000-digit number, a syntax error after the id): answered at once, with its id;
-- a string argument that looks like JSON (`"null"`, `"[1,2]"`, `"{}"`): kept as that string.
+- a string argument that looks like JSON (`"null"`, `"[1,2]"`, `"{}"`): kept as that string;
+- a failure nobody foresaw: a tool error that says what failed, with no path outside the
+  workspace.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -393,6 +398,175 @@ def test_arguments_that_take_no_string_still_read_json_text(demo: Path) -> None:
         failed, text = answers[name]
         assert not failed, text
         assert frontmatter.load(demo / json.loads(text)["path"]).metadata[key] == value
+
+
+# --- 10. Failures nobody foresaw --------------------------------------------------------------
+
+CALLS: dict[str, dict[str, Any]] = {
+    "query": {"text": "retry"},
+    "show": {"key": "docs/ci.md"},
+    "recall": {"agent": "channel-op"},
+    "status": {},
+    "suggest": {"feedback": {"task": "x"}},
+    "record_lesson": {"title": "T", "summary": "S."},
+    "feedback": {"lesson_id": LESSON, "outcome": "helped"},
+}
+
+
+@pytest.fixture(scope="module")
+def damaged_answers(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """Each tool called over stdio in a workspace whose config.toml is a folder."""
+    base = tmp_path_factory.mktemp("damaged")
+    ws = base / "ws"
+    shutil.copytree(DEMO, ws, ignore=shutil.ignore_patterns(".cache", ".lock"))
+    (ws / ".wiki" / "config.toml").unlink()
+    (ws / ".wiki" / "config.toml").mkdir()
+
+    async def work(session: ClientSession) -> dict[str, tuple[bool, str]]:
+        answers = {}
+        for name, arguments in CALLS.items():
+            result = await session.call_tool(name, arguments)
+            text = "".join(getattr(block, "text", "") for block in result.content)
+            answers[name] = (bool(result.is_error), text)
+        return answers
+
+    return base, _serve(ws, work)
+
+
+def _says_what_failed(tool: str, failed: bool, text: str, base: Path) -> None:
+    assert failed, text
+    assert text.startswith("Error: ") and "\n" not in text
+    assert text != f"Error executing tool {tool}" and "Traceback" not in text
+    assert str(base) not in text  # no path of the machine beyond the workspace
+
+
+@pytest.mark.parametrize("tool", list(CALLS))
+def test_every_tool_says_what_failed_in_a_damaged_workspace(
+    damaged_answers: tuple[Path, dict[str, Any]], tool: str
+) -> None:
+    base, answers = damaged_answers
+    failed, text = answers[tool]
+    _says_what_failed(tool, failed, text, base)
+    assert "config.toml" in text
+
+
+def _fault(kind: str, ws: Path) -> BaseException:
+    outside = "/srv/elsewhere/secret.txt"
+    return {
+        "database": sqlite3.DatabaseError("database disk image is malformed"),
+        "zlib": zlib.error("Error -3 while decompressing data: incorrect header check"),
+        "denied outside": PermissionError(13, "Permission denied", outside),
+        "denied inside": PermissionError(13, "Permission denied", str(ws / ".wiki" / "log.md")),
+        "a path in the text": ValueError(f"cannot read {outside} or {ws}/.wiki/raw/x.md"),
+        "recursion": RecursionError("maximum recursion depth exceeded"),
+        "a key": KeyError("fingerprint"),
+        "no message": RuntimeError(),
+    }[kind]
+
+
+# Each the function a tool calls, made to raise, the tool, its arguments, and what the
+# answer must name.
+FAULTS = {
+    "query, a damaged index": ("skillwiki.search.search", "query", "database", "DatabaseError"),
+    "query, packed text": ("skillwiki.search.search", "query", "zlib", "incorrect header"),
+    "show, denied outside": (
+        "skillwiki.reading.show",
+        "show",
+        "denied outside",
+        "Permission denied",
+    ),
+    "show, denied inside": ("skillwiki.reading.show", "show", "denied inside", ".wiki/log.md"),
+    "recall, a path": (
+        "skillwiki.memory.recall.recall_for_task",
+        "recall",
+        "a path in the text",
+        ".wiki/raw/x.md",
+    ),
+    "suggest, recursion": (
+        "skillwiki.memory.suggest.suggest",
+        "suggest",
+        "recursion",
+        "RecursionError",
+    ),
+    "status, a key": ("skillwiki.compiler.make_plan", "status", "a key", "KeyError"),
+    "record_lesson": (
+        "skillwiki.memory.lessons.record",
+        "record_lesson",
+        "no message",
+        "RuntimeError",
+    ),
+    "feedback": ("skillwiki.memory.evidence.feedback", "feedback", "database", "malformed"),
+}
+
+
+@pytest.mark.parametrize("row", list(FAULTS))
+def test_an_unexpected_failure_says_what_failed(
+    demo: Path, monkeypatch: pytest.MonkeyPatch, row: str
+) -> None:
+    """A tool whose work raises what no one foresaw (through the SDK's client): a tool error
+    naming the tool and what failed, in one line; a path in the workspace shown from its root,
+    none outside it; not the SDK's bare "Error executing tool <name>"."""
+    import importlib
+
+    from mcp import Client
+
+    from skillwiki import server
+    from skillwiki.warm import Place
+
+    target, tool, kind, named = FAULTS[row]
+    module, _, name = target.rpartition(".")
+    fault = _fault(kind, demo)
+
+    def raising(*args: Any, **kwargs: Any) -> Any:
+        raise fault
+
+    monkeypatch.setattr(importlib.import_module(module), name, raising)
+    monkeypatch.chdir(demo)
+    wiki = server.build(Place(demo), read_only=False)
+
+    async def call() -> tuple[bool, str]:
+        async with Client(wiki, mode="legacy") as client:
+            result = await client.call_tool(tool, CALLS[tool])
+        return bool(result.is_error), "".join(getattr(b, "text", "") for b in result.content)
+
+    try:
+        failed, text = anyio.run(call)
+    finally:
+        wiki.warm.close()
+    _says_what_failed(tool, failed, text, Path("/srv/elsewhere"))
+    assert text.startswith(f"Error: {tool}: ") and named in text
+    assert str(demo) not in text
+
+
+def test_an_unexpected_failure_reading_a_resource_says_what_failed(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcp import Client
+
+    from skillwiki import reading, server
+    from skillwiki.warm import Place
+
+    def raising(*args: Any, **kwargs: Any) -> Any:
+        raise ValueError(f"cannot read {demo}/.wiki/wiki/docs/ci.md")
+
+    monkeypatch.setattr(reading, "show", raising)
+    wiki = server.build(Place(demo), read_only=False)
+
+    async def read() -> tuple[int, str]:
+        async with Client(wiki, mode="legacy") as client:
+            try:
+                await client.read_resource("skillwiki://wiki/docs/ci.md")
+            except MCPError as exc:
+                return exc.code, exc.message
+        raise AssertionError("read")  # pragma: no cover
+
+    try:
+        code, message = anyio.run(read)
+    finally:
+        wiki.warm.close()
+    assert code == -32603
+    assert message.startswith("Error: skillwiki://wiki/docs/ci.md: unexpected ValueError: ")
+    assert ".wiki/wiki/docs/ci.md" in message and str(demo) not in message
 
 
 def test_the_sdk_internals_that_reading_arguments_as_sent_relies_on(demo: Path) -> None:
