@@ -32,11 +32,17 @@ def today() -> date:
 def confidence(evidence: tuple[Evidence, ...], on: date, half_life_days: float) -> float:
     """(weighted helped + 1) / (weighted total + 2), each piece weighted 0.5^(age / half-life)."""
     helped = total = 0.0
-    for piece in evidence:
-        weight = 0.5 ** (max((on - piece.day).days, 0) / half_life_days)
+    for piece in dated(evidence, on):
+        weight = 0.5 ** ((on - piece.day).days / half_life_days)
         total += weight
         helped += weight if piece.outcome == Outcome.HELPED else 0.0
     return (helped + 1.0) / (total + 2.0)
+
+
+def dated(evidence: tuple[Evidence, ...], on: date) -> tuple[Evidence, ...]:
+    """The pieces dated up to `on`. A piece dated later is damage, not evidence: it would
+    weigh in full for ever (9999-12-31 failed-again, four times, mutes a lesson for good)."""
+    return tuple(piece for piece in evidence if piece.day <= on)
 
 
 MUTE_AFTER = 3  # pieces of evidence before low confidence mutes a lesson
@@ -45,9 +51,10 @@ MUTE_AFTER = 3  # pieces of evidence before low confidence mutes a lesson
 def mute_reason(lesson: Lesson, config: Config, on: date) -> str | None:
     """Say why evidence mutes the lesson (low confidence after enough evidence), or None."""
     value = confidence(lesson.evidence, on, config.recall.half_life_days)
-    if len(lesson.evidence) >= MUTE_AFTER and value < config.recall.min_confidence:
+    pieces = len(dated(lesson.evidence, on))
+    if pieces >= MUTE_AFTER and value < config.recall.min_confidence:
         return (
-            f"low confidence {value:.2f} after {len(lesson.evidence)} pieces of evidence "
+            f"low confidence {value:.2f} after {pieces} pieces of evidence "
             f"(recall.min_confidence {config.recall.min_confidence})"
         )
     return None
@@ -84,7 +91,7 @@ def feedback(
         line = f"- {on.isoformat()} {outcome}" + (f": {clean}" if clean else "")
         body = add_evidence(lesson.body, line)
         meta = dict(lesson.meta)
-        recalled = usage.load(ws).get(lesson_id, usage.NONE).count > 0
+        recalled = usage.load(ws, on).get(lesson_id, usage.NONE).count > 0
         flagged = outcome == Outcome.FAILED_AGAIN and recalled
         if flagged:
             meta["review"] = f"failed again after being recalled ({on.isoformat()})"

@@ -32,7 +32,7 @@ def plan(ws: Workspace, config: Config, on: date) -> list[Action]:
     """Work out what maintain would do; changes nothing."""
     settings = config.maintain
     lessons = [lesson for lesson in load_lessons(ws, config).values() if lesson.status == ACTIVE]
-    hits = usage.load(ws)
+    hits = usage.load(ws, on)
     archive = _archives(lessons, hits, on, settings.archive_after_days)
     archived = {action.id for action in archive}
     ordered = sorted(

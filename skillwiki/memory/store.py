@@ -17,7 +17,7 @@ from skillwiki.workspace import Workspace
 
 LESSONS_DIR = "lessons"
 EVIDENCE_HEADING = "## Evidence"
-_EVIDENCE = re.compile(rf"^- (\d{{4}}-\d{{2}}-\d{{2}}) ({'|'.join(Outcome)})\b:?\s*(.*)$")
+_EVIDENCE = re.compile(rf"^- ([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}) ({'|'.join(Outcome)})\b:?\s*(.*)$")
 
 
 @dataclass(frozen=True)

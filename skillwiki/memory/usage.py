@@ -12,6 +12,11 @@ Two records, so that recall never waits for a writer and usage travels with the 
   brings twice counts once, and a roll-up interrupted after its append is not counted again.
 
 A lesson's usage is the sum of both (and of a `hits.json` left by earlier versions).
+
+Both are read as what they are, files anyone can edit and every clone pulls: a count is ASCII
+digits (never `²` or `٣`), a day a real calendar day in ASCII digits, and a record whose day is
+after today is damage, counted as none like any other damaged line. Clamped to today it would
+read as a recall today, on every day to come, and its lesson would never be archived.
 """
 
 from __future__ import annotations
@@ -20,16 +25,18 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
-from skillwiki import fsio
+from skillwiki import clock, fsio
 from skillwiki.errors import SkillwikiError
 from skillwiki.fingerprint import fingerprint
 from skillwiki.workspace import Workspace
 
 MAX_HITS = 10**9  # a count beyond this is damage, not use
 GITATTRIBUTES = "usage.log merge=union\n"
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_COUNT = re.compile(r"[0-9]{1,10}")
 
 
 @dataclass(frozen=True)
@@ -68,13 +75,15 @@ def count(ws: Workspace, ids: Iterable[str], when: str) -> None:
         pass  # a read-only checkout, a full disk: the answer matters more than the count
 
 
-def load(ws: Workspace) -> dict[str, Usage]:
-    """Each lesson's usage from every record; damaged lines and files count as none."""
+def load(ws: Workspace, today: date | None = None) -> dict[str, Usage]:
+    """Each lesson's usage from every record up to `today` (the clock's, unless given);
+    damaged lines and files count as none."""
+    on = today or clock.today()
     found: dict[str, Usage] = {}
     for source in (
-        _committed(_read(ws.usage_log)),
-        _local(_read(_rolling(ws)) + _read(hits_log(ws))),
-        _legacy_hits(_read(_legacy(ws))),
+        _committed(_read(ws.usage_log), on),
+        _local(_read(_rolling(ws)) + _read(hits_log(ws)), on),
+        _legacy_hits(_read(_legacy(ws)), on),
     ):
         for lesson_id, usage in source.items():
             found[lesson_id] = found.get(lesson_id, NONE) + usage
@@ -89,7 +98,8 @@ def roll_up(ws: Workspace) -> int:
         fsio.move(local, rolling)  # appends that come now start a new local log
     data, old = _read(rolling), _read(legacy)
     gathered: dict[str, Usage] = {}
-    for source in (_local(data), _legacy_hits(old)):
+    on = clock.today()
+    for source in (_local(data, on), _legacy_hits(old, on)):
         for lesson_id, usage in source.items():
             gathered[lesson_id] = gathered.get(lesson_id, NONE) + usage
     tag = fingerprint(data + b"\0" + old)[-12:]
@@ -118,23 +128,35 @@ def _lines(data: bytes) -> list[str]:
     return data.decode("utf-8", errors="replace").split("\n")
 
 
-def _local(data: bytes) -> dict[str, Usage]:
+def _dated(stamp: str, on: date) -> bool:
+    """Tell whether `stamp` starts with a real day, in ASCII digits, no later than `on`."""
+    if not _DAY.match(stamp):
+        return False
+    try:
+        return date.fromisoformat(stamp[:10]) <= on
+    except ValueError:  # 2026-02-30
+        return False
+
+
+def _local(data: bytes, on: date) -> dict[str, Usage]:
     """`<stamp> <id>` lines: one recall each."""
     found: dict[str, Usage] = {}
     for line in _lines(data):
         stamp, _, lesson_id = line.partition(" ")
-        if _DAY.match(stamp) and lesson_id:
+        if lesson_id and _dated(stamp, on):
             found[lesson_id] = found.get(lesson_id, NONE) + Usage(1, stamp)
     return found
 
 
-def _committed(data: bytes) -> dict[str, Usage]:
+def _committed(data: bytes, on: date) -> dict[str, Usage]:
     """`<last day> <count> <tag> <id>` lines, each counted once however often a merge
     brought it."""
     found: dict[str, Usage] = {}
     for line in dict.fromkeys(_lines(data)):
         parts = line.split(" ", 3)
-        if len(parts) != 4 or not _DAY.fullmatch(parts[0]) or not parts[1].isdigit():
+        if len(parts) != 4 or len(parts[0]) != 10 or not _dated(parts[0], on):
+            continue
+        if not _COUNT.fullmatch(parts[1]):
             continue
         number = int(parts[1])
         if number <= MAX_HITS:
@@ -146,7 +168,7 @@ def _tags(data: bytes) -> set[str]:
     return {parts[2] for line in _lines(data) if len(parts := line.split(" ", 3)) == 4}
 
 
-def _legacy_hits(data: bytes) -> dict[str, Usage]:
+def _legacy_hits(data: bytes, on: date) -> dict[str, Usage]:
     """The hits.json of earlier versions: {id: {"count": n, "last": stamp}}."""
     try:
         loaded = json.loads(data) if data else {}
@@ -157,6 +179,9 @@ def _legacy_hits(data: bytes) -> dict[str, Usage]:
         if not isinstance(entry, dict):
             continue
         number, last = entry.get("count"), entry.get("last")
+        last = last if isinstance(last, str) else ""
+        if last and not _dated(last, on):
+            continue
         if isinstance(number, int) and not isinstance(number, bool) and 0 <= number <= MAX_HITS:
-            found[str(lesson_id)] = Usage(number, last if isinstance(last, str) else "")
+            found[str(lesson_id)] = Usage(number, last)
     return found
