@@ -37,7 +37,7 @@ _CURSOR_NAMES = {event[0].lower() + event[1:]: event for event in RUN_EVENTS}
 MAX_TRANSCRIPT_BYTES = 64 << 20  # the tail of a longer session is read
 MAX_OUTPUT_ERROR = 1000  # a failed Codex shell call's error: the head of its output
 # How Codex's shell tools tell the model a command's exit status, in the output's text.
-_EXIT_LINE = re.compile(r"^(?:Exit code:|Process exited with code) (-?\d+)$", re.MULTILINE)
+_EXIT_LINE = re.compile(r"^(?:Exit code:|Process exited with code) (-?[0-9]+)$", re.MULTILINE)
 _CODEX_CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 _CODEX_OUTPUTS = ("function_call_output", "custom_tool_call_output")
 
@@ -118,7 +118,7 @@ def _transcript(path: object, max_calls: int) -> tuple[list[dict[str, Any]], str
     for line in lines:
         try:
             event = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # a line nested too deep is no line of a client
             continue
         if not isinstance(event, dict):
             continue
@@ -190,7 +190,7 @@ def _exit_failure(output: str) -> str | None:
     the header, or the JSON output's `output`); None when it says it succeeded or says nothing."""
     try:
         data = json.loads(output)
-    except ValueError:
+    except (ValueError, RecursionError):
         data = None
     metadata = data.get("metadata") if isinstance(data, dict) else None
     if isinstance(metadata, dict) and isinstance(metadata.get("exit_code"), int):
@@ -198,7 +198,9 @@ def _exit_failure(output: str) -> str | None:
     else:
         header, _, body = output.partition("\nOutput:\n")
         found = _EXIT_LINE.search(header)  # the header only: the rest is the command's own
-        failed, body = found is not None and int(found.group(1)) != 0, body or output
+        # not 0, told by its digits: int() refuses a code of 5000 digits (and any length is
+        # the output's to choose)
+        failed, body = found is not None and found.group(1).lstrip("-0") != "", body or output
     return body.strip()[:MAX_OUTPUT_ERROR] if failed else None
 
 

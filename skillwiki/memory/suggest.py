@@ -110,6 +110,8 @@ def parse(text: str, where: str) -> Run:
         data = json.loads(text)
     except ValueError as exc:
         raise InputError(where, f"not valid JSON ({exc}); pass the run's feedback object") from None
+    except RecursionError:
+        raise InputError(where, "nested too deep to be a run's feedback object") from None
     return read_run(data, where)
 
 
