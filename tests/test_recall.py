@@ -15,6 +15,7 @@ from skillwiki.memory.block import (
     END_MARKER,
     START_MARKER,
     _code_ranges,
+    inert,
     neutralise_markers,
     write_block,
 )
@@ -286,7 +287,7 @@ def test_write_block_preserves_every_byte_outside_the_markers(
     before = before.replace(START_MARKER, "").replace(END_MARKER, "")
     after = after.replace(START_MARKER, "").replace(END_MARKER, "")
     old = old.replace(START_MARKER, "").replace(END_MARKER, "")
-    block = neutralise_markers(block)
+    block = neutralise_markers(inert(block))  # the block's controls are written escaped
     target = tmp_path / "AGENTS.md"
     data = f"{before}{START_MARKER}{old}{END_MARKER}{after}".encode()
     # Markers that CommonMark reads as code (after a tab or an open fence) are the file's own

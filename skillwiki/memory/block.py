@@ -1,10 +1,13 @@
 """The recall block in an instruction file (AGENTS.md, CLAUDE.md): written between markers,
-every byte outside them kept, never through a link that leads out of the workspace."""
+every byte outside them kept, never through a link that leads out of the workspace; and the
+quoting of what a lesson says, for every place the block goes (a prompt, a hook's context, a
+file)."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -28,6 +31,48 @@ def write_target(ws: Workspace, path: Path) -> Path:
     return path
 
 
+# What a lesson's text must not carry into a prompt or a file as it is: C0 and C1 controls
+# (ESC, BEL, NUL act on a terminal or cut a string), the marks that reorder or hide text (bidi
+# embeddings, overrides and isolates, zero-width spaces, the byte-order mark) and the tag
+# characters (U+E0000 to U+E007F), which a model reads though no one sees them. Each is
+# written as its escape, so that the text still shows that it was there.
+_HIDDEN = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
+    r"\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
+)
+# Markup that could end or start a part of the prompt the text sits in (`</system>`), and a
+# run of backticks that could open or close a code fence around it.
+_MARKUP = {"<": "&lt;", ">": "&gt;"}
+_FENCE = re.compile("`{3,}")
+
+
+def quote(text: str) -> str:
+    """A lesson's text (a title, a rule, a severity) as data on one line: its whitespace
+    collapsed, controls and hidden marks escaped (`\\x1b`, `\\u202e`), `<` and `>` as
+    entities, a run of three or more backticks as that many `'`."""
+    line = escaped(" ".join(text.split()))
+    line = _FENCE.sub(lambda run: "'" * len(run.group()), line)
+    return "".join(_MARKUP.get(char, char) for char in line)
+
+
+def escaped(text: str) -> str:
+    """`text` with every control character and hidden mark written as its escape."""
+    return _HIDDEN.sub(_escape, text)
+
+
+def _escape(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def inert(block: str) -> str:
+    """`block` with the controls and hidden marks of `quote` escaped, its lines kept: what a
+    block written into a file may hold, whoever made it."""
+    return "\n".join(escaped(line) for line in block.split("\n"))
+
+
 def write_block(path: Path, block: str, attempts: int = 20, paths: Sequence[str] = ()) -> bool:
     """Put the block between the recall markers of an instruction file; return if it changed.
 
@@ -38,9 +83,11 @@ def write_block(path: Path, block: str, attempts: int = 20, paths: Sequence[str]
     so no write can take in a user's lines or leave part of an old block behind. The file is
     replaced only if it still holds what was read: a line someone appends meanwhile makes the
     write start again. A new Cursor rule (`.mdc`) or Claude Code rule (`.claude/rules/`) starts
-    with the frontmatter its client reads, scoped to `paths` when the recall named any.
+    with the frontmatter its client reads, scoped to `paths` when the recall named any. No
+    control character reaches the file, from the block or from `paths`.
     """
-    block = neutralise_markers(block)
+    block = neutralise_markers(inert(block))
+    paths = [escaped(item) for item in paths]
     for _ in range(attempts):
         try:
             data = path.read_bytes()
