@@ -197,15 +197,19 @@ def test_the_sessions_log_keeps_its_newest_half(
     log = demo / ".wiki" / ".cache" / "hook-sessions.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text("".join(f"old-{n:03d} lesson-{n}\n" for n in range(200)))
-    hooks._remember_shown(ws, "new-session", ["lesson-a", "lesson-b"])
+    assert hooks._claim(ws, "new-session", ["lesson-a", "lesson-b"]) == ["lesson-a", "lesson-b"]
     kept = log.read_text().splitlines()
     assert len(log.read_bytes()) <= 2000
-    assert kept[-2:] == ["new-session lesson-a", "new-session lesson-b"]
+    assert [line.partition("\t")[0] for line in kept[-2:]] == [
+        "new-session lesson-a",
+        "new-session lesson-b",
+    ]
     assert all(line.startswith(("old-", "new-session ")) and " lesson-" in line for line in kept)
     assert "old-000 lesson-0" not in kept and "old-199 lesson-199" in kept
     assert hooks._shown_in(ws, "new-session") == {"lesson-a", "lesson-b"}
-    hooks._remember_shown(ws, "new-session", ["lesson-c"])  # below the size: only appended
-    assert log.read_text().splitlines() == [*kept, "new-session lesson-c"]
+    assert hooks._claim(ws, "new-session", ["lesson-c"]) == ["lesson-c"]  # only appended
+    assert log.read_text().splitlines()[:-1] == kept
+    assert hooks._claim(ws, "new-session", ["lesson-a"]) == []  # claimed before: not again
 
 
 def test_a_fresh_clone_is_answered_from_the_lessons_alone(demo: Path, invoke: Invoke) -> None:

@@ -20,7 +20,8 @@ agent to ask the user about, at the first stop of a loop only); postToolUseFailu
 prompt and edit events read nothing, so there the hook answers nothing and recall's `.mdc`
 rule carries the lessons.
 
-A lesson counts one recall hit per session, however often the session is shown it.
+A lesson counts one recall hit per session, however often the session is shown it, and
+however many of its hooks run at once (see `_claim`).
 """
 
 from __future__ import annotations
@@ -104,8 +105,7 @@ def _recall(ws: Workspace, config: Config, hook: Hook) -> str:
     # not, and leaves that to the first query.
     result = recall_for_task(ws, config, request, None)
     new = [lesson_id for lesson_id in result.included if lesson_id not in seen]
-    usage.count(ws, new, clock.stamp())
-    _remember_shown(ws, hook.session, new)
+    usage.count(ws, _claim(ws, hook.session, new), clock.stamp())
     if not result.block:
         return ""
     return _context(hook, result.block)
@@ -129,7 +129,8 @@ def _judge_run(ws: Workspace, config: Config, hook: Hook) -> str:
         return ""
     if any(lesson.title == proposal.proposed_title for lesson in load_lessons(ws, config).values()):
         return ""
-    _remember_shown(ws, hook.session, [told])
+    if hook.session and not _claim(ws, hook.session, [told]):
+        return ""  # a hook of this session running at once said it
     text = (
         # the title names the trigger: `consecutive_tool_failures: publish the digest`
         f"skillwiki: this session may hold a lesson: {proposal.proposed_title}. "
@@ -209,26 +210,60 @@ def _sessions(ws: Workspace) -> Path:
 
 def _shown_in(ws: Workspace, session: str) -> frozenset[str]:
     """The lessons this session was shown (and counted) already."""
+    return frozenset(_claims(ws, session))
+
+
+def _claims(ws: Workspace, session: str) -> dict[str, str]:
+    """What this session was shown, each with the token of the hook call that claimed it first
+    ("" for a line of earlier versions, which had none)."""
     if not session:
-        return frozenset()
+        return {}
     try:
         lines = _sessions(ws).read_text(encoding="utf-8", errors="replace").split("\n")
     except OSError:
-        return frozenset()
+        return {}
     prefix = session + " "
-    return frozenset(line[len(prefix) :] for line in lines if line.startswith(prefix))
+    found: dict[str, str] = {}
+    for line in lines:
+        if line.startswith(prefix):
+            entry, _, token = line[len(prefix) :].partition("\t")
+            found.setdefault(entry, token)
+    return found
 
 
-def _remember_shown(ws: Workspace, session: str, ids: list[str]) -> None:
-    lines = "".join(f"{session} {lesson_id}\n" for lesson_id in ids if "\n" not in lesson_id)
-    if not session or not lines:
-        return
+def _claim(ws: Workspace, session: str, entries: list[str]) -> list[str]:
+    """The entries this hook call is the first of its session to show (and count): those it
+    claims in the sessions log before any other call does.
+
+    Hooks of one session run at once (a prompt and the edits it starts; Cursor's and Claude
+    Code's events overlap): each reads the log before it recalls, and so may find an entry
+    unclaimed that another is about to claim. So each appends its claims with a token of its
+    own, in one O_APPEND write (appenders never interleave, and the file keeps one order), and
+    then reads the log back: an entry is this call's if its first line there has this call's
+    token. No lock, and no reader waits. Without a session, or if the log cannot be written,
+    every entry is counted, as before there was a log.
+    """
+    if not session:
+        return list(entries)
+    lines = [entry for entry in entries if "\n" not in entry and "\t" not in entry]
+    if not lines:
+        return []
+    token = os.urandom(8).hex()
     try:
         fsio.make_dirs(ws.cache)
-        fsio.append(_sessions(ws), lines.encode(), durable=False)
+        fsio.append(
+            _sessions(ws),
+            "".join(f"{session} {entry}\t{token}\n" for entry in lines).encode(),
+            durable=False,
+        )
+    except (OSError, SkillwikiError):
+        return lines
+    first = _claims(ws, session)
+    try:
         _keep_newest(_sessions(ws))
     except (OSError, SkillwikiError):
         pass
+    return [entry for entry in lines if first.get(entry) == token]
 
 
 def _keep_newest(log: Path) -> None:
