@@ -234,11 +234,17 @@ def test_unchanged_wiki_reuses_the_last_report_until_a_file_changes(
     image.write_bytes(b"\x89PNG")
     raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
     raw.write_text(raw.read_text() + "\n![diagram](img.png)\n")
+    from skillwiki import statcache
+
     invoke("compile", "-w", str(demo))
     old = time.time() - 3600
     for path in demo.rglob("*"):
         if path.is_file():
             os.utime(path, (old, old))
+    # a file is settled once its ctime too is out of the racy window: made short, waited out
+    for module in (statcache, statcache.cache):
+        monkeypatch.setattr(module, "RACY_NS", 50_000_000)
+    time.sleep(0.1)
     assert invoke("lint", "-w", str(demo), "--format", "json").exit_code == 0
     report = demo / ".wiki" / ".cache" / "lint-report.marshal"
     data = marshal.loads(report.read_bytes())
