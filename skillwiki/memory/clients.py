@@ -226,7 +226,7 @@ def _mcp_name(payload: dict[str, Any]) -> str:
 def _regular_file(path: Path) -> BinaryIO:
     """The file at `path` open for reading, if it is a regular file: a FIFO or a device named
     as the transcript would block the reader forever, or never end."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)  # a link swapped in: refused
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(f"not a regular file: {path}")
