@@ -100,6 +100,38 @@ def test_record_lesson_refuses_what_compile_would_refuse(
     assert invoke("compile", "-w", str(ws)).exit_code == 0  # no later compile fails
 
 
+def _recorded(ws: Path, invoke: Invoke) -> str:
+    """An active lesson's id."""
+    result = invoke(
+        "record-lesson", "-w", str(ws), *LESSON, "--prevention-rule", "Retry once.", "--json"
+    )
+    assert result.exit_code == 0, result.output
+    return str(json.loads(result.stdout)["id"])
+
+
+REWRITE_ROWS: dict[str, list[str]] = {  # name: the feedback arguments after the lesson's id
+    "a --note with a NUL byte": ["--outcome", "helped", "--note", "a\x00b"],
+    "evidence past max_file_bytes": ["--outcome", "helped", "--note", "y" * 900],
+}
+
+
+@pytest.mark.parametrize("row", REWRITE_ROWS, ids=list(REWRITE_ROWS))
+def test_feedback_does_not_rewrite_a_lesson_into_what_compile_would_refuse(
+    ws: Path, invoke: Invoke, row: str
+) -> None:
+    """feedback rewrites a lesson (review and maintain too, by the same function): one that
+    compile would refuse is not written. (A reason given to review is a frontmatter value,
+    which YAML escapes.)"""
+    lesson_id = _recorded(ws, invoke)
+    lesson = next((ws / ".wiki" / "raw" / "lessons").glob("*.md"))
+    _limit(ws, lesson.stat().st_size + 400)
+    before = _disk(ws)
+    line = _refused(invoke("feedback", "-w", str(ws), lesson_id, *REWRITE_ROWS[row]))
+    assert "the lesson cannot be changed, compile would refuse it: " in line
+    assert _disk(ws) == before
+    assert invoke("compile", "-w", str(ws)).exit_code == 0  # no later compile fails
+
+
 def test_record_lesson_where_raw_lessons_is_no_folder(ws: Path, invoke: Invoke) -> None:
     write(ws / ".wiki" / "raw" / "lessons", "plain text\n")
     before = _disk(ws)

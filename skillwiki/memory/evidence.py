@@ -95,7 +95,7 @@ def feedback(
         flagged = outcome == Outcome.FAILED_AGAIN and recalled
         if flagged:
             meta["review"] = f"failed again after being recalled ({on.isoformat()})"
-        rewrite(ws, lesson, meta, body, f"feedback {outcome}")
+        rewrite(ws, config, lesson, meta, body, f"feedback {outcome}")
     evidence = parse_evidence(body)
     value = confidence(evidence, on, config.recall.half_life_days)
     current = fingerprint(lesson.path.read_bytes(), config.fingerprint)
@@ -170,5 +170,7 @@ def decide(ws: Workspace, config: Config, lesson_id: str, accept: bool, reason: 
             from skillwiki.secrets import redact
 
             meta["archived_reason"] = " ".join(redact(reason or "rejected in review")[0].split())
-        rewrite(ws, lesson, meta, lesson.body, "review accept" if accept else "review reject")
+        rewrite(
+            ws, config, lesson, meta, lesson.body, "review accept" if accept else "review reject"
+        )
     return str(meta["status"])

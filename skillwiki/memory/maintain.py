@@ -131,24 +131,24 @@ def apply(ws: Workspace, config: Config, actions: list[Action]) -> Applied:
             if action.kind == "archive":
                 meta["status"] = Status.ARCHIVED.value
                 meta["archived_reason"] = action.reason
-                rewrite(ws, lesson, meta, lesson.body, "maintain archive")
+                rewrite(ws, config, lesson, meta, lesson.body, "maintain archive")
             elif action.kind == "supersede" and action.into in lessons:
-                _merge_into(ws, lessons[action.into], lesson)
+                _merge_into(ws, config, lessons[action.into], lesson)
                 lessons = load_lessons(ws, config)
                 meta["status"] = Status.SUPERSEDED.value
                 meta["superseded_by"] = action.into
-                rewrite(ws, lesson, meta, lesson.body, "maintain supersede")
+                rewrite(ws, config, lesson, meta, lesson.body, "maintain supersede")
             else:
                 continue
             done.append(action)
     return Applied(done, rolled)
 
 
-def _merge_into(ws: Workspace, newer: Lesson, older: Lesson) -> None:
+def _merge_into(ws: Workspace, config: Config, newer: Lesson, older: Lesson) -> None:
     meta = dict(newer.meta)
     for key in ("tags", "agents"):
         merged = list(dict.fromkeys([*newer.strings(key), *older.strings(key)]))
         if merged != newer.strings(key):
             meta[key] = merged
     if meta != newer.meta:
-        rewrite(ws, newer, meta, newer.body, "maintain merge")
+        rewrite(ws, config, newer, meta, newer.body, "maintain merge")

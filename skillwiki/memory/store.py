@@ -114,11 +114,26 @@ def parse_evidence(body: str) -> tuple[Evidence, ...]:
     return tuple(found)
 
 
-def rewrite(ws: Workspace, lesson: Lesson, meta: dict[str, Any], body: str, log: str) -> None:
-    """Write a lesson's raw file with new frontmatter and body (the caller holds the lock)."""
-    line = f"{lesson.id} -> raw/{LESSONS_DIR}/{lesson.path.name}"
+def rewrite(
+    ws: Workspace, config: Config, lesson: Lesson, meta: dict[str, Any], body: str, log: str
+) -> None:
+    """Write a lesson's raw file with new frontmatter and body (the caller holds the lock).
+
+    A lesson compile would refuse (a NUL byte in a note, over max_file_bytes once evidence is
+    added) is refused before anything is written: written, every later compile would fail.
+    """
+    from skillwiki.compiler import refusal_of
+
+    rel = f"{LESSONS_DIR}/{lesson.path.name}"
+    data = join(meta, body).encode()
+    problem = refusal_of(config, rel, data)
+    if problem is not None:
+        raise InputError(
+            f".wiki/raw/{rel}", f"the lesson cannot be changed, compile would refuse it: {problem}"
+        )
+    line = f"{lesson.id} -> raw/{rel}"
     fsio.write_many(  # logged before it is in place: no change without its log line
-        [(lesson.path, join(meta, body).encode())],
+        [(lesson.path, data)],
         only_changed=False,
         before_rename=lambda _: fsio.append_log(ws, log, line),
     )
