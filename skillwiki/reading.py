@@ -118,6 +118,18 @@ def notices(skipped: str | None, problems: Sequence[Problem]) -> list[str]:
     return said + [f"{problem.path}: {problem.message} (not compiled)" for problem in problems]
 
 
+def query_notices(text: str) -> list[str]:
+    """What a query says beside its answer about itself: the words it was not searched for."""
+    left_out = search.words_left_out(text)
+    if not left_out:
+        return []
+    words = "1 more word" if left_out == 1 else f"{left_out} more words"
+    return [
+        f"searched for the query's first {search.MAX_QUERY_WORDS} distinct words only; "
+        f"{words} left out"
+    ]
+
+
 def query(
     ws: Workspace,
     config: Config,
@@ -164,7 +176,8 @@ def show(ws: Workspace, key: str, algorithm: str = "xxh3") -> Shown:
     """Return one article in full, found by lesson id, article path or raw path."""
     rel = _resolve(ws, key)
     if rel is None:
-        raise NotFound(f"no article or lesson {key!r}; try: skillwiki query {json.dumps(key)}")
+        hint = json.dumps(key, ensure_ascii=False)  # the key's letters as written, not \ud835
+        raise NotFound(f"no article or lesson {key!r}; try: skillwiki query {hint}")
     path = ws.wiki / rel
     if not ws.holds(path):
         raise OutsideWorkspace(key, "is outside the workspace; show reads only its articles")

@@ -20,8 +20,12 @@ from pathlib import Path
 import pytest
 
 from skillwiki import markdown, search, secrets
+from skillwiki.compiler import compile_workspace
+from skillwiki.config import Config
+from skillwiki.layout import init_workspace
 from skillwiki.memory.lessons import sections
 from skillwiki.search import near
+from skillwiki.workspace import Workspace
 
 SIZE = 8_000  # characters; each case is also run at four times this
 
@@ -198,3 +202,51 @@ def test_the_bound_catches_a_quadratic_reader() -> None:
     with pytest.raises(pytest.fail.Exception, match="missed its bound 3 times"):
         _check(quadratic, PLAIN, plain_ratio=100)
     _check(lambda text: sum(1 for _ in range(0, len(text), 4)), PLAIN, plain_ratio=100)
+
+
+def _distinct_words(size: int) -> str:
+    """Words the wiki's pages hold, each once: `w00000 w00001 ...`."""
+    return " ".join(f"w{number:05d}" for number in range(size // 7 + 1))[:size]
+
+
+def _distinct_characters(size: int) -> str:
+    """A run of the CJK block's ideographs in turn: as many character pairs, all different
+    up to 20,992 of them."""
+    return "".join(chr(0x4E00 + number % 20992) for number in range(size))
+
+
+QUERIES: dict[str, Callable[[int], str]] = {
+    "distinct words the pages hold": _distinct_words,
+    "distinct words in capitals": lambda size: _distinct_words(size).upper(),
+    "distinct words joined by dashes": lambda size: _distinct_words(size).replace(" ", "-"),
+    "a run of distinct chinese characters": _distinct_characters,
+}
+
+
+@pytest.fixture(scope="module")
+def many_words(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
+    """A wiki of pages that each hold every word and character of the queries above."""
+    root = tmp_path_factory.mktemp("many-words")
+    ws, _ = init_workspace(root)
+    words = _distinct_words(4 * SIZE).split()
+    characters = _distinct_characters(4 * SIZE)
+    for page in range(4):
+        lines = [" ".join(words[start : start + 15]) for start in range(page, len(words), 15)]
+        lines += [characters[start : start + 40] for start in range(0, len(characters), 40)]
+        (ws.raw / f"page-{page}.md").write_text(f"# Page {page}\n\n" + "\n".join(lines) + "\n")
+    compile_workspace(ws, Config())
+    return ws
+
+
+@pytest.mark.parametrize("case", QUERIES, ids=str)
+def test_a_query_of_many_distinct_words_costs_no_more_than_its_length(
+    case: str, many_words: Workspace
+) -> None:
+    """Ranked hits with their snippets: each of the query's words was a term, a pass over the
+    page for its snippet and a look among the others; a query is now its first
+    MAX_QUERY_WORDS distinct words, and a snippet's words are found in one pass."""
+
+    def query(text: str) -> object:
+        return search.search(many_words, text, limit=10)
+
+    _check(query, QUERIES[case], plain_ratio=100)

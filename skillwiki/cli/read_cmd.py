@@ -62,6 +62,7 @@ def query(
       skillwiki query "sync two folders" --explain
     """
     from skillwiki.reading import query as run
+    from skillwiki.reading import query_notices
 
     ws, config = open_workspace(ctx, workspace)
     with render.progress("Compiling") as progress:
@@ -77,6 +78,8 @@ def query(
             progress=progress,
         )
     _warn_problems(done)
+    for notice in query_notices(text):
+        render.warn(notice)
     if as_json:
         render.print_json(
             {

@@ -8,11 +8,20 @@ ranked hits with snippets.
 from __future__ import annotations
 
 from skillwiki.search.index import folder_index, index_path, open_index
-from skillwiki.search.rank import Hit, prime, query_terms, search, snippet
+from skillwiki.search.rank import (
+    MAX_QUERY_WORDS,
+    Hit,
+    prime,
+    query_terms,
+    search,
+    snippet,
+    words_left_out,
+)
 from skillwiki.search.text import normalize
 from skillwiki.snapshot import Since, Snapshot
 
 __all__ = [
+    "MAX_QUERY_WORDS",
     "Hit",
     "Since",
     "Snapshot",
@@ -24,4 +33,5 @@ __all__ = [
     "query_terms",
     "search",
     "snippet",
+    "words_left_out",
 ]

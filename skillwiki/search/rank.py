@@ -33,6 +33,14 @@ from skillwiki.workspace import Workspace
 # BM25 weights per column: title >> tags, headings > summary (and prevention rule) > body.
 WEIGHTS = (10.0, 5.0, 3.0, 2.0, 1.0)
 CANDIDATES = 200  # BM25's best matches that the ordering by words held close re-ranks
+# The query's words that count: its first this many distinct words (stop words left out). Each
+# word is a term FTS5 looks up, a pass over the candidates' postings and a word to look for
+# in their pages: a pasted log of 100 kB made thousands of them (seconds a query). A question
+# holds a few; a long prompt's first 64 words tell what it is about.
+MAX_QUERY_WORDS = 64
+# Up to this many roots in ASCII are each looked for on their own (Marks.each); more are
+# looked for in one pass of one expression.
+_EACH_AT_MOST = 4
 # Reciprocal-rank fusion with semantic search (the extra): each ranking gives a page
 # 1 / (RRF_K + its rank); 60 is the constant of the method's authors (Cormack et al., 2009).
 RRF_K = 60
@@ -118,7 +126,11 @@ def query_terms(text: str) -> tuple[list[str], list[str]]:
     (but for two character pairs of one CJK run: _one_run) and all the words within ten
     tokens of each other: they only add to the score.
     """
-    kept = _kept(text)
+    return _terms_of(_kept(text))
+
+
+def _terms_of(kept: list[str]) -> tuple[list[str], list[str]]:
+    """`query_terms` of the query's words that count."""
     terms = [f'"{word}"' for word in kept]
     if _prefixed(kept):
         terms[-1] = f"({terms[-1]} OR {terms[-1]}*)"
@@ -156,10 +168,21 @@ def _kept(text: str) -> list[str]:
 def _kept_of(found: Sequence[str]) -> list[str]:
     """`_kept` of words already found. Each once even when all are stop words: a query that
     repeats one ("a a a …", a pasted log) made a term and a phrase of each repeat, and its time
-    grew with their square (400 repeats of "the": 14 s)."""
+    grew with their square (400 repeats of "the": 14 s). The first MAX_QUERY_WORDS only."""
+    return _distinct(found)[:MAX_QUERY_WORDS]
+
+
+def _distinct(found: Sequence[str]) -> list[str]:
+    """The distinct words of `found` in order, stop words left out unless all are."""
     return list(dict.fromkeys(word for word in found if word not in STOP_WORDS)) or list(
         dict.fromkeys(found)
     )
+
+
+def words_left_out(text: str) -> int:
+    """How many distinct words of a query beyond its first MAX_QUERY_WORDS it is not searched
+    for (0 for most queries)."""
+    return max(0, len(_distinct(words(text))) - MAX_QUERY_WORDS)
 
 
 def search(
@@ -182,14 +205,17 @@ def search(
     share no weight at all; and counting the words held together, not anywhere, keeps a long
     page that holds them in different sections from outranking the page about them.)
     """
-    terms, boosts = query_terms(text)
+    distinct = _distinct(words(text))
+    kept = distinct[:MAX_QUERY_WORDS]
+    terms, boosts = _terms_of(kept)
     if not terms:
         return []
     match = " OR ".join(terms + boosts)
     wanted = max(CANDIDATES, limit)
     filters = Filters(kind, tuple(tags), include_hidden)
-    kept = _kept(text)
     roots = [_root(word).lower() for word in kept]  # one per term, in order
+    # What semantic search embeds: the query, or of a query cut to its first words, those.
+    meaning = text if len(distinct) <= MAX_QUERY_WORDS else " ".join(kept)
     bodies: dict[str, bytes] = {}  # the articles read whole, for their snippets
 
     def run(
@@ -203,7 +229,7 @@ def search(
         close = _closeness(ws, rows, held, roots, limit, bodies, parts)
         # Semantic search only reorders and widens what the text found: never a hit for a
         # query whose words are in no article.
-        similar = _nearest(db, text, filters, wanted) if rows and semantic.available() else []
+        similar = _nearest(db, meaning, filters, wanted) if rows and semantic.available() else []
         return rows, close, inbound, parts, similar
 
     rows, close, inbound, parts, nearest = index.read(ws, db, run)
@@ -225,7 +251,7 @@ def search(
         shown = _fuse(ranked, nearest, limit, signals_of)
     else:
         shown = [(*row[:4], signals_of(row[4]), row[4]) for row in ranked[:limit]]
-    marks = Marks.of(words(text), prefix=_prefixed(kept))
+    marks = Marks.of(kept, prefix=_prefixed(kept))
     wiki = str(ws.wiki)
     return [
         Hit(
@@ -651,9 +677,8 @@ def _coverage(db: sqlite3.Connection, terms: Sequence[str], ids: list[int]) -> d
 def snippet(path: Path, terms: Sequence[str], width: int = 160, *, opening: bool = False) -> str:
     """Return the line of the article that matches the most terms, with them in **bold**; with
     `opening` (a page found by meaning alone, holding none of them), its first line of text."""
-    return _snippet(
-        path, Marks.of(terms, prefix=_prefixed(_kept_of(terms))), width, opening=opening
-    )
+    kept = _kept_of(terms)
+    return _snippet(path, Marks.of(kept, prefix=_prefixed(kept)), width, opening=opening)
 
 
 def _snippet(
@@ -762,11 +787,14 @@ class Marks:
     in ASCII are looked for in the lower-cased text, unless it holds one of the four letters
     that the regex engine, ignoring case, takes for an ASCII one though lower-casing does not
     give it (CASE_ODD). With CJK roots among the others (a dropped match could run over one)
-    it takes `pattern` itself. Several roots in ASCII are each looked for on their own
-    (`each`), their matches then put in order: an alternation of literals makes the engine
-    try every position again, and took 0.8 ms over 91 kB of uv's docs for two roots, against
-    0.17 ms one by one. Roots are word characters (text.words), so a root's match runs to
-    the end of its word, as any other's at the same start does: the same spans.
+    it takes `pattern` itself. A few roots in ASCII (up to _EACH_AT_MOST) are each looked
+    for on their own (`each`), their matches then put in order: an alternation of literals
+    makes the engine try every position again, and took 0.8 ms over 91 kB of uv's docs for
+    two roots, against 0.17 ms one by one. More are looked for in one pass: every pattern
+    holds the roots as a tree of their letters (_either), so that the engine tries a position
+    letter by letter whatever the number of roots, not root by root. Roots are word
+    characters (text.words), so a root's match runs to the end of its word, as any other's at
+    the same start does: the same spans.
     """
 
     pattern: re.Pattern[str]
@@ -795,17 +823,17 @@ class Marks:
         roots = sorted(found, key=len, reverse=True)
         if not roots:
             return None
-        pattern = re.compile("|".join(_term_pattern(root) for root in roots), re.IGNORECASE)
+        pattern = re.compile(_word_start_pattern(roots), re.IGNORECASE)
         lower = tuple(root.lower() for root in roots)
         if any(CJK.match(root) for root in roots):
             return cls(pattern, roots=lower, words=meant)
-        scan = "|".join(rf"{re.escape(root)}\w*" for root in roots)
+        scan = _either(roots) + r"\w*"
         lowered = None
         each: tuple[re.Pattern[str], ...] = ()
         if all(root.isascii() for root in roots):
-            alone = [rf"{re.escape(root.lower())}\w*" for root in roots]
-            lowered = re.compile("|".join(alone))
-            each = tuple(re.compile(one) for one in alone) if len(alone) > 1 else ()
+            lowered = re.compile(_either(lower) + r"\w*")
+            if 1 < len(lower) <= _EACH_AT_MOST:
+                each = tuple(re.compile(rf"{re.escape(root)}\w*") for root in lower)
         return cls(
             pattern,
             re.compile(scan, re.IGNORECASE),
@@ -831,9 +859,19 @@ class Marks:
         )
 
     def root_of(self, match: str) -> str:
-        """The query's word a match stands for: "updates" and "updating" are one word."""
+        """The query's word a match stands for: "updates" and "updating" are one word. The
+        longest root it starts with, looked up by length: a lookup per length of root, not a
+        comparison per root."""
         found = match.lower()
-        return next((root for root in self.roots if found.startswith(root)), found)
+        held, lengths = self._by_length
+        return next((found[:size] for size in lengths if found[:size] in held), found)
+
+    @functools.cached_property
+    def _by_length(self) -> tuple[frozenset[str], tuple[int, ...]]:
+        """The roots, and their lengths longest first."""
+        return frozenset(self.roots), tuple(
+            sorted({len(root) for root in self.roots}, reverse=True)
+        )
 
     def spans(self, text: str, lowered: str | None = None) -> Iterator[tuple[int, int]]:
         """The spans `pattern.finditer(text)` finds; `lowered`: `text.lower()`, when `text`
@@ -1012,7 +1050,45 @@ def _stemmer() -> sqlite3.Connection:
     return db
 
 
-def _term_pattern(root: str) -> str:
-    if CJK.match(root):
-        return re.escape(root)
-    return rf"\b{re.escape(root)}\w*"
+def _word_start_pattern(roots: Sequence[str]) -> str:
+    """What `\\broot\\w*|...` (a CJK root: `root` anywhere) for every root, longest first, finds,
+    in one expression that tries a position letter by letter (_either). A CJK root and one of
+    other letters never match at the same place (a query's word is all CJK or holds none), so
+    the two kinds are two branches."""
+    cjk = [root for root in roots if CJK.match(root)]
+    other = [root for root in roots if not CJK.match(root)]
+    branches = [_either(cjk)] if cjk else []
+    return "|".join(branches + ([rf"\b{_either(other)}\w*"] if other else []))
+
+
+def _either(roots: Sequence[str]) -> str:
+    """An expression that matches any of `roots` at a position, the longest first, as the
+    alternation of them longest first does: a tree of their letters (`ab(?:c|d)?` for `ab`,
+    `abc`, `abd`), so that the engine tries a position's letters once each, not every root."""
+    tree: dict[str, Any] = {}
+    for root in roots:
+        node = tree
+        for letter in root:
+            node = node.setdefault(letter, {})
+        node[""] = {}
+    return _branches(tree)
+
+
+def _branches(node: dict[str, Any]) -> str:
+    """The expression of a tree of letters; the end of a root (key "") is taken last. A run
+    of letters with no branch is written in a loop: the depth of the calls is the number of
+    branches and ends on a path, not its length (a query's word may be thousands long)."""
+    ways = []
+    for letter, below in sorted(node.items()):
+        if not letter:
+            continue
+        run = [letter]
+        while len(below) == 1 and "" not in below:
+            (letter, below), *_ = below.items()
+            run.append(letter)
+        ways.append(re.escape("".join(run)) + _branches(below))
+    if not ways:
+        return ""
+    if "" in node:
+        return "(?:" + "|".join(ways) + ")?"
+    return ways[0] if len(ways) == 1 else "(?:" + "|".join(ways) + ")"
