@@ -3,7 +3,8 @@
 Everything under .wiki/.cache/ is derived. Each cache file of a settled workspace is damaged
 in one way (emptied, cut, overwritten with noise, replaced by a value of another shape, its
 fields given wrong types; the SQLite search index also with pages overwritten, tables
-dropped and garbage in the FTS5 shadow tables), then the commands run.
+dropped and garbage in the FTS5 shadow tables and in the rows read when an article changes),
+then the commands run.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import json
 import marshal
 import shutil
 import sqlite3
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -132,6 +134,40 @@ def test_a_damaged_search_index_is_rebuilt(settled: Path, invoke: Invoke, damage
     index = settled / ".wiki" / ".cache" / "search.sqlite"
     INDEX_DAMAGE[damage](index)
     _answers(settled, invoke)
+
+
+def _packed_of_another_shape(path: Path) -> None:
+    """A row packed as the index packs it (its dictionary), holding one value, not five."""
+    with sqlite3.connect(path) as db:
+        (zdict,) = db.execute("SELECT value FROM meta WHERE key = 'zdict'").fetchone()
+        squeeze = zlib.compressobj(9, zdict=zdict)
+        packed = squeeze.compress(b'["one"]') + squeeze.flush()
+        db.execute("UPDATE docs SET packed = ?", (packed,))
+
+
+# Damage read only when an article changed: the row of its old version is unpacked to take
+# it out of the index.
+ROW_DAMAGE: dict[str, Damage] = {
+    "garbage in packed": _sql("UPDATE docs SET packed = x'00ff00ff'"),
+    "text in packed": _sql("UPDATE docs SET packed = 'not packed'"),
+    "a number in packed": _sql("UPDATE docs SET packed = 7"),
+    "packed of another shape": _packed_of_another_shape,
+    "garbage for the dictionary": _sql("UPDATE meta SET value = x'00' WHERE key = 'zdict'"),
+    "text for the dictionary": _sql("UPDATE meta SET value = 'words' WHERE key = 'zdict'"),
+    "a number for the dictionary": _sql("UPDATE meta SET value = 1000 WHERE key = 'zdict'"),
+    "the dictionary deleted": _sql("DELETE FROM meta WHERE key = 'zdict'"),
+}
+
+
+@pytest.mark.parametrize("damage", ROW_DAMAGE, ids=str)
+def test_a_damaged_row_is_rebuilt_when_its_article_changes(
+    settled: Path, invoke: Invoke, damage: str
+) -> None:
+    ROW_DAMAGE[damage](settled / ".wiki" / ".cache" / "search.sqlite")
+    with (settled / ".wiki" / "raw" / "docs" / "agents.md").open("a") as raw:
+        raw.write("\nOne more line.\n")
+    _answers(settled, invoke)
+    _answers(settled, invoke)  # and the next time: the index was rebuilt, not left as it was
 
 
 HITS = {

@@ -551,8 +551,10 @@ class _Packer:
             pieces = [json.dumps(values, ensure_ascii=False) for values in sample[::step]]
             zdict = "".join(pieces).encode()[-32768:] or b" "
             db.execute("INSERT INTO meta VALUES ('zdict', ?)", (zdict,))
-        else:
-            zdict = bytes(row[0])
+        elif isinstance(row[0], bytes):
+            zdict = row[0]
+        else:  # not what was stored (`bytes(n)` of a number would make n bytes)
+            raise Damaged("the index's compression dictionary is not bytes")
         self._zdict = zdict
 
     def pack(self, values: tuple[str, ...]) -> bytes:
@@ -560,9 +562,22 @@ class _Packer:
         data = json.dumps(values, ensure_ascii=False).encode()
         return squeeze.compress(data) + squeeze.flush()
 
-    def unpack(self, packed: bytes) -> list[str]:
-        expand = zlib.decompressobj(zdict=self._zdict)
-        values: list[str] = json.loads(expand.decompress(packed) + expand.flush())
+    def unpack(self, packed: object) -> list[str]:
+        """What `pack` packed; anything else (bytes that are not what it wrote, a value of
+        another type) is a damaged index, rebuilt as for SQLITE_CORRUPT."""
+        try:
+            if not isinstance(packed, bytes):
+                raise TypeError(type(packed).__name__)
+            expand = zlib.decompressobj(zdict=self._zdict)
+            values = json.loads(expand.decompress(packed) + expand.flush())
+        except (zlib.error, TypeError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+            raise Damaged(f"a packed row cannot be read ({exc})") from None
+        if not (
+            isinstance(values, list)
+            and len(values) == len(_FTS_COLUMNS.split(", "))
+            and all(isinstance(value, str) for value in values)
+        ):
+            raise Damaged("a packed row is not the indexed columns")
         return values
 
 
