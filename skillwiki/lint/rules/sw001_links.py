@@ -11,8 +11,9 @@ from urllib.parse import unquote
 
 from skillwiki import markdown
 from skillwiki.article import TEXT_SUFFIXES
+from skillwiki.config import link_pattern
 from skillwiki.lint.model import File, Finding, LintContext, Read, Rule, Severity
-from skillwiki.workspace import PARSED_SUFFIXES, article_rel
+from skillwiki.workspace import PARSED_SUFFIXES, article_rel, within
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//")
 _TEMPLATE = ("{{", "{%", "}}", "%}")  # template syntax is never a link
@@ -28,20 +29,22 @@ def check(ctx: LintContext) -> Iterator[Finding | Read]:
     # MyST targets (`(name)=`): Sphinx resolves `[text](name)` and `(#name)` from any page
     labels = {label for file in ctx.articles.values() for label in file.facts.labels}
     roots = (ctx.ws.root.as_posix(), ctx.ws.wiki.as_posix())
-    ignore = [re.compile(pattern) for pattern in ctx.config.lint.links.ignore]
+    # Each in time linear in the target's length (config.link_pattern).
+    ignore = [m for pattern in ctx.config.lint.links.ignore for m in link_pattern(pattern)]
     looked: set[str] = set()  # files outside .wiki/ that links were resolved against
+    inside = _Inside(os.path.realpath(ctx.ws.root))
     for rel, file in ctx.articles.items():
         sources = None
         for link in file.facts.links:
             kind, target, line, column = link
             if kind == "definition":  # no link uses it: CommonMark renders nothing of it
                 continue
-            if any(mark in target for mark in _TEMPLATE) or any(p.search(target) for p in ignore):
+            if any(mark in target for mark in _TEMPLATE) or any(m.match(target) for m in ignore):
                 continue
             if kind == "wikilink":
                 problem: str | Broken | None = _wikilink(ctx, target, rel, titles)
             else:
-                problem = _relative(ctx, target, rel, roots, looked)
+                problem = _relative(ctx, target, rel, roots, looked, inside)
             if problem:
                 sources = _raw_links(ctx, file) if sources is None else sources
                 source, written = sources.get(link, (None, None))
@@ -144,8 +147,33 @@ class Broken(NamedTuple):
         return f"broken anchor in {target}: wiki/{self.article} has no heading for #{self.fragment}"
 
 
+class _Inside:
+    """Whether paths lie inside the workspace once `..` and symlinks are resolved; each
+    folder resolved once (a tree's links share a few)."""
+
+    def __init__(self, real_root: str) -> None:
+        self.real_root = real_root
+        self.folders: dict[str, str] = {}
+
+    def holds(self, path: str) -> bool:
+        folder, name = os.path.split(path)
+        real = self.folders.get(folder)
+        if real is None:
+            real = self.folders[folder] = os.path.realpath(folder)
+        if not within(real, self.real_root):
+            return False
+        # The folder is inside: a look at the name there tells nothing of outside.
+        placed = os.path.join(real, name)
+        return not os.path.islink(placed) or within(os.path.realpath(placed), self.real_root)
+
+
 def _relative(
-    ctx: LintContext, target: str, rel: str, roots: tuple[str, str], looked: set[str]
+    ctx: LintContext,
+    target: str,
+    rel: str,
+    roots: tuple[str, str],
+    looked: set[str],
+    inside: _Inside,
 ) -> str | Broken | None:
     """What is wrong with a link that is not a wikilink: a message for an anchor of this
     article; for a link to another file, what the message is made of (compile may have
@@ -165,9 +193,11 @@ def _relative(
         starts, under = [posixpath.dirname(rel)], roots[1]
     for start in starts:
         wiki_rel = posixpath.normpath(posixpath.join(start, path.lstrip("/")))
-        found = _find(ctx, wiki_rel, posixpath.normpath(f"{under}/{wiki_rel}"), looked)
+        found = _find(ctx, wiki_rel, posixpath.normpath(f"{under}/{wiki_rel}"), looked, inside)
         if found is not None:
             break
+    if found == OUTSIDE:
+        return f"link to {target} leads outside the workspace; lint looks only inside it"
     if found is None:
         return Broken(None, fragment)
     if fragment and found in ctx.articles and fragment not in _anchors(ctx, found):
@@ -175,9 +205,17 @@ def _relative(
     return None
 
 
-def _find(ctx: LintContext, wiki_rel: str, resolved: str, looked: set[str]) -> str | None:
+# What _find says of a link that leads out of the workspace: whether anything is there is
+# not lint's to tell (a link to ../../etc/passwd would say whether that file exists).
+OUTSIDE = "\0outside"
+
+
+def _find(
+    ctx: LintContext, wiki_rel: str, resolved: str, looked: set[str], inside: _Inside
+) -> str | None:
     """The article (wiki-relative) or the file on disk a link reaches, under the settings;
-    each file looked for on disk is added to `looked`."""
+    each file looked for on disk is added to `looked`; OUTSIDE for a file out of the
+    workspace (by `..`, or a symlink), whatever is there."""
     settings = ctx.config.lint.links
     names = [(wiki_rel, resolved)]
     if settings.html and wiki_rel.endswith((".html", ".htm")):
@@ -192,6 +230,8 @@ def _find(ctx: LintContext, wiki_rel: str, resolved: str, looked: set[str]) -> s
         if article in ctx.articles:
             return article
     for article, on_disk in names:
+        if not inside.holds(on_disk):
+            return OUTSIDE
         looked.add(on_disk)
         if os.path.exists(on_disk):
             return article

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterator
+from pathlib import Path
 
 from skillwiki.fingerprint import matches
 from skillwiki.lint.model import Finding, LintContext, Read, Rule, Severity
@@ -18,16 +21,38 @@ def check(ctx: LintContext) -> Iterator[Finding | Read]:
             if not sep:
                 continue
             target = ctx.ws.root / rel
-            yield Read(str(target))
-            try:
-                data = target.read_bytes()
-            except OSError:
-                message = f"{rel}, which this lesson is about, no longer exists; review the lesson"
+            if not ctx.ws.holds(target):  # whether anything is there is not lint's to tell
+                message = f"{rel} lies outside the workspace; a lesson is about its files"
             else:
-                if matches(data, stored):
+                yield Read(str(target))
+                data = _regular_file(target)
+                if data is None:
+                    message = (
+                        f"{rel}, which this lesson is about, no longer exists; review the lesson"
+                    )
+                elif matches(data, stored):
                     continue
-                message = f"{rel} changed since this lesson was recorded; check that it still holds"
+                else:
+                    message = (
+                        f"{rel} changed since this lesson was recorded; check that it still holds"
+                    )
             yield Finding(file.path, file.key_line("paths"), 1, RULE.id, Severity.WARNING, message)
+
+
+def _regular_file(path: Path) -> bytes | None:
+    """The bytes of a regular file (a FIFO or a device is none), opened without waiting."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        return None
+    with os.fdopen(descriptor, "rb") as handle:
+        try:
+            return handle.read()
+        except OSError:
+            return None
 
 
 RULE = Rule(
