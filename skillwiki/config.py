@@ -217,9 +217,15 @@ class Range:
 
     def __str__(self) -> str:
         unit = f" {self.unit}" if self.unit else ""
+        low, high = _number(self.low), _number(self.high)
         if self.above:
-            return f"greater than {self.low:g} and at most {self.high:g}{unit}"
-        return f"from {self.low:g} to {self.high:g}{unit}"
+            return f"greater than {low} and at most {high}{unit}"
+        return f"from {low} to {high}{unit}"
+
+
+def _number(value: float) -> str:
+    """A bound as people write it: 1000000, not 1e+06; 0.5 as it is."""
+    return str(int(value)) if value == int(value) else f"{value:g}"
 
 
 # Every number setting's range, checked at load. A count that triggers or limits something

@@ -13,10 +13,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings as examples
 from hypothesis import strategies as st
 
-from skillwiki.config import RANGES, Config, link_pattern, value_of
+from skillwiki import config as settings
+from skillwiki.config import Config
 from tests.support import Invoke, snapshot, write
 
 CONFIG = ".wiki/config.toml"
@@ -33,32 +35,38 @@ def _refused(invoke: Invoke, root: Path, args: list[str], expected: str) -> None
 
 
 # Settings out of their range: one row per setting and side (below, above).
-OUT_OF_RANGE: dict[str, tuple[str, str, str]] = {
-    "archive after -1 days": ("[maintain]\narchive_after_days = -1\n", "maintain", "-1"),
-    "archive after 0 days": ("[maintain]\narchive_after_days = 0\n", "maintain", "0"),
-    "archive after 10 centuries": ("[maintain]\narchive_after_days = 365000\n", "maintain", ""),
-    "dedupe jaccard -1": ("[maintain]\ndedupe_jaccard = -1\n", "maintain", ""),
-    "dedupe jaccard 2": ("[maintain]\ndedupe_jaccard = 2\n", "maintain", ""),
-    "promote hits -1": ("[maintain]\npromote_hits = -1\n", "maintain", ""),
-    "promote min age -5": ("[maintain]\npromote_min_age_days = -5\n", "maintain", ""),
-    "min confidence 5": ("[recall]\nmin_confidence = 5\n", "recall", ""),
-    "min confidence -0.1": ("[recall]\nmin_confidence = -0.1\n", "recall", ""),
-    "budget 0": ("[recall]\nbudget = 0\n", "recall", ""),
-    "budget of ten million": ("[recall]\nbudget = 10000000\n", "recall", ""),
-    "max entries 100000": ("[recall]\nmax_entries = 100000\n", "recall", ""),
-    "half life 0": ("[recall]\nhalf_life_days = 0\n", "recall", ""),
-    "replans -1": ("[suggest]\nreplans = -1\n", "suggest", ""),
-    "replans 0": ("[suggest]\nreplans = 0\n", "suggest", ""),
-    "consecutive failures -3": ("[suggest]\nconsecutive_failures = -3\n", "suggest", ""),
-    "repeated failures -3": ("[suggest]\nrepeated_failures = -3\n", "suggest", ""),
-    "retries -2": ("[suggest]\nretries = -2\n", "suggest", ""),
-    "cost factor -2": ("[suggest]\ncost_factor = -2.0\n", "suggest", ""),
-    "cost factor 0": ("[suggest]\ncost_factor = 0\n", "suggest", ""),
-    "confidence low -1": ("[suggest]\nconfidence_low = -1\n", "suggest", ""),
-    "confidence high 7": ("[suggest]\nconfidence_high = 7\n", "suggest", ""),
-    "near duplicate jaccard -1": ("[lint]\nnear_duplicate_jaccard = -1\n", "lint", ""),
-    "max file bytes -1": ("max_file_bytes = -1\n", "", ""),
-    "max file bytes of a terabyte": ("max_file_bytes = 1000000000000\n", "", ""),
+OUT_OF_RANGE: dict[str, tuple[str, str]] = {
+    "archive after -1 days": ("[maintain]\narchive_after_days = -1\n", "from 1 to 36500 days"),
+    "archive after 0 days": ("[maintain]\narchive_after_days = 0\n", "from 1 to 36500 days"),
+    "archive after 10 centuries": (
+        "[maintain]\narchive_after_days = 365000\n",
+        "from 1 to 36500 days",
+    ),
+    "dedupe jaccard -1": ("[maintain]\ndedupe_jaccard = -1\n", "from 0 to 1"),
+    "dedupe jaccard 2": ("[maintain]\ndedupe_jaccard = 2\n", "from 0 to 1"),
+    "promote hits -1": ("[maintain]\npromote_hits = -1\n", "from 0 to 1000000"),
+    "promote min age -5": ("[maintain]\npromote_min_age_days = -5\n", "from 0 to 36500 days"),
+    "min confidence 5": ("[recall]\nmin_confidence = 5\n", "from 0 to 1"),
+    "min confidence -0.1": ("[recall]\nmin_confidence = -0.1\n", "from 0 to 1"),
+    "budget 0": ("[recall]\nbudget = 0\n", "from 1 to 1000000 characters"),
+    "budget of ten million": ("[recall]\nbudget = 10000000\n", "from 1 to 1000000 characters"),
+    "max entries 100000": ("[recall]\nmax_entries = 100000\n", "from 1 to 1000"),
+    "half life 0": ("[recall]\nhalf_life_days = 0\n", "greater than 0 and at most 36500 days"),
+    "replans -1": ("[suggest]\nreplans = -1\n", "from 1 to 1000"),
+    "replans 0": ("[suggest]\nreplans = 0\n", "from 1 to 1000"),
+    "consecutive failures -3": ("[suggest]\nconsecutive_failures = -3\n", "from 1 to 1000"),
+    "repeated failures -3": ("[suggest]\nrepeated_failures = -3\n", "from 1 to 1000"),
+    "retries -2": ("[suggest]\nretries = -2\n", "from 1 to 1000"),
+    "cost factor -2": ("[suggest]\ncost_factor = -2.0\n", "greater than 0 and at most 1000"),
+    "cost factor 0": ("[suggest]\ncost_factor = 0\n", "greater than 0 and at most 1000"),
+    "confidence low -1": ("[suggest]\nconfidence_low = -1\n", "from 0 to 1"),
+    "confidence high 7": ("[suggest]\nconfidence_high = 7\n", "from 0 to 1"),
+    "near duplicate jaccard -1": ("[lint]\nnear_duplicate_jaccard = -1\n", "from 0 to 1"),
+    "max file bytes -1": ("max_file_bytes = -1\n", "from 1 to 1073741824 bytes"),
+    "max file bytes of a terabyte": (
+        "max_file_bytes = 1000000000000\n",
+        "from 1 to 1073741824 bytes",
+    ),
 }
 
 
@@ -72,11 +80,11 @@ def _key_of(text: str) -> str:
 def test_a_setting_out_of_its_range_is_refused_naming_file_key_and_range(
     ws: Path, invoke: Invoke, case: str
 ) -> None:
-    text = OUT_OF_RANGE[case][0]
+    text, allowed = OUT_OF_RANGE[case]
     write(ws / CONFIG, text)
     key = _key_of(text)
     for args in (["status"], ["maintain"], ["lint"], ["recall"]):
-        _refused(invoke, ws, args, f"{CONFIG}: {key}: must be {RANGES[key]}")
+        _refused(invoke, ws, args, f"{CONFIG}: {key}: must be {allowed}")
 
 
 def test_every_number_setting_has_a_range_holding_its_default() -> None:
@@ -86,8 +94,9 @@ def test_every_number_setting_has_a_range_holding_its_default() -> None:
         for field, value in vars(part).items()
         if isinstance(value, int | float) and not isinstance(value, bool)
     }
-    assert numbers == set(RANGES)
-    assert all(RANGES[key].holds(value_of(Config(), key)) for key in RANGES)
+    ranges = settings.RANGES
+    assert numbers == set(ranges)
+    assert all(ranges[key].holds(settings.value_of(Config(), key)) for key in ranges)
 
 
 def _tables(part: object, prefix: str = "") -> list[tuple[str, object]]:
@@ -229,7 +238,7 @@ KEPT = {
 }
 
 
-@settings(max_examples=300)
+@examples(max_examples=300)
 @given(
     case=st.sampled_from(sorted(KEPT)),
     target=st.text(alphabet="/apidocs.mdfhtHTPexl-:1ge", max_size=40),
@@ -238,7 +247,8 @@ def test_kept_patterns_match_what_the_regular_expression_finds(case: str, target
     import re
 
     pattern = KEPT[case]
-    assert any(m.match(target) for m in link_pattern(pattern)) == bool(re.search(pattern, target))
+    matchers = settings.link_pattern(pattern)
+    assert any(m.match(target) for m in matchers) == bool(re.search(pattern, target))
 
 
 def test_lint_with_kept_patterns_is_linear_on_links_built_to_hurt(ws: Path, invoke: Invoke) -> None:
