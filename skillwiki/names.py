@@ -58,11 +58,27 @@ def folded(name: str) -> str:
     return unicodedata.normalize("NFD", unicodedata.normalize("NFD", name).casefold())
 
 
+SLUG_BYTES = 120  # a dated lesson file's name and its temp file's stay under 255 bytes
+
+
 def slugify(text: str, limit: int = 60) -> str:
-    """Make a file-name slug that keeps Unicode letters: `Retry on 429!` -> `retry-on-429`."""
+    """Make a file-name slug that keeps Unicode letters: `Retry on 429!` -> `retry-on-429`.
+
+    At most `limit` characters and SLUG_BYTES bytes of UTF-8 (file names are limited in bytes:
+    60 letters of four bytes each are 240), cut at a word's end when one is near.
+    """
     kept = [char if unicodedata.category(char)[0] in "LN" else "-" for char in text.lower()]
     slug = re.sub(r"-+", "-", "".join(kept)).strip("-")
     if len(slug) > limit:
-        cut = slug[: limit + 1]
-        slug = cut[: cut.rfind("-")] if "-" in cut[limit // 2 :] else slug[:limit]
+        slug = _cut(slug, limit)
+    size = len(slug.encode("utf-8"))
+    if size > SLUG_BYTES:  # as many whole characters as the bytes hold
+        fits = len(slug.encode("utf-8")[:SLUG_BYTES].decode("utf-8", "ignore"))
+        slug = _cut(slug, fits)
     return slug.strip("-") or "lesson"
+
+
+def _cut(slug: str, limit: int) -> str:
+    """The first `limit` characters of a slug, at a word's end in the second half if any."""
+    cut = slug[: limit + 1]
+    return cut[: cut.rfind("-")] if "-" in cut[limit // 2 :] else slug[:limit]

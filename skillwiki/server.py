@@ -632,13 +632,14 @@ def _guarded(work: Callable[[], Answer]) -> Answer:
         return cast(Answer, failed)
 
 
-def _noted(answer: dict[str, Any], read: Reading) -> dict[str, Any]:
+def _noted(answer: dict[str, Any], read: Reading, more: Sequence[str] = ()) -> dict[str, Any]:
     """The answer, and beside it what the CLI would warn of on stderr (nothing compiled while
-    another process writes; a raw file that could not be compiled) in a text block of its own:
-    the answer's own block and its structured content stay the CLI's --json object."""
+    another process writes; a raw file that could not be compiled; `more`, such as the words a
+    query left out) in a text block of its own: the answer's own block and its structured
+    content stay the CLI's --json object."""
     from skillwiki.reading import notices  # with the compiler: not before the first call
 
-    said = notices(read.skipped, read.problems)
+    said = [*notices(read.skipped, read.problems), *more]
     if not said:
         return answer
     import pydantic_core
@@ -781,7 +782,9 @@ def _reading_tools(server: WikiServer) -> None:
                 "refreshed": read.refreshed,
                 "results": [hit.to_json(explain) for hit in hits],
             }
-            return _noted(answer, read)
+            from skillwiki.reading import query_notices
+
+            return _noted(answer, read, query_notices(text))
 
         return await _read_answer(work, warm, ctx)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -374,3 +375,53 @@ def test_a_query_of_64_words_says_nothing(ws: Path, invoke: Invoke) -> None:
     result = invoke("-w", str(ws), "query", " ".join(f"w{number}" for number in range(64)))
     assert result.exit_code == 0
     assert result.stderr == ""
+
+
+# Titles whose letters take four bytes: a lesson's file name is cut by bytes, not characters.
+TITLES = {
+    "56 four-byte letters": LONG * 56,
+    "200 four-byte letters": LONG * 200,
+    "80 three-byte letters": "\u90e8" * 80,
+    "60 four-byte letters in words": " ".join([LONG * 6] * 10),
+}
+
+
+@pytest.mark.parametrize("case", TITLES, ids=str)
+def test_a_lesson_titled_in_long_letters_is_recorded_and_shown(
+    ws: Path, invoke: Invoke, case: str
+) -> None:
+    recorded = invoke(
+        "record-lesson", "-w", str(ws), "--title", TITLES[case], "--summary", "It broke.",
+        "--prevention-rule", "Check it.", "--json",
+    )  # fmt: skip
+    assert recorded.exit_code == 0, recorded.output
+    lesson_id = json.loads(recorded.stdout)["id"]
+    assert len(f"{lesson_id}.md".encode()) <= 200
+    shown = invoke("show", "-w", str(ws), lesson_id, "--json")
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.stdout)["meta"]["title"] == TITLES[case]
+
+
+def test_the_mcp_query_says_the_words_it_left_out(ws: Path) -> None:
+    """The server's query warns as the CLI does, in a text block beside the answer."""
+    import asyncio
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    text = " ".join(f"w{number}" for number in range(70))
+
+    async def run() -> list[str]:
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "skillwiki", "mcp", "-w", str(ws)]
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool("query", {"text": text})
+            return [getattr(block, "text", "") for block in result.content]
+
+    blocks = asyncio.run(run())
+    assert json.loads(blocks[0])["results"] == []
+    assert blocks[1:] == [
+        "Warning: searched for the query's first 64 distinct words only; 6 more words left out"
+    ]
