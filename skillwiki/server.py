@@ -1,7 +1,8 @@
 """`skillwiki mcp`: skillwiki's read and memory commands as MCP tools over stdio.
 
 Built on the MCP Python SDK (the `mcp` extra), imported only here. Each tool answers with the
-object the CLI prints for `--json`; a skillwiki error becomes a tool error with the CLI's text.
+object the CLI prints for `--json`, built for both by skillwiki.api (this face never imports the
+command line's); a skillwiki error becomes a tool error with the CLI's text.
 The workspace stays open between calls (warm.py): a read looks at the files again only when
 the kernel reports a change under .wiki/ (else, on systems without a watcher, at every call,
 as the CLI does), so the server follows files changed under it and writes made by the CLI
@@ -67,8 +68,7 @@ from mcp.types import Tool as ToolInfo
 from pydantic import Field, PrivateAttr, ValidationError
 
 from skillwiki import __version__, clock
-from skillwiki.cli.common import LIMIT_MAX
-from skillwiki.cli.read_cmd import ArticleType
+from skillwiki.api import LIMIT_MAX, ArticleType, query_json, recall_json, show_json, status_json
 from skillwiki.errors import InputError, NotFound, OutsideWorkspace, SkillwikiError
 from skillwiki.memory.kinds import Outcome, Scope, Severity, Trigger
 from skillwiki.statcache import Stat, stat_of
@@ -777,13 +777,9 @@ def _reading_tools(server: WikiServer) -> None:
                 include_hidden=include_hidden,
                 db=read.index,
             )
-            answer = {
-                "query": text,
-                "refreshed": read.refreshed,
-                "results": [hit.to_json(explain) for hit in hits],
-            }
             from skillwiki.reading import query_notices
 
+            answer = query_json(text, read.refreshed, hits, explain)
             return _noted(answer, read, query_notices(text))
 
         return await _read_answer(work, warm, ctx)
@@ -800,15 +796,7 @@ def _reading_tools(server: WikiServer) -> None:
 
         def work(read: Reading) -> dict[str, Any]:
             shown = run(read.ws, key, read.config.fingerprint)
-            answer = {
-                "path": shown.path,
-                "meta": shown.meta,
-                "body": shown.body[:max_chars],
-                "truncated": len(shown.body) > max_chars,
-                "source": shown.source,
-                "fingerprint": shown.fingerprint,
-            }
-            return _noted(answer, read)
+            return _noted(show_json(shown, max_chars), read)
 
         return await _read_answer(work, warm, ctx)
 
@@ -837,8 +825,7 @@ def _memory_tools(server: WikiServer) -> None:
             result = recall_for_task(read.ws, read.config, request, read.index)
             if not warm.read_only:
                 usage.count(read.ws, result.included, clock.stamp())
-            answer = {"block": result.block, "lessons": [asdict(item) for item in result.lessons]}
-            return _noted(answer, read)
+            return _noted(recall_json(result), read)
 
         return await _read_answer(work, warm, ctx)
 
@@ -850,7 +837,6 @@ def _memory_tools(server: WikiServer) -> None:
         of each state, the files that are not fresh (with `not_fresh` false, every file, as
         `status --json` lists them: thousands on a big wiki), the raw files that cannot be
         compiled, and the catalog's fingerprint (for record_lesson's expect_fingerprint)."""
-        from skillwiki.cli.workspace_cmd import status_json
         from skillwiki.compiler import make_plan
 
         def work() -> dict[str, Any]:

@@ -287,3 +287,83 @@ def test_one_vocabulary_for_lessons() -> None:
         if (str(path.relative_to(PACKAGE)), node.value) not in feedback_keys
     )
     assert spelled == []
+
+
+def _module_of(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _every_import(path: Path) -> set[str]:
+    """Every module a file imports, at its top or inside a function: `from a.b import c` gives
+    a.b and a.b.c (c may be a module)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def _within(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+# Imports that would run back up: (row id, importers, what they must not import). The faces
+# (skillwiki.cli, skillwiki.server, skillwiki.hooks) import the core and skillwiki.api, never
+# one another; the core imports no face and not the read paths above it.
+FACES = ("skillwiki.cli", "skillwiki.server", "skillwiki.hooks")
+UPWARD = [
+    ("server-to-cli", ("skillwiki.server",), ("skillwiki.cli",)),
+    ("hooks-to-cli", ("skillwiki.hooks",), ("skillwiki.cli", "skillwiki.server")),
+    ("api-to-a-face", ("skillwiki.api",), FACES),
+    ("memory-to-reading", ("skillwiki.memory",), ("skillwiki.reading", "skillwiki.api")),
+    ("memory-to-a-face", ("skillwiki.memory",), FACES),
+    ("search-to-a-face", ("skillwiki.search",), FACES),
+    ("compiler-to-a-face", ("skillwiki.compiler",), FACES),
+    ("lint-to-a-face", ("skillwiki.lint",), FACES),
+]
+# memory/hooks.py stays as the hooks face's old name while a test imports it by that name.
+KEPT_NAMES = {("skillwiki.memory.hooks", "skillwiki.hooks")}
+
+
+@pytest.mark.parametrize(
+    ("importers", "forbidden"), [row[1:] for row in UPWARD], ids=[row[0] for row in UPWARD]
+)
+def test_no_import_runs_back_up(importers: tuple[str, ...], forbidden: tuple[str, ...]) -> None:
+    found = sorted(
+        (module, name)
+        for path in PACKAGE.rglob("*.py")
+        if any(_within(module := _module_of(path), importer) for importer in importers)
+        for name in _every_import(path)
+        if any(_within(name, face) for face in forbidden)
+        if (module, name) not in KEPT_NAMES
+    )
+    assert found == []
+
+
+def test_the_server_loads_neither_typer_nor_the_command_line(demo: Path) -> None:
+    """The MCP face, built and asked every reading tool, never loads Typer or skillwiki.cli:
+    what it shares with the command line lives in skillwiki.api. (Click comes with the MCP
+    SDK's own dependencies, so only Typer is looked for.)"""
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "import anyio\n"
+        "from skillwiki.server import build\n"
+        "from skillwiki.warm import Place\n"
+        "wiki = build(Place(Path(sys.argv[1])), read_only=False)\n"
+        "calls = [('query', {'text': 'agent tools'}), ('show', {'key': 'docs/ci.md'}),\n"
+        "         ('recall', {}), ('status', {}), ('suggest', {'feedback': {'retries': 5}})]\n"
+        "for name, arguments in calls:\n"
+        "    anyio.run(wiki.call_tool, name, arguments)\n"
+        "loaded = sorted(n for n in sys.modules if n.split('.')[0] == 'typer'\n"
+        "                or n == 'skillwiki.cli' or n.startswith('skillwiki.cli.'))\n"
+        "print(loaded)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(demo)], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.splitlines()[-1] == "[]"

@@ -12,7 +12,6 @@ if TYPE_CHECKING:  # the core is imported when a command runs, not when the CLI 
     from skillwiki.config import Config
     from skillwiki.workspace import Workspace
 
-LIMIT_MAX = 1000  # the most hits a query shows, from the command line or the MCP server
 WorkspaceOption = Annotated[
     Path | None,
     typer.Option(

@@ -150,9 +150,9 @@ def recall(
 def _show_recalled(result: Recalled, as_json: bool, block: bool, trace: bool) -> None:
     """Print the block (or the JSON answer), and with --trace each lesson's score on stderr."""
     if as_json:
-        render.print_json(
-            {"block": result.block, "lessons": [asdict(item) for item in result.lessons]}
-        )
+        from skillwiki.api import recall_json
+
+        render.print_json(recall_json(result))
     elif block:
         render.text(result.block, nl=False)
     if trace:

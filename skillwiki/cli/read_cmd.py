@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from skillwiki.api import LIMIT_MAX, ArticleType
 from skillwiki.cli import render
-from skillwiki.cli.common import (
-    LIMIT_MAX,
-    JsonOption,
-    NoCompileOption,
-    WorkspaceOption,
-    open_workspace,
-)
+from skillwiki.cli.common import JsonOption, NoCompileOption, WorkspaceOption, open_workspace
 
 if TYPE_CHECKING:
     from skillwiki.reading import Refresh
-
-
-class ArticleType(StrEnum):
-    document = "document"
-    lesson = "lesson"
 
 
 def register(app: typer.Typer) -> None:
@@ -61,6 +50,7 @@ def query(
       skillwiki query "deploy" --tag ci --limit 3 --json
       skillwiki query "sync two folders" --explain
     """
+    from skillwiki.api import query_json
     from skillwiki.reading import query as run
     from skillwiki.reading import query_notices
 
@@ -81,13 +71,7 @@ def query(
     for notice in query_notices(text):
         render.warn(notice)
     if as_json:
-        render.print_json(
-            {
-                "query": text,
-                "refreshed": done.refreshed,
-                "results": [hit.to_json(explain) for hit in hits],
-            }
-        )
+        render.print_json(query_json(text, done.refreshed, hits, explain))
         return
     if not hits:
         render.echo(f"No results for {text!r}.")
@@ -132,6 +116,7 @@ def show(
       skillwiki show .wiki/wiki/docs/design.md
       skillwiki show raw/docs/design.md --json
     """
+    from skillwiki.api import show_json
     from skillwiki.reading import refresh
     from skillwiki.reading import show as run
 
@@ -143,15 +128,7 @@ def show(
         _warn_problems(done)
     shown = run(ws, key, config.fingerprint)
     if as_json:
-        render.print_json(
-            {
-                "path": shown.path,
-                "meta": shown.meta,
-                "body": shown.body,
-                "source": shown.source,
-                "fingerprint": shown.fingerprint,
-            }
-        )
+        render.print_json(show_json(shown))
     else:
         render.text(shown.text, nl=False)
 

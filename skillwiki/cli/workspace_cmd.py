@@ -80,6 +80,7 @@ def ingest(
       skillwiki ingest README.md notes/design.md --tags design,api
       echo "# Deploy notes" | skillwiki ingest - --name deploy.md
     """
+    from skillwiki.api import file_fingerprint
     from skillwiki.ingest import STDIN, Overrides
     from skillwiki.ingest import ingest as run
 
@@ -95,7 +96,7 @@ def ingest(
         render.print_json(
             {
                 "files": [
-                    {**asdict(item), "fingerprint": _fingerprint(ws.raw / item.raw, config)}
+                    {**asdict(item), "fingerprint": file_fingerprint(ws.raw / item.raw, config)}
                     for item in result.files
                 ],
                 "skipped": result.skipped,
@@ -176,6 +177,7 @@ def status(
       skillwiki status --check
       skillwiki status --json --not-fresh
     """
+    from skillwiki.api import all_fresh, status_json
     from skillwiki.compiler import make_plan
 
     ws, config = open_workspace(ctx, workspace)
@@ -184,41 +186,8 @@ def status(
         render.print_json(status_json(ws, config, plan, not_fresh=not_fresh))
     else:
         _print_status(ws, config, plan)
-    if check and not _all_fresh(plan):
+    if check and not all_fresh(plan):
         raise typer.Exit(1)
-
-
-def _all_fresh(plan: Plan) -> bool:
-    """Whether every article is fresh and every raw file can be compiled."""
-    from skillwiki.compiler import State
-
-    counts = plan.count()
-    return counts[State.FRESH] == sum(counts.values()) and not plan.problems
-
-
-def status_json(
-    ws: Workspace, config: Config, plan: Plan, *, not_fresh: bool = False
-) -> dict[str, object]:
-    """`status --json`: the totals, each file's state (`not_fresh`: only those not fresh),
-    and the raw files that cannot be compiled, with why (all that compile would refuse)."""
-    from skillwiki.compiler import State, refused
-
-    counts = plan.count()
-    entries = plan.others if not_fresh else plan.entries  # others: sorted, none of them fresh
-    return {
-        "fresh": _all_fresh(plan),
-        "catalog": _fingerprint(ws.index_json, config) if ws.index_json.exists() else "none",
-        "totals": {state.value: counts[state] for state in State},
-        "files": [
-            {
-                "article": f".wiki/wiki/{entry.article}",
-                "raw": None if entry.raw is None else f".wiki/raw/{entry.raw}",
-                "state": entry.state.value,
-            }
-            for entry in entries
-        ],
-        "problems": [asdict(problem) for problem in refused(ws, config, plan)],
-    }
 
 
 def _print_status(ws: Workspace, config: Config, plan: Plan) -> None:
@@ -234,12 +203,6 @@ def _print_status(ws: Workspace, config: Config, plan: Plan) -> None:
     counts = plan.count()
     totals = ", ".join(f"{counts[state]} {state.value}" for state in State)
     render.echo(f"{sum(counts.values())} articles: {totals}")
-
-
-def _fingerprint(path: Path, config: Config) -> str:
-    from skillwiki.fingerprint import fingerprint
-
-    return fingerprint(path.read_bytes(), config.fingerprint)
 
 
 def _compile(ws: Workspace, config: Config, *, force: bool) -> CompileResult:
