@@ -86,7 +86,7 @@ def test_codex_apply_patch_about_other_files_says_nothing(demo: Path, invoke: In
 
 
 def test_patched_files_reads_only_file_lines() -> None:
-    from skillwiki.memory.hooks import patched_files
+    from skillwiki.hooks import patched_files
 
     patch = json.loads((CLIENTS / "codex" / "PreToolUse-apply_patch.json").read_text())
     command = patch["tool_input"]["command"]

@@ -189,7 +189,7 @@ def test_the_sessions_log_keeps_its_newest_half(
 ) -> None:
     """Every hook reads the log of what each session was shown: once it outgrows its size it
     keeps its newest whole lines, and what the current session was shown is still known."""
-    from skillwiki.memory import hooks
+    from skillwiki import hooks
     from skillwiki.workspace import find_workspace
 
     ws = find_workspace(demo)

@@ -62,7 +62,7 @@ def _answer(
     ctx: typer.Context, client: str, event: str, agent: str | None, workspace: Path | None
 ) -> str:
     from skillwiki.config import load_config
-    from skillwiki.memory.hooks import CLIENTS, EVENTS, Hook, answer, start_folder
+    from skillwiki.hooks import CLIENTS, EVENTS, Hook, answer, start_folder
     from skillwiki.workspace import find_workspace
 
     data = _read_all(sys.stdin.buffer)  # first: a client never writes into a closed pipe

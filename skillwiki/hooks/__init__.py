@@ -1,5 +1,10 @@
 """Agent clients' hooks: what `skillwiki hook <client> <event>` answers to a hook payload.
 
+A face of its own, beside the command line (skillwiki.cli) and the MCP server
+(skillwiki.server): it calls the memory core and renders its answers as each client reads
+them. The readers of the clients' payloads and transcripts (memory/clients.py) stay in the
+core, since suggest reads a hook payload on every face.
+
 Claude Code and Codex send one JSON object on stdin and read `hookSpecificOutput` with
 `additionalContext` (added to the model's context) or `systemMessage` (shown to the user):
 
