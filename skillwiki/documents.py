@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,37 +56,21 @@ def check_size(size: int, where: Path | str, max_bytes: int) -> None:
 
 
 def split(text: str, where: Path | str) -> Document:
-    """Split `text` into frontmatter and body, as python-frontmatter's handlers do.
+    """Split `text` into frontmatter and body with python-frontmatter's handlers.
 
     YAML between `---` and `---` (or `...`), or TOML between `+++` lines; a block that is
     never closed is no frontmatter (a leading `---` is then a thematic break of the body).
-    The flat YAML that skillwiki itself writes is read without importing a YAML library
-    (`_flatyaml`, held equal to the library by tests); anything else goes to the handlers.
+    A text that starts with neither opens no block, and loads no library to be told so.
     """
-    opening = _OPENING.match(text)
-    if opening is None:
+    if not text.startswith(("---", "+++")):
         return Document({}, text, False)
-    boundary = YAML_BOUNDARY if opening.group(1) == "---" else TOML_BOUNDARY
-    closing = boundary.search(text, opening.end())
-    if closing is None:
-        return Document({}, text, False)
-    body = text[closing.end() :]
-    body = body[1:] if body.startswith("\n") else body
-    block = text[opening.end() + 1 : closing.start()]
-    if boundary is YAML_BOUNDARY and "&" not in block and "*" not in block:
-        from skillwiki import _flatyaml
-
-        flat = _flatyaml.load(block)
-        if flat is not None:
-            return Document(flat, body, True)
     from skillwiki import frontmatter_handlers
 
-    return Document(frontmatter_handlers.load(text, where), body, True)
-
-
-_OPENING = re.compile(r"(---|\+\+\+)[ \t]*$", re.MULTILINE)
-YAML_BOUNDARY = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
-TOML_BOUNDARY = re.compile(r"^\+\+\+[ \t]*$", re.MULTILINE)
+    found = frontmatter_handlers.split(text, where)
+    if found is None:
+        return Document({}, text, False)
+    meta, body = found
+    return Document(meta, body, True)
 
 
 def body_of(text: AnyStr) -> AnyStr:
@@ -102,33 +85,6 @@ def body_of(text: AnyStr) -> AnyStr:
     if closing < 0:
         return text
     return text[closing + 5 :]
-
-
-def load_yaml(source: str, where: Path | str) -> dict[str, Any]:
-    """Load frontmatter YAML safely: a mapping, no duplicate keys, no aliases, dates as text."""
-    from skillwiki import _flatyaml
-
-    if "&" not in source and "*" not in source:
-        flat = _flatyaml.load(source)  # what skillwiki writes: no YAML library needed
-        if flat is not None:
-            return flat
-    import yaml
-
-    from skillwiki import _yaml
-
-    try:
-        value = _yaml.load(source)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" (line {mark.line + 1})" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise InputError(where, f"unparsable YAML frontmatter{line}: {problem}") from None
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        kind = "a list" if isinstance(value, list) else f"a {type(value).__name__}"
-        raise InputError(where, f"frontmatter must be a mapping of keys to values, not {kind}")
-    return {str(key): item for key, item in value.items()}
 
 
 def dump_yaml(meta: Mapping[str, Any]) -> str:

@@ -1,9 +1,10 @@
 """python-frontmatter handlers for the frontmatter skillwiki reads: strict YAML and TOML.
 
-python-frontmatter detects the format and splits the block from the body; the handlers here
-load it the way skillwiki must: YAML with the strict safe loader of `_yaml` (no duplicate
-keys, no aliases, dates as text) and closed by `---` or `...`; TOML with the standard
-library's `tomllib` (dates and times as text too, so both formats give the same values).
+python-frontmatter detects the format and splits the block from the body, the one place
+frontmatter is split; the handlers here load it the way skillwiki must: YAML with the strict
+safe loader of `_yaml` (no duplicate keys, no aliases, dates as text) and closed by `---` or
+`...`; TOML with the standard library's `tomllib` (dates and times as text too, so both formats
+give the same values).
 """
 
 from __future__ import annotations
@@ -15,10 +16,17 @@ from pathlib import Path
 from typing import Any
 
 import frontmatter
+import yaml
 from frontmatter.default_handlers import BaseHandler, YAMLHandler
 
-from skillwiki.documents import TOML_BOUNDARY, YAML_BOUNDARY, load_yaml
+from skillwiki import _yaml
 from skillwiki.errors import InputError
+
+# A block opens on the file's first line, `---` or `+++` alone (spaces after it allowed), and
+# closes on a later line of the same kind (YAML's document end `...` closes YAML too).
+YAML_OPENING = re.compile(r"---[ \t]*$", re.MULTILINE)
+YAML_BOUNDARY = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
+TOML_BOUNDARY = re.compile(r"^\+\+\+[ \t]*$", re.MULTILINE)
 
 
 class StrictYAMLHandler(YAMLHandler):
@@ -27,7 +35,7 @@ class StrictYAMLHandler(YAMLHandler):
     FM_BOUNDARY = YAML_BOUNDARY
 
     def detect(self, text: str) -> bool:
-        return text.startswith("---")
+        return YAML_OPENING.match(text) is not None
 
     def load(self, fm: str, **kwargs: object) -> Any:
         return load_yaml(fm, str(kwargs.get("where", "")))
@@ -46,6 +54,23 @@ class TOMLHandler(BaseHandler):
             raise InputError(
                 str(kwargs.get("where", "")), f"unparsable TOML frontmatter: {exc}"
             ) from None
+
+
+def load_yaml(source: str, where: Path | str) -> dict[str, Any]:
+    """Load frontmatter YAML safely: a mapping, no duplicate keys, no aliases, dates as text."""
+    try:
+        value = _yaml.load(source)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" (line {mark.line + 1})" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise InputError(where, f"unparsable YAML frontmatter{line}: {problem}") from None
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        kind = "a list" if isinstance(value, list) else f"a {type(value).__name__}"
+        raise InputError(where, f"frontmatter must be a mapping of keys to values, not {kind}")
+    return {str(key): item for key, item in value.items()}
 
 
 HANDLERS = (StrictYAMLHandler(), TOMLHandler())
@@ -73,18 +98,23 @@ def _nesting(text: str) -> int:
     return max(deepest, indent // 2)
 
 
-def load(text: str, where: Path | str) -> dict[str, Any]:
-    """Load the frontmatter block at the start of `text` (the caller knows it is closed).
+def split(text: str, where: Path | str) -> tuple[dict[str, Any], str] | None:
+    """The frontmatter at the start of `text`, loaded, and the body after it; None when the
+    text opens no block or never closes the one it opens (its `---` is then the body's).
 
-    Whatever the text, the answer is plain values (str, int, float, bool, None, lists and
+    Whatever the text, the frontmatter is plain values (str, int, float, bool, None, lists and
     mappings of them, no deeper than MAX_DEPTH, every string storable as UTF-8) or an
     InputError: loaders that fail in other ways (nesting past the recursion limit, an integer
     of thousands of digits, an unhashable key) are turned into one.
     """
     handler = frontmatter.detect_format(text, HANDLERS)
     if handler is None:
-        return {}
-    metadata, _ = handler.split(text)
+        return None
+    try:
+        metadata, body = handler.split(text)
+    except ValueError:  # the handler's split unpacks three parts: the block never closes
+        return None
+    body = body[1:] if body.startswith("\n") else body
     kind = "TOML" if isinstance(handler, TOMLHandler) else "YAML"
     if _nesting(metadata) > MAX_LOADER_DEPTH:  # refused before a C parser recurses into it
         raise InputError(
@@ -98,7 +128,8 @@ def load(text: str, where: Path | str) -> dict[str, Any]:
         if isinstance(exc, RecursionError):
             detail = f"nested more than {MAX_DEPTH} levels deep"
         raise InputError(where, f"unparsable {kind} frontmatter: {detail}") from None
-    return {str(key): _plain(value, where, 1) for key, value in _checked_keys(loaded, where)}
+    meta = {str(key): _plain(value, where, 1) for key, value in _checked_keys(loaded, where)}
+    return meta, body
 
 
 def _checked_keys(mapping: dict[Any, Any], where: Path | str) -> list[tuple[str, Any]]:
