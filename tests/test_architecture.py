@@ -326,7 +326,10 @@ UPWARD = [
     ("lint-to-a-face", ("skillwiki.lint",), FACES),
 ]
 # memory/hooks.py stays as the hooks face's old name while a test imports it by that name.
-KEPT_NAMES = {("skillwiki.memory.hooks", "skillwiki.hooks")}
+KEPT_NAMES = {
+    ("skillwiki.memory.hooks", "skillwiki.hooks"),
+    ("skillwiki.memory.hooks", "skillwiki.hooks.*"),
+}
 
 
 @pytest.mark.parametrize(
@@ -342,6 +345,18 @@ def test_no_import_runs_back_up(importers: tuple[str, ...], forbidden: tuple[str
         if (module, name) not in KEPT_NAMES
     )
     assert found == []
+
+
+def test_the_hooks_are_a_face_beside_the_cli_and_the_server() -> None:
+    from skillwiki import hooks
+
+    assert Path(hooks.__file__).parent == PACKAGE / "hooks"
+    assert callable(hooks.answer) and hooks.CLIENTS == ("claude-code", "codex", "cursor")
+    in_memory = PACKAGE / "memory" / "hooks.py"
+    assert not in_memory.exists() or _every_import(in_memory) == {
+        "skillwiki.hooks",
+        "skillwiki.hooks.*",
+    }
 
 
 def test_the_server_loads_neither_typer_nor_the_command_line(demo: Path) -> None:
