@@ -306,10 +306,237 @@ def test_agent_docs_mcp_configurations_start_the_server() -> None:
         assert server["command"] == "skillwiki" and server["args"][0] == "mcp"
 
 
-def test_the_readme_lists_the_stop_words_search_uses() -> None:
+def test_the_search_doc_lists_the_stop_words_search_uses() -> None:
     from skillwiki.search.text import STOP_WORDS
 
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    listed = readme.split("- **Stop words** are left out of a query unless it has nothing else:")[1]
+    doc = (REPO / "docs" / "search.md").read_text(encoding="utf-8")
+    listed = doc.split("- **Stop words** are left out of a query unless it has nothing else:")[1]
     listed = listed.split('. "how do we')[0]
     assert listed.split() == sorted(STOP_WORDS)
+
+
+# The README is a doorway: what it is, the two commands, a tour, one line a command, exit codes
+# and links; the details live in docs/.
+README_MAX_LINES = 150
+
+
+def _readme() -> str:
+    return (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def _section(text: str, heading: str) -> str:
+    """The text under a `## ` heading, up to the next `## ` heading."""
+    start = text.index(f"\n{heading}\n") + len(heading) + 2
+    end = text.find("\n## ", start)
+    return text[start:] if end == -1 else text[start:end]
+
+
+def test_the_readme_is_a_doorway() -> None:
+    readme = _readme()
+    assert len(readme.splitlines()) <= README_MAX_LINES
+    for heading in ("A five-minute tour", "Commands", "Exit codes", "Documentation"):
+        assert f"\n## {heading}\n" in readme, heading
+    codes = _section(readme, "## Exit codes")
+    assert all(f"`{code}`" in codes for code in (0, 1, 2))
+    linked = set(re.findall(r"\]\((docs/[^)#]+\.md)\)", _section(readme, "## Documentation")))
+    assert linked == {f"docs/{doc.name}" for doc in (REPO / "docs").glob("*.md")}
+
+
+def _click_commands() -> dict[str, Any]:
+    import typer.main
+
+    from skillwiki.cli.app import app
+
+    group = typer.main.get_command(app)
+    return dict(group.commands)  # type: ignore[attr-defined]
+
+
+def test_every_command_has_one_short_line_in_the_readme_table() -> None:
+    rows = {}
+    for line in _section(_readme(), "## Commands").splitlines():
+        match = re.fullmatch(r"\| `skillwiki ([a-z-]+)[^`]*` \| (.+) \|", line)
+        if match:
+            rows[match[1]] = match[2]
+    assert set(rows) == set(_click_commands())
+    for name, cell in rows.items():
+        # One short sentence: a capital, a full stop at the end and nowhere before it.
+        assert len(cell) <= 100 and cell[0].isupper() and cell.endswith("."), (name, cell)
+        assert ". " not in cell.removesuffix("."), (name, cell)
+
+
+def test_docs_commands_describes_every_command_and_option() -> None:
+    """docs/commands.md has a section for each command, naming every option and flag its
+    `--help` lists; the global options are named too."""
+    doc = (REPO / "docs" / "commands.md").read_text(encoding="utf-8")
+    sections = re.findall(r"^## ([a-z-]+)$", doc, re.MULTILINE)
+    commands = _click_commands()
+    assert sorted(sections) == sorted(commands)
+    for name, command in commands.items():
+        section = _section(doc, f"## {name}")
+        assert f"skillwiki {name}" in section, name
+        for param in command.params:
+            if param.param_type_name != "option":
+                continue
+            for flag in [*param.opts, *param.secondary_opts]:
+                assert f"`{flag}`" in section, (name, flag)
+    for flag in ("-w/--workspace", "SKILLWIKI_WORKSPACE", "--version", "--json"):
+        assert flag in doc, flag
+
+
+def _markdown_links(path: Path) -> list[str]:
+    """Every link and image target of a Markdown file, as CommonMark reads it (not in code)."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(path.read_text(encoding="utf-8"))
+    targets = []
+    for token in tokens:
+        for child in token.children or []:
+            if child.type == "link_open":
+                targets.append(str(child.attrs["href"]))
+            elif child.type == "image":
+                targets.append(str(child.attrs["src"]))
+    return targets
+
+
+def _github_slugs(path: Path) -> set[str]:
+    """The anchors GitHub gives a file's headings: lower case, punctuation dropped, spaces as -."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(path.read_text(encoding="utf-8"))
+    slugs = set()
+    for opening, inline in zip(tokens, tokens[1:], strict=False):
+        if opening.type == "heading_open":
+            text = "".join(child.content for child in inline.children or [])
+            slugs.add(re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-"))
+    return slugs
+
+
+DOCUMENTS = [
+    "README.md",
+    "CHANGELOG.md",
+    *sorted(f"docs/{p.name}" for p in (REPO / "docs").glob("*.md")),
+]
+
+
+@pytest.mark.parametrize("name", DOCUMENTS)
+def test_every_relative_link_resolves(name: str) -> None:
+    """Each relative link of the README, the CHANGELOG and docs/ names a file of the repository
+    and, with a `#fragment`, a heading of that file."""
+    source = REPO / name
+    for target in _markdown_links(source):
+        if re.match(r"[a-z]+:", target):
+            continue  # https:, mailto:
+        file, _, fragment = target.partition("#")
+        resolved = (source.parent / file).resolve() if file else source
+        assert resolved.is_relative_to(REPO) and resolved.exists(), (name, target)
+        if fragment:
+            assert fragment in _github_slugs(resolved), (name, target)
+
+
+def test_the_readme_tour_runs_as_written(tmp_path: Path) -> None:
+    """The tour's commands run in a fresh git repository holding the notes they name, and
+    the lesson it records is the one its recall shows."""
+    tour = [body for lang, body in _fenced(REPO / "README.md") if lang == "sh"][1]
+    assert [line.split()[1] for line in tour.splitlines() if line.startswith("skillwiki ")] == [
+        "init",
+        "ingest",
+        "query",
+        "status",
+        "lint",
+        "record-lesson",
+        "recall",
+    ]
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "release.md").write_text("# Releasing\n\nTag it; the job releases.\n")
+    (tmp_path / "README.md").write_text("# Notes\n\nSee [releasing](docs/release.md).\n")
+    shell = subprocess.run(
+        ["bash", "-c", "set -euo pipefail\n" + tour],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=_env(),
+    )
+    assert shell.returncode == 0, shell.stdout + shell.stderr
+    assert ".wiki/wiki/docs/release.md" in shell.stdout
+    assert "Prevention: Give the release job the deploy token." in shell.stdout
+
+
+def test_docs_lint_lists_every_rule() -> None:
+    from skillwiki.lint.rules import RULES
+
+    doc = (REPO / "docs" / "lint.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\| (SW\d{3}) \| (error|warning|error / warning) \|", doc, re.MULTILINE)
+    assert [rule_id for rule_id, _ in listed] == [rule.id for rule in RULES]
+
+
+def _leaves(value: Any, prefix: str = "") -> dict[str, Any]:
+    """A config dataclass or a TOML table as dotted keys to values (a dict of rules is one)."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(value):
+        value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    elif not (isinstance(value, dict) and prefix != "lint.rules."):
+        return {prefix.removesuffix("."): value}
+    leaves: dict[str, Any] = {}
+    for key, item in value.items():
+        leaves |= _leaves(item, f"{prefix}{key}.")
+    return leaves
+
+
+def test_docs_configuration_shows_every_setting_at_its_default(tmp_path: Path) -> None:
+    """The config.toml docs/configuration.md shows names every setting at its default (rules
+    aside, shown by an example), and loads."""
+    import tomllib
+
+    from skillwiki.config import Config, load_config
+
+    [block] = [body for lang, body in _fenced(REPO / "docs" / "configuration.md") if lang == "toml"]
+    shown = _leaves(tomllib.loads(block))
+    defaults = _leaves(Config())
+    assert shown.pop("lint.rules") == {"SW005": "off"} and defaults.pop("lint.rules") == {}
+    assert shown == defaults
+    (tmp_path / "config.toml").write_text(block, encoding="utf-8")
+    assert load_config(tmp_path / "config.toml").lint.rules == {"SW005": "off"}
+
+
+def test_every_guarantee_names_tests_that_exist() -> None:
+    doc = (REPO / "docs" / "guarantees.md").read_text(encoding="utf-8")
+    rows = [line for line in doc.splitlines() if line.startswith("| ") and "---" not in line]
+    promises = rows[1:]  # the header row aside
+    assert len(promises) >= 17
+    for row in promises:
+        tested_by = row.rstrip(" |").rsplit(" | ", 1)[1]
+        named = re.findall(r"`(tests/test_\w+\.py)`", tested_by)
+        assert named, row[:60]
+        assert all((REPO / test).is_file() for test in named), named
+
+
+CHANGELOG_SECTIONS = ("Added", "Changed", "Deprecated", "Removed", "Fixed", "Security")
+
+
+def test_the_changelog_keeps_a_changelog() -> None:
+    """`## Unreleased` on top, then one dated release a version, newest first, the newest being
+    the package's version; each of Keep a Changelog's sections at most once in a release, and
+    one line per change."""
+    import datetime
+
+    from skillwiki import __version__
+
+    text = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    releases = re.split(r"^## ", text, flags=re.MULTILINE)[1:]
+    titles = [release.split("\n", 1)[0] for release in releases]
+    assert titles[0] == "Unreleased"
+    dated = [re.fullmatch(r"\[(\d+\.\d+\.\d+)\] - (\d{4}-\d{2}-\d{2})", t) for t in titles[1:]]
+    assert all(dated), titles
+    versions = [tuple(int(n) for n in match[1].split(".")) for match in dated if match]
+    days = [datetime.date.fromisoformat(match[2]) for match in dated if match]
+    assert versions == sorted(set(versions), reverse=True) and days == sorted(days, reverse=True)
+    assert not dated or dated[0][1] == __version__  # type: ignore[index]
+    for release in releases:
+        sections = re.findall(r"^### (.+)$", release, re.MULTILINE)
+        assert len(sections) == len(set(sections)), sections
+        assert set(sections) <= set(CHANGELOG_SECTIONS), sections
+        body = release.split("\n", 1)[1]
+        for line in body.splitlines():
+            assert line == "" or line.startswith(("### ", "- ")), line  # one line a change
