@@ -10,8 +10,8 @@ from skillwiki import clock, fsio
 from skillwiki.config import Config
 from skillwiki.errors import InputError
 from skillwiki.fingerprint import expect, fingerprint
+from skillwiki.kinds import Outcome, Status, values
 from skillwiki.memory import usage
-from skillwiki.memory.kinds import Outcome, Status, values
 from skillwiki.memory.lessons import unfinished
 from skillwiki.memory.store import (
     EVIDENCE_HEADING,

@@ -13,7 +13,7 @@ from skillwiki.config import Config
 from skillwiki.documents import MAX_SUMMARY, MAX_TAGS, MAX_TITLE, join
 from skillwiki.errors import InputError
 from skillwiki.fingerprint import expect, fingerprint
-from skillwiki.memory.kinds import Scope, Severity, Status, Trigger, values
+from skillwiki.kinds import Scope, Severity, Status, Trigger, values
 from skillwiki.memory.store import LESSONS_DIR, load_lessons
 from skillwiki.names import folded, slugify
 from skillwiki.workspace import Workspace

@@ -7,8 +7,8 @@ from datetime import date
 
 from skillwiki import fsio
 from skillwiki.config import Config, MaintainConfig
+from skillwiki.kinds import Severity, Status
 from skillwiki.memory import usage
-from skillwiki.memory.kinds import Severity, Status
 from skillwiki.memory.lessons import jaccard
 from skillwiki.memory.store import Lesson, load_lessons, rewrite
 from skillwiki.workspace import Workspace

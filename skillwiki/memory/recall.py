@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillwiki.config import Config
+from skillwiki.kinds import Scope, Severity, Status
 from skillwiki.memory.block import quote
 from skillwiki.memory.evidence import confidence, mute_reason
-from skillwiki.memory.kinds import Scope, Severity, Status
 from skillwiki.memory.store import LESSONS_DIR, Lesson, load_lessons
 from skillwiki.workspace import WIKI_DIR, Workspace
 

@@ -12,7 +12,7 @@ from skillwiki import fsio
 from skillwiki.config import Config
 from skillwiki.documents import decode, join, split
 from skillwiki.errors import InputError, NotFound
-from skillwiki.memory.kinds import Outcome, Severity, Status
+from skillwiki.kinds import Outcome, Severity, Status
 from skillwiki.workspace import Workspace
 
 LESSONS_DIR = "lessons"

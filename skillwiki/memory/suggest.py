@@ -9,8 +9,8 @@ from typing import Any
 
 from skillwiki.config import SuggestConfig
 from skillwiki.errors import InputError
+from skillwiki.kinds import Severity, Trigger
 from skillwiki.memory import clients
-from skillwiki.memory.kinds import Severity, Trigger
 from skillwiki.memory.lessons import SECTION_FLAGS, TEMPLATE_TEXT, LessonInput, build_body
 from skillwiki.secrets import redact
 

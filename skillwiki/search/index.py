@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from skillwiki import fsio, headcache, parallel, references, statcache
 from skillwiki.documents import body_of, decode, split
 from skillwiki.errors import InputError, SkillwikiError
-from skillwiki.memory.kinds import Status
+from skillwiki.kinds import Status
 from skillwiki.search import semantic
 from skillwiki.search.text import indexed
 from skillwiki.snapshot import Since, Snapshot

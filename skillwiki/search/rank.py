@@ -17,7 +17,7 @@ from typing import Any
 
 from skillwiki import references
 from skillwiki.documents import body_of
-from skillwiki.memory.kinds import RETIRED
+from skillwiki.kinds import RETIRED
 from skillwiki.search import index, near, semantic
 from skillwiki.search.text import (
     CJK,
