@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tomllib
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -72,3 +74,49 @@ def test_a_text_without_a_fence_loads_no_library() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout == "False []\n"
+
+
+REPO = Path(__file__).resolve().parent.parent
+
+# One row per import that ran back up a layer, or round a cycle: the importer, then the module
+# it must not reach, directly or through any other.
+BACK_UP = [
+    ("the cycle documents <-> frontmatter_handlers", "frontmatter_handlers", "documents"),
+    ("search named the lessons' vocabulary in memory", "search", "memory"),
+    ("the MCP server loaded the command line", "server", "cli"),
+    ("memory (its hooks) read through the reading use-case", "memory", "reading"),
+]
+
+
+@pytest.fixture(scope="module")
+def graph() -> Any:
+    """The package's import graph, less the imports the contract still lets run back up."""
+    import grimp
+
+    built = grimp.build_graph("skillwiki", cache_dir=None)
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    [contract] = config["tool"]["importlinter"]["contracts"]
+    for line in contract["ignore_imports"]:
+        importer, imported = (name.strip() for name in line.split("->"))
+        if {importer, imported} <= built.modules and built.direct_import_exists(
+            importer=importer, imported=imported
+        ):
+            built.remove_import(importer=importer, imported=imported)
+    return built
+
+
+@pytest.mark.parametrize(
+    ("importer", "imported"), [row[1:] for row in BACK_UP], ids=[row[0] for row in BACK_UP]
+)
+def test_no_import_runs_back_up(graph: Any, importer: str, imported: str) -> None:
+    chain = graph.find_shortest_chain(
+        importer=f"skillwiki.{importer}", imported=f"skillwiki.{imported}", as_packages=True
+    )
+    assert chain is None
+
+
+def test_the_layer_contract_holds() -> None:
+    """The declared layers, checked as CI checks them: a module that imports up fails here."""
+    from importlinter.cli import lint_imports
+
+    assert lint_imports(config_filename=str(REPO / "pyproject.toml"), no_cache=True) == 0
