@@ -4,7 +4,7 @@ Frontmatter as skillwiki writes it is flat: `key: scalar`, `key: []`, `key:` the
 items. That subset is read and written here, exactly as PyYAML with skillwiki's rules would
 (tests hold the two to the same values and the same bytes); anything else, and any scalar
 whose type only YAML's resolvers can tell (numbers, dates), is left to `_yaml` (answer None).
-`_yaml.load` reads frontmatter through `load` first; an article is written through `dump`
+`_yaml.flat` reads frontmatter through `load` first; an article is written through `dump`
 without a YAML library or PyYAML's slower emitter.
 """
 

@@ -49,16 +49,12 @@ class _FastLoader(yaml.CSafeLoader):
 def load(source: str) -> Any:
     """Load frontmatter YAML with StrictLoader's rules, the cheapest way that is exact.
 
-    The flat subset skillwiki itself writes is read line by line (scalars typed by PyYAML's
-    own resolvers and constructors); anything else goes to libyaml, except text that could
-    hold an alias (any `&` or `*`), which takes the pure-Python loader, and so does any error:
-    its messages are the ones users see.
+    Text that could hold an alias (any `&` or `*`) takes the pure-Python loader; anything else
+    goes to libyaml, and on any error to the pure-Python loader too: its messages are the ones
+    users see. (`flat` reads the subset skillwiki writes first, without either.)
     """
     if "&" in source or "*" in source:
         return yaml.load(source, Loader=StrictLoader)  # noqa: S506 - a SafeLoader
-    flat = _flat(source)
-    if flat is not None:
-        return flat
     if not getattr(yaml, "__with_libyaml__", False):
         return yaml.load(source, Loader=StrictLoader)  # noqa: S506 - a SafeLoader
     try:
@@ -131,9 +127,18 @@ _BUILD = {
 }
 
 
-def _flat(source: str) -> dict[str, Any] | None:
-    """Read the flat subset (see _flatyaml), scalars typed by PyYAML's own resolvers."""
+def flat(source: str) -> dict[str, Any] | None:
+    """The flat subset skillwiki writes (see _flatyaml), read as `load` would read it, scalars
+    typed by PyYAML's own resolvers; None for any other text (then `load` reads it).
+
+    Its values are plain by construction: strings, numbers, booleans, None, lists of them.
+    """
+    if "&" in source or "*" in source:
+        return None  # an anchor or alias is StrictLoader's to refuse
     return _flatyaml.load(source, _scalar)
+
+
+_flat = flat  # the name the property tests hold equal to StrictLoader
 
 
 @lru_cache(maxsize=8192)  # frontmatter repeats itself: types, compiler, tags, dates

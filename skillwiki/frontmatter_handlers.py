@@ -115,21 +115,30 @@ def split(text: str, where: Path | str) -> tuple[dict[str, Any], str] | None:
     except ValueError:  # the handler's split unpacks three parts: the block never closes
         return None
     body = body[1:] if body.startswith("\n") else body
-    kind = "TOML" if isinstance(handler, TOMLHandler) else "YAML"
-    if _nesting(metadata) > MAX_LOADER_DEPTH:  # refused before a C parser recurses into it
-        raise InputError(
-            where, f"unparsable {kind} frontmatter: nested more than {MAX_DEPTH} levels deep"
-        )
     assert isinstance(handler, StrictYAMLHandler | TOMLHandler)  # HANDLERS are these
+    return _load(handler, metadata, where), body
+
+
+def _load(
+    handler: StrictYAMLHandler | TOMLHandler, metadata: str, where: Path | str
+) -> dict[str, Any]:
+    kind = "TOML" if isinstance(handler, TOMLHandler) else "YAML"
     try:
+        if isinstance(handler, StrictYAMLHandler):
+            flat = _yaml.flat(metadata)  # what skillwiki writes: plain values, no YAML parser
+            if flat is not None:
+                return flat
+        if _nesting(metadata) > MAX_LOADER_DEPTH:  # refused before a C parser recurses into it
+            raise InputError(
+                where, f"unparsable {kind} frontmatter: nested more than {MAX_DEPTH} levels deep"
+            )
         loaded = handler.load(metadata, where=where)
     except (RecursionError, ValueError, TypeError, OverflowError) as exc:
         detail = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
         if isinstance(exc, RecursionError):
             detail = f"nested more than {MAX_DEPTH} levels deep"
         raise InputError(where, f"unparsable {kind} frontmatter: {detail}") from None
-    meta = {str(key): _plain(value, where, 1) for key, value in _checked_keys(loaded, where)}
-    return meta, body
+    return {str(key): _plain(value, where, 1) for key, value in _checked_keys(loaded, where)}
 
 
 def _checked_keys(mapping: dict[Any, Any], where: Path | str) -> list[tuple[str, Any]]:

@@ -10,6 +10,7 @@ import pytest
 
 from skillwiki import _flatyaml
 from skillwiki.documents import split
+from tests.support import real_pages
 
 # One row per shape of frontmatter: its text, then what it holds (None: it is no frontmatter).
 SHAPES: list[tuple[str, str, dict[str, Any] | None]] = [
@@ -120,3 +121,24 @@ def test_the_layer_contract_holds() -> None:
     from importlinter.cli import lint_imports
 
     assert lint_imports(config_filename=str(REPO / "pyproject.toml"), no_cache=True) == 0
+
+
+@pytest.mark.paths
+def test_the_flat_reader_reads_real_frontmatter_as_the_yaml_loader_does() -> None:
+    """The subset skillwiki writes is read without a YAML parser; on every real page whose
+    frontmatter it reads, it reads what the strict loader reads."""
+    import yaml
+
+    from skillwiki import _yaml
+    from skillwiki.documents import decode
+    from skillwiki.frontmatter_handlers import YAML_BOUNDARY, YAML_OPENING
+
+    read = 0
+    for path in real_pages("en"):
+        text = decode(path.read_bytes(), path, 10**8)
+        parts = YAML_BOUNDARY.split(text, 2) if YAML_OPENING.match(text) else []
+        flat = _yaml.flat(parts[1]) if len(parts) == 3 else None
+        if flat is not None:
+            read += 1
+            assert flat == yaml.load(parts[1], Loader=_yaml.StrictLoader), path  # noqa: S506
+    assert read > 300
