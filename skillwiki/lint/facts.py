@@ -10,7 +10,7 @@ from skillwiki.documents import decode, split
 from skillwiki.errors import InputError
 from skillwiki.workspace import PARSED_SUFFIXES
 
-FORMAT = 9  # 6: Obsidian's block ids; 7: VitePress's anchors; 8: MyST's targets; 9: secrets by format and place
+FORMAT = 9  # 7: VitePress's anchors; 8: MyST's targets; 9: secrets by format and by place
 
 
 class FileFacts(NamedTuple):
