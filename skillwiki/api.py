@@ -8,7 +8,7 @@ functions, so a face that imports this module at start-up pays for nothing it do
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 
     from skillwiki.compiler import Plan
     from skillwiki.config import Config
+    from skillwiki.memory.lessons import LessonInput
     from skillwiki.memory.recall import Recalled
+    from skillwiki.memory.suggest import Proposal
     from skillwiki.reading import Shown
     from skillwiki.search import Hit
     from skillwiki.workspace import Workspace
@@ -99,3 +101,47 @@ def file_fingerprint(path: Path, config: Config) -> str:
     from skillwiki.fingerprint import fingerprint
 
     return fingerprint(path.read_bytes(), config.fingerprint)
+
+
+def suggest_json(proposal: Proposal | None) -> dict[str, Any]:
+    """suggest's answer (SPEC 7): `{"suggest": false}`, or the proposal with `command`, the
+    record-lesson command line that records it once the user agrees."""
+    if proposal is None:
+        return {"suggest": False}
+    said = {field.name: getattr(proposal, field.name) for field in fields(proposal)}
+    said.pop("lesson")
+    command = record_lesson_command(proposal.lesson)
+    return {"suggest": True, **said, "trigger": proposal.trigger.value, "command": command}
+
+
+# The record-lesson fields a proposal fills, in the order the command line gives them; the
+# lists (agent, tag) are repeated flags.
+_SECTIONS = ("what_happened", "root_cause", "optimization", "next_time")
+
+
+def record_lesson_fields(lesson: LessonInput) -> dict[str, Any]:
+    """The record-lesson fields that record `lesson`, by the names the MCP tool takes: each
+    section given on its own, the lists only when they hold something."""
+    given: dict[str, Any] = {"title": lesson.title, "summary": lesson.summary}
+    given |= {"trigger": lesson.trigger, "severity": lesson.severity}
+    for name in _SECTIONS:
+        text = getattr(lesson, name)
+        if text and text.strip():
+            given[name] = text.strip()
+    given["prevention_rule"] = lesson.prevention_rule or ""
+    if lesson.agents:
+        given["agent"] = list(lesson.agents)
+    if lesson.tags:
+        given["tag"] = list(lesson.tags)
+    return given
+
+
+def record_lesson_command(lesson: LessonInput) -> list[str]:
+    """The `skillwiki record-lesson` command line that records `lesson`: one flag a field, a
+    list's flag once for each of its items."""
+    command = ["skillwiki", "record-lesson"]
+    for name, value in record_lesson_fields(lesson).items():
+        flag = "--" + name.replace("_", "-")
+        for item in value if isinstance(value, list) else [value]:
+            command += [flag, item]
+    return command

@@ -68,7 +68,16 @@ from mcp.types import Tool as ToolInfo
 from pydantic import Field, PrivateAttr, ValidationError
 
 from skillwiki import __version__, clock
-from skillwiki.api import LIMIT_MAX, ArticleType, query_json, recall_json, show_json, status_json
+from skillwiki.api import (
+    LIMIT_MAX,
+    ArticleType,
+    query_json,
+    recall_json,
+    record_lesson_fields,
+    show_json,
+    status_json,
+    suggest_json,
+)
 from skillwiki.errors import InputError, NotFound, OutsideWorkspace, SkillwikiError
 from skillwiki.memory.kinds import Outcome, Scope, Severity, Trigger
 from skillwiki.statcache import Stat, stat_of
@@ -721,20 +730,6 @@ def _transcript_inside(path: str, root: Path, roots: Sequence[Path]) -> str:
     )
 
 
-def record_lesson_arguments(command: list[str]) -> dict[str, Any]:
-    """The record_lesson arguments that do what suggest's record-lesson command line does."""
-    lists = {"agent", "tag", "path"}
-    arguments: dict[str, Any] = {}
-    flags = command[2:]
-    for flag, value in zip(flags[::2], flags[1::2], strict=True):
-        name = flag.removeprefix("--").replace("-", "_")
-        if name in lists:
-            arguments.setdefault(name, []).append(value)
-        else:
-            arguments[name] = value
-    return arguments
-
-
 def build(place: Place, *, read_only: bool) -> WikiServer:
     """The server: the reading tools, the resources and the prompt, and the writing tools
     unless `read_only` (then a client that calls them anyway is told the server is read-only,
@@ -856,7 +851,7 @@ def _memory_tools(server: WikiServer) -> None:
         declared. A proposal carries `record_lesson`: the arguments to call that tool with,
         only after the user agreed (and `command`, the same as a command line). Never
         writes."""
-        from skillwiki.memory.suggest import answer, read_run
+        from skillwiki.memory.suggest import read_run
         from skillwiki.memory.suggest import suggest as run
 
         named = feedback.get("transcript_path")
@@ -867,9 +862,10 @@ def _memory_tools(server: WikiServer) -> None:
             given = feedback
             if isinstance(named, str) and named:
                 given = {**feedback, "transcript_path": _transcript_inside(named, ws.root, roots)}
-            answered = answer(run(read_run(given, "feedback"), config.suggest))
-            if answered["suggest"]:
-                answered["record_lesson"] = record_lesson_arguments(answered["command"])
+            proposal = run(read_run(given, "feedback"), config.suggest)
+            answered = suggest_json(proposal)
+            if proposal is not None:
+                answered["record_lesson"] = record_lesson_fields(proposal.lesson)
             return answered
 
         return await _answer(work, warm.place, ctx)

@@ -350,6 +350,7 @@ def test_the_mcp_tool_takes_the_section_arguments(ws: Path) -> None:
     import anyio
 
     from skillwiki import server
+    from skillwiki.api import record_lesson_fields
     from skillwiki.config import SuggestConfig
     from skillwiki.memory.suggest import read_run, suggest
     from skillwiki.warm import Place
@@ -365,7 +366,7 @@ def test_the_mcp_tool_takes_the_section_arguments(ws: Path) -> None:
     failures = {"task": "build", "tool_calls": [{"tool": "docker", "error": "not found"}] * 3}
     proposal = suggest(read_run(failures, "feedback"), SuggestConfig())
     assert proposal is not None
-    proposed = server.record_lesson_arguments(proposal.command)
+    proposed = record_lesson_fields(proposal.lesson)
     filled = {**proposed, "root_cause": "The tag moved.", "optimization": "Pinned by digest."}
     wiki = server.build(Place(ws), read_only=False)
     try:

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from skillwiki.api import suggest_json
 from skillwiki.config import SuggestConfig
 from skillwiki.memory.lessons import TEMPLATE_TEXT
-from skillwiki.memory.suggest import answer, read_run, suggest
+from skillwiki.memory.suggest import read_run, suggest
 from tests.support import DATA, Invoke, snapshot
 
 
@@ -67,7 +68,7 @@ OK = {"tool": "fetch", "success": True}
     ],
 )
 def test_triggers(feedback: dict, trigger: str | None) -> None:
-    result = answer(suggest(read_run(feedback, "feedback"), SuggestConfig()))
+    result = suggest_json(suggest(read_run(feedback, "feedback"), SuggestConfig()))
     assert result.get("trigger") == trigger
     assert result["suggest"] is (trigger is not None)
 

@@ -60,9 +60,10 @@ def suggest(
       skillwiki suggest run-feedback.json
       my-agent --feedback-json | skillwiki suggest -
     """
+    from skillwiki.api import suggest_json
     from skillwiki.config import SuggestConfig
     from skillwiki.errors import InputError, WorkspaceNotFound
-    from skillwiki.memory.suggest import answer, parse
+    from skillwiki.memory.suggest import parse
     from skillwiki.memory.suggest import suggest as run
 
     try:
@@ -84,7 +85,7 @@ def suggest(
         text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(where, f"cannot be read ({exc})") from None
-    render.print_json(answer(run(parse(text, where), config)))
+    render.print_json(suggest_json(run(parse(text, where), config)))
 
 
 def recall(

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from skillwiki.config import SuggestConfig
 from skillwiki.errors import InputError
 from skillwiki.kinds import Severity, Trigger
 from skillwiki.memory import clients
-from skillwiki.memory.lessons import SECTION_FLAGS, TEMPLATE_TEXT, LessonInput, build_body
+from skillwiki.memory.lessons import TEMPLATE_TEXT, LessonInput, build_body
 from skillwiki.secrets import redact
 
 SUMMARY_LIMIT = 180
@@ -80,7 +80,8 @@ class Run:
 
 @dataclass(frozen=True)
 class Proposal:
-    """The lesson suggest proposes, and the record-lesson argv that records it."""
+    """The lesson suggest proposes: what it says of the run, and `lesson`, the record-lesson
+    fields that record it (each face renders them: the CLI as a command line)."""
 
     trigger: Trigger
     replan_count: int
@@ -92,16 +93,7 @@ class Proposal:
     proposed_lesson: str
     proposed_prevention_rule: str  # a draft, made from the failure: check it before recording
     to_fill_in: list[str]  # what the agent (with the user) must write before the lesson counts
-    command: list[str]
-
-    def to_json(self) -> dict[str, Any]:
-        """SPEC 7's answer: the proposal, after `"suggest": true`."""
-        return {"suggest": True, **asdict(self), "trigger": self.trigger.value}
-
-
-def answer(proposal: Proposal | None) -> dict[str, Any]:
-    """What the suggest command prints: {"suggest": false}, or the proposal."""
-    return {"suggest": False} if proposal is None else proposal.to_json()
+    lesson: LessonInput
 
 
 def parse(text: str, where: str) -> Run:
@@ -233,7 +225,6 @@ def suggest(run: Run, config: SuggestConfig) -> Proposal | None:
         prevention_rule=rule,  # Next Time is made from it
     )
     body = build_body(lesson)
-    command = _command(lesson)
     return Proposal(
         trigger,
         run.replans,
@@ -245,7 +236,7 @@ def suggest(run: Run, config: SuggestConfig) -> Proposal | None:
         body,
         rule,
         TO_FILL_IN,
-        command,
+        lesson,
     )
 
 
@@ -262,20 +253,6 @@ def _happened(summary: str, summaries: list[str]) -> str:
     """What Happened: the summary, then the errors the failed calls reported."""
     errors = ["", "Errors:", *(f"- {line}" for line in summaries)] if summaries else []
     return "\n".join([summary, *errors])
-
-
-def _command(lesson: LessonInput) -> list[str]:
-    """The record-lesson argv that records `lesson`: each section by its own flag."""
-    command = ["skillwiki", "record-lesson", "--title", lesson.title, "--summary", lesson.summary]
-    command += ["--trigger", lesson.trigger, "--severity", lesson.severity]
-    for name, text in lesson.given_sections().items():
-        command += [SECTION_FLAGS[name], text]
-    command += ["--prevention-rule", lesson.prevention_rule or ""]
-    for agent in lesson.agents:
-        command += ["--agent", agent]
-    for tag in lesson.tags:
-        command += ["--tag", tag]
-    return command
 
 
 # What to check first, by the kind of error a failed call reported (the first that matches).
