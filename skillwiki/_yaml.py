@@ -138,9 +138,6 @@ def flat(source: str) -> dict[str, Any] | None:
     return _flatyaml.load(source, _scalar)
 
 
-_flat = flat  # the name the property tests hold equal to StrictLoader
-
-
 @lru_cache(maxsize=8192)  # frontmatter repeats itself: types, compiler, tags, dates
 def _scalar(raw: str) -> Any:
     value = _flatyaml.quoted_or_plain(raw)

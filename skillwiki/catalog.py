@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from skillwiki.article import LESSON_KEYS, file_link, readable_name
-from skillwiki.memory.kinds import Severity, values
+from skillwiki.kinds import Severity, values
 from skillwiki.workspace import Workspace
 
 SEVERITIES = tuple(reversed(values(Severity)))  # most severe first

@@ -79,7 +79,7 @@ from skillwiki.api import (
     suggest_json,
 )
 from skillwiki.errors import InputError, NotFound, OutsideWorkspace, SkillwikiError
-from skillwiki.memory.kinds import Outcome, Scope, Severity, Trigger
+from skillwiki.kinds import Outcome, Scope, Severity, Trigger
 from skillwiki.statcache import Stat, stat_of
 from skillwiki.warm import Place, Reading, Warm
 from skillwiki.workspace import find_workspace

@@ -267,10 +267,10 @@ def test_only_fsio_writes_files() -> None:
 
 
 def test_one_vocabulary_for_lessons() -> None:
-    """Severity, scope, status, trigger and outcome are spelled once, in memory/kinds.py:
+    """Severity, scope, status, trigger and outcome are spelled once, in kinds.py:
     everywhere else names a member. (JSON keys of an agent's feedback that happen to share a
     trigger's name, `retries` and `rejected`, are keys, not values.)"""
-    from skillwiki.memory import kinds
+    from skillwiki import kinds
 
     vocabulary = {
         member.value
@@ -325,11 +325,7 @@ UPWARD = [
     ("compiler-to-a-face", ("skillwiki.compiler",), FACES),
     ("lint-to-a-face", ("skillwiki.lint",), FACES),
 ]
-# memory/hooks.py stays as the hooks face's old name while a test imports it by that name.
-KEPT_NAMES = {
-    ("skillwiki.memory.hooks", "skillwiki.hooks"),
-    ("skillwiki.memory.hooks", "skillwiki.hooks.*"),
-}
+KEPT_NAMES: set[tuple[str, str]] = set()  # (importer, imported) allowed to run back up: none
 
 
 @pytest.mark.parametrize(

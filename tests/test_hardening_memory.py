@@ -313,7 +313,7 @@ RACE_ROWS = [
 # on stderr, then waits for a line on stdin before it runs, so that all of them run at once.
 _RACER = """
 import sys
-import skillwiki.cli.app, skillwiki.cli.hook_cmd, skillwiki.memory.hooks, skillwiki.memory.recall
+import skillwiki.cli.app, skillwiki.cli.hook_cmd, skillwiki.hooks, skillwiki.memory.recall
 sys.stderr.write("ready\\n")
 sys.stderr.flush()
 sys.stdin.buffer.readline()

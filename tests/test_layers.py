@@ -97,7 +97,7 @@ def graph() -> Any:
     built = grimp.build_graph("skillwiki", cache_dir=None)
     config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     [contract] = config["tool"]["importlinter"]["contracts"]
-    for line in contract["ignore_imports"]:
+    for line in contract.get("ignore_imports", []):
         importer, imported = (name.strip() for name in line.split("->"))
         if {importer, imported} <= built.modules and built.direct_import_exists(
             importer=importer, imported=imported

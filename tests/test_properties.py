@@ -132,11 +132,11 @@ def test_markdown_links_between_raw_files_resolve_to_the_same_article(
 def test_the_flat_reader_agrees_with_pyyaml(meta: dict) -> None:
     import yaml
 
-    from skillwiki._yaml import StrictLoader, _flat, dump
+    from skillwiki._yaml import StrictLoader, dump, flat
 
     text = dump(meta) if meta else ""
-    flat = _flat(text)
-    assert flat is None or flat == yaml.load(text, Loader=StrictLoader) or (flat == {} and not meta)
+    read = flat(text)
+    assert read is None or read == yaml.load(text, Loader=StrictLoader) or (read == {} and not meta)
 
 
 scalar_text = st.text(
@@ -148,17 +148,17 @@ scalar_text = st.text(
 def test_the_flat_reader_agrees_on_hand_written_scalars(meta: dict) -> None:
     import yaml
 
-    from skillwiki._yaml import StrictLoader, _flat
+    from skillwiki._yaml import StrictLoader, flat
 
     text = "".join(f"{key}: {value}\n" for key, value in meta.items())
-    flat = _flat(text)
-    if flat is None:
+    read = flat(text)
+    if read is None:
         return
     try:
         expected = yaml.load(text, Loader=StrictLoader)
     except yaml.YAMLError:
         raise AssertionError(f"the flat reader accepted what YAML refuses: {text!r}") from None
-    assert flat == (expected or {})
+    assert read == (expected or {})
 
 
 _SECRETISH = st.lists(

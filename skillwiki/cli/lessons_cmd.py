@@ -10,7 +10,7 @@ import typer
 
 from skillwiki.cli import render
 from skillwiki.cli.common import ExpectOption, JsonOption, WorkspaceOption, open_workspace
-from skillwiki.memory.kinds import Severity, Trigger
+from skillwiki.kinds import Severity, Trigger
 
 
 def register(app: typer.Typer) -> None:

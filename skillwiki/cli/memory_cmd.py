@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from skillwiki.cli import render
-from skillwiki.memory.kinds import Outcome
+from skillwiki.kinds import Outcome
 
 if TYPE_CHECKING:
     from skillwiki.memory.recall import Recalled

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from skillwiki import kinds
 from skillwiki.lint.model import File, Finding, LintContext, Rule, Severity
-from skillwiki.memory import kinds
 from skillwiki.memory.lessons import SECTIONS, TEMPLATE_TEXT
 
 _ENUMS = (

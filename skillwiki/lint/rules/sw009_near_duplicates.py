@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from skillwiki.kinds import RETIRED
 from skillwiki.lint.model import File, Finding, LintContext, Rule, Severity
-from skillwiki.memory.kinds import RETIRED
 from skillwiki.memory.lessons import jaccard
 
 
