@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from skillwiki.search import rank
+from skillwiki.search import hits, rank
+from skillwiki.search.terms import query_terms
+from skillwiki.search.vectors import Nearest
 from tests.support import Invoke, write
 
 
@@ -42,12 +44,12 @@ def test_chinese_pairs_of_one_run_are_not_a_phrase_boost() -> None:
     """A CJK run's overlapping pairs are its words, not neighbouring words: no phrase boost of
     two of them (three characters as written), while their NEAR and a phrase across a space
     or across scripts stay."""
-    terms, boosts = rank.query_terms("同步两个目录")
+    terms, boosts = query_terms("同步两个目录")
     assert terms == ['"同步"', '"步两"', '"两个"', '"个目"', '"目录"']
     assert boosts == ['NEAR("同步" "步两" "两个" "个目" "目录", 10)']
-    assert rank.query_terms("安装 Python 包")[1][:2] == ['"安装 python"', '"python 包"']
-    assert rank.query_terms("同步 目录")[1] == ['"同步 目录"']
-    assert rank.query_terms("merge two branches")[1][:2] == ['"merge two"', '"two branches"']
+    assert query_terms("安装 Python 包")[1][:2] == ['"安装 python"', '"python 包"']
+    assert query_terms("同步 目录")[1] == ['"同步 目录"']
+    assert query_terms("merge two branches")[1][:2] == ['"merge two"', '"two branches"']
 
 
 def _snippets(ws: Path, invoke: Invoke, page: str, text: str, *queries: str) -> list[str]:
@@ -61,15 +63,15 @@ def _snippets(ws: Path, invoke: Invoke, page: str, text: str, *queries: str) -> 
     "signals",
     [
         None,
-        rank.Signals(2, 3.25, 4, 1.1, near=2),
-        rank.Signals(0, 0.0, 0, 1.0, fused=True, semantic_rank=3, similarity=0.61),
+        hits.Signals(2, 3.25, 4, 1.1, near=2),
+        hits.Signals(0, 0.0, 0, 1.0, fused=True, semantic_rank=3, similarity=0.61),
     ],
 )
-def test_a_hit_s_json_is_its_fields_in_order(signals: rank.Signals | None) -> None:
+def test_a_hit_s_json_is_its_fields_in_order(signals: hits.Signals | None) -> None:
     """`to_json` builds the dict itself (asdict deep-copies): the same keys, order and values."""
     from dataclasses import asdict
 
-    hit = rank.Hit(".wiki/wiki/a.md", "A", "document", 2.5, "a **b**", signals)
+    hit = hits.Hit(".wiki/wiki/a.md", "A", "document", 2.5, "a **b**", signals)
     whole = asdict(hit)
     assert json.dumps(hit.to_json(explain=True)) == json.dumps(whole)
     del whole["signals"]
@@ -80,15 +82,23 @@ def test_equal_fused_scores_go_by_the_text_ranking() -> None:
     """A page found by meaning alone, first there, scores as the text ranking's first that is
     not among the nearest (the one page holding a rare word): the text ranking decides, not
     the path; at each tie after it, the text ranking's page comes first again."""
-    ranked = [(1.9, "z/rare.md", "Rare", "document", 7), (1.5, "z/also.md", "Also", "document", 8)]
-    near = [(3, 0.8, "a/alike.md", "Alike", "document"), (4, 0.7, "a/near.md", "Near", "document")]
+    ranked = [
+        rank.Ranked(1.9, "z/rare.md", "Rare", "document", 7),
+        rank.Ranked(1.5, "z/also.md", "Also", "document", 8),
+    ]
+    near = [
+        Nearest(3, 0.8, "a/alike.md", "Alike", "document"),
+        Nearest(4, 0.7, "a/near.md", "Near", "document"),
+    ]
 
-    def signals_of(rowid: int) -> rank.Signals:
-        return rank.Signals(1, 1.0, 0, 1.0)
+    def signals_of(rowid: int) -> hits.Signals:
+        return hits.Signals(1, 1.0, 0, 1.0)
 
     fused = rank._fuse(ranked, near, 10, signals_of)
-    assert [row[1] for row in fused] == ["z/rare.md", "a/alike.md", "z/also.md", "a/near.md"]
-    assert fused[0][0] == fused[1][0] and fused[2][0] == fused[3][0]  # ties, each of them
+    assert [row.path for row in fused] == ["z/rare.md", "a/alike.md", "z/also.md", "a/near.md"]
+    assert (
+        fused[0].score == fused[1].score and fused[2].score == fused[3].score
+    )  # ties, each of them
 
 
 def test_a_snippet_is_text_not_an_anchor(ws: Path, invoke: Invoke) -> None:

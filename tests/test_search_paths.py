@@ -21,7 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillwiki import search
-from skillwiki.search import rank
+from skillwiki.search import files, hits, rank, snippets
+from skillwiki.search.filters import Filters
+from skillwiki.search.terms import query_terms
 from skillwiki.search.text import words
 from skillwiki.workspace import find_workspace
 from tests.support import DATA, DEMO, REPO, Invoke, corpora, real_pages, write
@@ -43,8 +45,8 @@ def _queries(*sets: str) -> list[str]:
     return found
 
 
-def _pattern(query: str) -> rank.Marks | None:
-    return rank.Marks.of(words(query))
+def _pattern(query: str) -> snippets.Marks | None:
+    return snippets.Marks.of(words(query))
 
 
 def _pages(with_corpora: bool) -> list[Path]:
@@ -69,9 +71,9 @@ def test_best_line_in_one_pass_equals_a_line_at_a_time(with_corpora: bool) -> No
         for pattern in [*chosen, *([own] if own else [])]:
             if _scanned(pattern, body) != _spans(pattern.pattern.finditer(body)):
                 differ.append((str(path), f"scan {pattern.pattern.pattern}"))
-            best = rank._best_line(body, pattern)
+            best = snippets._best_line(body, pattern)
             matched += bool(best)
-            if best != rank.best_line_by_line(body, pattern):
+            if best != snippets.best_line_by_line(body, pattern):
                 differ.append((str(path), pattern.pattern.pattern))
     assert len(pages) >= 15 and matched >= len(pages)
     assert differ == []
@@ -81,10 +83,10 @@ def _spans(matches: Iterator[re.Match[str]]) -> list[tuple[int, int]]:
     return [match.span() for match in matches]
 
 
-def _scanned(marks: rank.Marks, text: str) -> list[tuple[int, int]]:
+def _scanned(marks: snippets.Marks, text: str) -> list[tuple[int, int]]:
     """The spans `marks` finds in `text` (lower-cased too when it may be), either way."""
     found = list(marks.spans(text))
-    if not any(letter in text for letter in rank.CASE_ODD):
+    if not any(letter in text for letter in snippets.CASE_ODD):
         assert list(marks.spans(text, text.lower())) == found
     return found
 
@@ -100,7 +102,7 @@ def test_marks_found_by_scanning_for_roots_equal_the_word_start_pattern(
     """The scan for the roots alone, kept at word starts, finds what `\\broot\\w*` finds: in
     any case, beside `_`, digits, CJK roots (then the pattern itself) and letters whose case
     folds oddly (ſ, K, İ)."""
-    marks = rank.Marks.of(words(query))
+    marks = snippets.Marks.of(words(query))
     if marks is not None:
         assert _scanned(marks, text) == _spans(marks.pattern.finditer(text))
 
@@ -108,8 +110,8 @@ def test_marks_found_by_scanning_for_roots_equal_the_word_start_pattern(
 @settings(max_examples=400, deadline=None)
 @given(text=st.text(alphabet="ab![]()\n ", max_size=60))
 def test_links_stripped_at_once_equal_a_line_at_a_time(text: str) -> None:
-    lines = [rank._LINK_TEXT.sub(rank._link_text, line) for line in text.split("\n")]
-    assert rank._strip_links(text) == "\n".join(lines)
+    lines = [snippets._LINK_TEXT.sub(snippets._link_text, line) for line in text.split("\n")]
+    assert snippets._strip_links(text) == "\n".join(lines)
 
 
 def _heading_text(line: str) -> str:
@@ -140,14 +142,14 @@ def test_a_heading_s_text_is_what_markdown_it_reads(with_corpora: bool) -> None:
     lines |= {"## Install { #install }", "## Sets {a} and {b}", "### Ids ### { #ids }"}
     assert len(lines) > (1000 if with_corpora else 40)
     for line in sorted(lines):
-        assert rank._text_of(line) == _heading_text(line), line
+        assert snippets._text_of(line) == _heading_text(line), line
 
 
 @settings(max_examples=1000, deadline=None)
 @given(line=st.text(alphabet="#ab \t\\\u00a0{}", max_size=14))
 def test_a_heading_s_text_agrees_on_any_line(line: str) -> None:
     line = line.strip()  # as a snippet's line is
-    assert rank._text_of(line) == _heading_text(line)
+    assert snippets._text_of(line) == _heading_text(line)
 
 
 def test_the_letters_odd_in_case_are_all_there_are() -> None:
@@ -161,9 +163,9 @@ def test_the_letters_odd_in_case_are_all_there_are() -> None:
     odd.update(
         char
         for char in cased
-        if len(lower := char.lower()) != 1 or rank._is_word(lower) != rank._is_word(char)
+        if len(lower := char.lower()) != 1 or snippets._is_word(lower) != snippets._is_word(char)
     )
-    assert "".join(sorted(odd)) == rank.CASE_ODD
+    assert "".join(sorted(odd)) == snippets.CASE_ODD
 
 
 @settings(max_examples=400, deadline=None)
@@ -175,7 +177,7 @@ def test_best_line_agrees_on_any_body(body: str, query: str) -> None:
     pattern = _pattern(query)
     assert pattern is not None
     body = body.replace("Sources", "\n## Sources\n", 1) if "Sources" in body else body
-    assert rank._best_line(body, pattern) == rank.best_line_by_line(body, pattern)
+    assert snippets._best_line(body, pattern) == snippets.best_line_by_line(body, pattern)
 
 
 @pytest.mark.corpus
@@ -201,16 +203,16 @@ def test_best_matches_from_fts5_alone_equal_the_joined_query(
     assert hidden == 1
     compared = 0
     for query in _queries():
-        terms, boosts = rank.query_terms(query)
+        terms, boosts = query_terms(query)
         if not terms:
             continue
         match = " OR ".join(terms + boosts)
         for wanted in (1, 2, 3, 10, 200):
             for filters in (
-                rank.Filters(),
-                rank.Filters(include_hidden=True),
-                rank.Filters(kind="lesson"),
-                rank.Filters(tags=("ci",)),
+                Filters(),
+                Filters(include_hidden=True),
+                Filters(kind="lesson"),
+                Filters(tags=("ci",)),
             ):
                 fast = rank._best_matches(db, match, filters, wanted)
                 plain = rank._best_matches(db, match, filters, wanted, fast=False)
@@ -220,7 +222,7 @@ def test_best_matches_from_fts5_alone_equal_the_joined_query(
     assert compared >= 100
 
 
-Hits = list[list[tuple[rank.Hit, rank.Signals | None]]]
+Hits = list[list[tuple[hits.Hit, hits.Signals | None]]]
 
 
 @contextmanager
@@ -261,13 +263,13 @@ def test_reading_only_the_candidates_that_may_rank_changes_nothing(
     words together reads well under the pages that holding fewer words alone would leave."""
     closeness = rank._closeness
     reads = [0]
-    head = rank._article_head
+    head = files.article_head
 
     def counted(path: str) -> Any:
         reads[0] += 1
         return head(path)
 
-    monkeypatch.setattr(rank, "_article_head", counted)
+    monkeypatch.setattr(files, "article_head", counted)
 
     def read_all(*args: Any) -> dict[int, rank.Close]:
         ws, rows, held, roots, _, bodies, parts = args

@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillwiki.search import index, index_path, rank, semantic
+from skillwiki.search.vectors import SHARED
 from skillwiki.workspace import find_workspace
 from tests.support import DATA, DEMO, REPO, Invoke, corpora, write
 
@@ -460,7 +461,7 @@ def test_after_a_change_a_warm_server_reads_only_the_new_vectors(
 
     def read() -> tuple[list[int], Any]:
         with warm.reading() as reading:
-            ids, vectors = rank._vectors(reading.index)
+            ids, vectors = SHARED.read(reading.index)
             expected_ids, expected = _read_anew(reading.index)
         assert ids == expected_ids and np.array_equal(vectors, expected)
         return ids, vectors
@@ -508,13 +509,13 @@ def test_after_one_change_the_ids_are_told_without_listing_them(ws: Path, invoke
         (two_went, True),
     ]
     with warm.reading() as reading:
-        rank._vectors(reading.index)
+        SHARED.read(reading.index)
     for change, listed in steps:
         change()
         statements: list[str] = []
         with warm.reading() as reading:
             reading.index.set_trace_callback(statements.append)
-            ids, vectors = rank._vectors(reading.index)
+            ids, vectors = SHARED.read(reading.index)
             reading.index.set_trace_callback(None)
             expected_ids, expected = _read_anew(reading.index)
         assert ids == expected_ids and np.array_equal(vectors, expected)
@@ -539,7 +540,7 @@ def test_vectors_kept_from_another_build_of_the_index_are_not_used(
     _workspace(ws, invoke, PAGES)
     warm = Warm(Place(ws))
     with warm.reading() as reading:
-        rank._vectors(reading.index)
+        SHARED.read(reading.index)
     warm.close()
     path = index_path(find_workspace(ws))
     with sqlite3.connect(path) as db:  # the same ids for other articles, in the same file
@@ -552,7 +553,7 @@ def test_vectors_kept_from_another_build_of_the_index_are_not_used(
             raw.unlink()
     warm = Warm(Place(ws))
     with warm.reading() as reading:
-        ids, vectors = rank._vectors(reading.index)
+        ids, vectors = SHARED.read(reading.index)
         expected_ids, expected = _read_anew(reading.index)
     warm.close()
     assert ids == expected_ids and np.array_equal(vectors, expected)

@@ -1,23 +1,21 @@
 """Full-text search over the articles (SQLite FTS5 in .cache/).
 
 `text` holds the one normalisation that index and queries share, `index` keeps the index in
-step with wiki/ and reads it through busy writers and damage, `rank` turns a query into
-ranked hits with snippets.
+step with wiki/ and reads it through busy writers and damage; a query's words are `terms`,
+`rank` turns them into ranked hits (`hits`), fused with the nearest vectors (`vectors`, its
+cache held by the connection's owner) when semantic search is on, each with a line of its
+article (`snippets`, read through `files`).
 """
 
 from __future__ import annotations
 
+from skillwiki.search.hits import Hit
 from skillwiki.search.index import folder_index, index_path, open_index
-from skillwiki.search.rank import (
-    MAX_QUERY_WORDS,
-    Hit,
-    prime,
-    query_terms,
-    search,
-    snippet,
-    words_left_out,
-)
+from skillwiki.search.rank import search
+from skillwiki.search.snippets import snippet
+from skillwiki.search.terms import MAX_QUERY_WORDS, query_terms, words_left_out
 from skillwiki.search.text import normalize
+from skillwiki.search.vectors import VectorCache, prime
 from skillwiki.snapshot import Since, Snapshot
 
 __all__ = [
@@ -25,6 +23,7 @@ __all__ = [
     "Hit",
     "Since",
     "Snapshot",
+    "VectorCache",
     "folder_index",
     "index_path",
     "normalize",

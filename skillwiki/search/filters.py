@@ -1,0 +1,33 @@
+"""Which articles a search may return, and the SQL conditions that say so."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from skillwiki.kinds import RETIRED
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which articles a search may return."""
+
+    kind: str | None = None
+    tags: tuple[str, ...] = ()
+    include_hidden: bool = False
+
+
+def filter_sql(filters: Filters, table: str = "") -> tuple[list[str], list[Any]]:
+    """The conditions on the docs table (as `table`) that the filters make, with parameters."""
+    where: list[str] = []
+    params: list[Any] = []
+    if filters.kind is not None:
+        where.append(f"{table}type = ?")
+        params.append(filters.kind)
+    for tag in filters.tags:
+        where.append(f"instr(char(31) || {table}tags || char(31), char(31) || ? || char(31)) > 0")
+        params.append(tag.lower())
+    if not filters.include_hidden:
+        where.append(f"{table}status NOT IN (?, ?)")
+        params.extend(RETIRED)
+    return where, params
