@@ -567,29 +567,3 @@ def test_an_unexpected_failure_reading_a_resource_says_what_failed(
     assert code == -32603
     assert message.startswith("Error: skillwiki://wiki/docs/ci.md: unexpected ValueError: ")
     assert ".wiki/wiki/docs/ci.md" in message and str(demo) not in message
-
-
-def test_the_sdk_internals_that_reading_arguments_as_sent_relies_on(demo: Path) -> None:
-    """server._as_sent replaces each tool's argument reader, which the SDK keeps in its private
-    tool manager: pinned here, with the call path through which the reader's pre_parse_json
-    runs (Tool.run, then FuncMetadata.validate_arguments)."""
-    import inspect
-
-    from mcp.server.mcpserver.tools.base import Tool
-    from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
-
-    from skillwiki import server
-    from skillwiki.warm import Place
-
-    assert "self.fn_metadata.validate_arguments(" in inspect.getsource(Tool.run)
-    assert "self.pre_parse_json(" in inspect.getsource(FuncMetadata.validate_arguments)
-    wiki = server.build(Place(demo), read_only=False)
-    tools = wiki._tool_manager.list_tools()
-    assert len(tools) == 7
-    readers = {tool.name: tool.fn_metadata for tool in tools}
-    assert all(isinstance(reader, server._AsSent) for reader in readers.values())
-    parsed = {name: getattr(reader, "_parsed", None) for name, reader in readers.items()}
-    assert parsed["suggest"] == {"feedback": (dict,)}
-    assert parsed["record_lesson"] == {"agent": (list,), "tag": (list,), "path": (list,)}
-    assert parsed["show"] == {} and parsed["feedback"] == {}
-    wiki.warm.close()

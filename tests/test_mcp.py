@@ -464,7 +464,7 @@ def test_the_sdk_behaviour_that_run_stdio_async_relies_on() -> None:
     from mcp.server.stdio import stdio_server
     from pydantic import ValidationError
 
-    from skillwiki.server import _unreadable
+    from skillwiki.server.jsonrpc import unreadable
 
     async def read() -> list[Any]:
         stdin = anyio.wrap_file(io.StringIO('not json\n{"jsonrpc": "2.0", "id": 7}\n\n'))
@@ -474,13 +474,60 @@ def test_the_sdk_behaviour_that_run_stdio_async_relies_on() -> None:
 
     items = anyio.run(read)
     assert all(isinstance(item, ValidationError) for item in items)
-    answers = [_unreadable(item) for item in items]
+    answers = [unreadable(item) for item in items]
     assert answers[0] is not None and (answers[0].id, answers[0].error.code) == (None, -32700)
     assert answers[1] is not None and (answers[1].id, answers[1].error.code) == (7, -32600)
     assert answers[2] is None  # a blank line: no message, no answer
     source = inspect.getsource(MCPServer.run_stdio_async)
     assert "stdio_server()" in source and "self._lowlevel_server.run(" in source
     assert "self._lowlevel_server.create_initialization_options()" in source
+
+
+def test_the_sdk_internals_that_reading_arguments_as_sent_relies_on(demo: Path) -> None:
+    """_sdk.read_as_sent replaces each tool's argument reader, which the SDK keeps in its private
+    tool manager: pinned here, with the call path through which the reader's pre_parse_json
+    runs (Tool.run, then FuncMetadata.validate_arguments)."""
+    import inspect
+
+    from mcp.server.mcpserver.tools.base import Tool
+    from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+
+    from skillwiki import server
+    from skillwiki.server import _sdk
+    from skillwiki.warm import Place
+
+    assert "self.fn_metadata.validate_arguments(" in inspect.getsource(Tool.run)
+    assert "self.pre_parse_json(" in inspect.getsource(FuncMetadata.validate_arguments)
+    wiki = server.build(Place(demo), read_only=False)
+    tools = wiki._tool_manager.list_tools()
+    assert len(tools) == 7
+    readers = {tool.name: tool.fn_metadata for tool in tools}
+    assert all(isinstance(reader, _sdk.AsSent) for reader in readers.values())
+    parsed = {name: getattr(reader, "_parsed", None) for name, reader in readers.items()}
+    assert parsed["suggest"] == {"feedback": (dict,)}
+    assert parsed["record_lesson"] == {"agent": (list,), "tag": (list,), "path": (list,)}
+    assert parsed["show"] == {} and parsed["feedback"] == {}
+    wiki.warm.close()
+
+
+def test_the_sdk_behaviour_that_paging_resources_relies_on(demo: Path) -> None:
+    """resources/list is paged by overriding MCPServer's private `_handle_list_resources`,
+    which the SDK hands its low-level server as the bound method (so a subclass's is the one
+    called), with the request's context and its paginated params."""
+    import inspect
+
+    from mcp.server.mcpserver import MCPServer
+
+    from skillwiki import server
+    from skillwiki.warm import Place
+
+    assert "on_list_resources=self._handle_list_resources" in inspect.getsource(MCPServer)
+    taken = list(inspect.signature(MCPServer._handle_list_resources).parameters)
+    assert taken == ["self", "ctx", "params"]
+    wiki = server.build(Place(demo), read_only=False)
+    entry = wiki._lowlevel_server.get_request_handler("resources/list")
+    wiki.warm.close()
+    assert entry is not None and entry.handler == wiki._handle_list_resources
 
 
 @pytest.mark.parametrize("missing", ["mcp", "anyio", "mcp.server.mcpserver"])
@@ -773,7 +820,7 @@ def test_resources_come_a_page_at_a_time(demo: Path, monkeypatch: pytest.MonkeyP
     from skillwiki import server
     from skillwiki.warm import Place
 
-    monkeypatch.setattr(server, "RESOURCES_PAGE", 3)
+    monkeypatch.setattr(server.app, "RESOURCES_PAGE", 3)
     wiki = server.build(Place(demo), read_only=False)
 
     async def refused() -> str:
@@ -879,7 +926,7 @@ def test_a_client_that_does_not_list_its_roots_is_not_waited_for(
     from skillwiki import server
     from skillwiki.warm import Place
 
-    monkeypatch.setattr(server, "ROOTS_WAIT", 0.3)
+    monkeypatch.setattr(server.answers, "ROOTS_WAIT", 0.3)
     monkeypatch.chdir(demo)
     monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
     monkeypatch.delenv("SKILLWIKI_WORKSPACE", raising=False)
@@ -922,7 +969,7 @@ def test_resources_read_the_catalog_again_only_when_it_changed(
     from skillwiki import catalog, server
     from skillwiki.warm import Place
 
-    monkeypatch.setattr(server, "RESOURCES_PAGE", 3)
+    monkeypatch.setattr(server.app, "RESOURCES_PAGE", 3)
     reads: list[int] = []
     listed = catalog.listed
 

@@ -1,0 +1,288 @@
+"""The tools: the reads (query, show), the memory (recall, status, suggest) and, unless the
+server is read-only, the writes (record_lesson, feedback). Each answers with the object the
+CLI prints for `--json`, built for both by skillwiki.api."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Annotated, Any, TypeVar
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from skillwiki import clock
+from skillwiki.api import (
+    LIMIT_MAX,
+    ArticleType,
+    query_json,
+    recall_json,
+    record_lesson_fields,
+    show_json,
+    status_json,
+    suggest_json,
+)
+from skillwiki.kinds import Outcome, Scope, Severity, Trigger
+from skillwiki.server._sdk import read_as_sent
+from skillwiki.server.answers import (
+    answer,
+    declared_roots,
+    noted,
+    read_answer,
+    transcript_inside,
+)
+from skillwiki.server.app import AS_THEY_ARE, COMPILES_FIRST, WikiServer
+from skillwiki.warm import Reading
+
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+# A read that compiles the raw files changed since before it answers, where the server may
+# write: it writes, but only what skillwiki generates (an article edited by hand is backed up
+# first), and a second call finds nothing more to do. recall also counts what it showed.
+LOOK = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+COUNT = LOOK.model_copy(update={"idempotent_hint": False})
+SHOW_CHARS = 20_000
+Tool = TypeVar("Tool", bound=Callable[..., Any])
+
+
+def register(
+    server: MCPServer[Any], annotations: ToolAnnotations, told: str = ""
+) -> Callable[[Tool], Tool]:
+    """Register a tool with its docstring, dedented, and `told`, as the description a model
+    reads."""
+
+    def add(function: Tool) -> Tool:
+        description = " ".join(filter(None, [inspect.getdoc(function) or "", told]))
+        server.tool(description=description, annotations=annotations)(function)
+        read_as_sent(server, function.__name__)
+        return function
+
+    return add
+
+
+def register_read(
+    server: WikiServer, annotations: ToolAnnotations = LOOK
+) -> Callable[[Tool], Tool]:
+    """Register a read that compiles first where the server may write: its annotations and
+    the end of its description say whether it does."""
+    if server.warm.read_only:
+        return register(server, READ, AS_THEY_ARE)
+    return register(server, annotations, COMPILES_FIRST)
+
+
+def reading_tools(server: WikiServer) -> None:
+    warm = server.warm
+
+    @register_read(server)
+    async def query(
+        text: str,
+        limit: Annotated[int, Field(ge=1, le=LIMIT_MAX)] = 10,
+        type: ArticleType | None = None,
+        tag: list[str] | None = None,
+        include_hidden: bool = False,
+        explain: bool = False,
+        ctx: Context[Any, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Search the wiki's compiled articles and lessons, best first. Use it before answering
+        a question about this project; `type` narrows to "document" or "lesson", each `tag`
+        must be on the article; `explain` adds what ranked each hit."""
+        from skillwiki.search import search
+
+        def work(read: Reading) -> dict[str, Any]:
+            hits = search(
+                read.ws,
+                text,
+                limit=limit,
+                kind=type,
+                tags=tuple(tag or ()),
+                include_hidden=include_hidden,
+                db=read.index,
+            )
+            from skillwiki.reading import query_notices
+
+            answer = query_json(text, read.refreshed, hits, explain)
+            return noted(answer, read, query_notices(text))
+
+        return await read_answer(work, warm, ctx)
+
+    @register_read(server)
+    async def show(
+        key: str,
+        max_chars: Annotated[int, Field(ge=1)] = SHOW_CHARS,
+        ctx: Context[Any, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Read one article or lesson in full, by its path (`docs/ci.md`, `raw/docs/ci.md`) or a
+        lesson's id. Bodies longer than `max_chars` are cut, and `truncated` says so."""
+        from skillwiki.reading import show as run
+
+        def work(read: Reading) -> dict[str, Any]:
+            shown = run(read.ws, key, read.config.fingerprint)
+            return noted(show_json(shown, max_chars), read)
+
+        return await read_answer(work, warm, ctx)
+
+
+def memory_tools(server: WikiServer) -> None:
+    warm = server.warm
+
+    @register_read(server, COUNT)
+    async def recall(
+        agent: str | None = None,
+        tag: list[str] | None = None,
+        path: list[str] | None = None,
+        task: str | None = None,
+        budget: Annotated[int | None, Field(ge=1)] = None,
+        ctx: Context[Any, Any] | None = None,
+    ) -> dict[str, Any]:
+        """The known failures of this repository that concern a task, as a block to keep in
+        mind before starting it: give the agent's name, the task in plain words, the files
+        (or globs) it touches and its topics. Only active, finished lessons, best first (counted
+        for maintain, unless the server is read-only)."""
+        from skillwiki.memory import usage
+        from skillwiki.memory.recall import Request, recall_for_task
+
+        def work(read: Reading) -> dict[str, Any]:
+            request = Request(agent, tuple(tag or ()), tuple(path or ()), task, budget)
+            result = recall_for_task(read.ws, read.config, request, read.index)
+            if not warm.read_only:
+                usage.count(read.ws, result.included, clock.stamp())
+            return noted(recall_json(result), read)
+
+        return await read_answer(work, warm, ctx)
+
+    @register(server, READ)
+    async def status(
+        not_fresh: bool = True, ctx: Context[Any, Any] | None = None
+    ) -> dict[str, Any]:
+        """Whether every article is fresh (compiled from its raw file as it is now): the totals
+        of each state, the files that are not fresh (with `not_fresh` false, every file, as
+        `status --json` lists them: thousands on a big wiki), the raw files that cannot be
+        compiled, and the catalog's fingerprint (for record_lesson's expect_fingerprint)."""
+        from skillwiki.compiler import make_plan
+
+        def work() -> dict[str, Any]:
+            ws, config = warm.place.open()
+            return status_json(ws, config, make_plan(ws, config), not_fresh=not_fresh)
+
+        return await answer(work, warm.place, ctx)
+
+    @register(server, READ)
+    async def suggest(
+        feedback: dict[str, Any], ctx: Context[Any, Any] | None = None
+    ) -> dict[str, Any]:
+        """Say whether a run's feedback calls for a lesson: `feedback` holds task, agent,
+        tool_calls ([{tool, success, error}]; one with an error failed unless success is
+        true), replans, retries, cost_usd, max_cost_usd, confidence, rejected; or a hook
+        payload, whose transcript_path is read only inside the workspace or a root the client
+        declared. A proposal carries `record_lesson`: the arguments to call that tool with,
+        only after the user agreed (and `command`, the same as a command line). Never
+        writes."""
+        from skillwiki.memory.suggest import read_run
+        from skillwiki.memory.suggest import suggest as run
+
+        named = feedback.get("transcript_path")
+        roots = await declared_roots(ctx) if isinstance(named, str) and named else []
+
+        def work() -> dict[str, Any]:
+            ws, config = warm.place.open()
+            given = feedback
+            if isinstance(named, str) and named:
+                given = {**feedback, "transcript_path": transcript_inside(named, ws.root, roots)}
+            proposal = run(read_run(given, "feedback"), config.suggest)
+            answered = suggest_json(proposal)
+            if proposal is not None:
+                answered["record_lesson"] = record_lesson_fields(proposal.lesson)
+            return answered
+
+        return await answer(work, warm.place, ctx)
+
+
+def writing_tools(server: WikiServer) -> None:
+    warm = server.warm
+
+    @register(server, ADD)
+    async def record_lesson(
+        title: str,
+        summary: str,
+        body: str | None = None,
+        what_happened: str | None = None,
+        root_cause: str | None = None,
+        optimization: str | None = None,
+        next_time: str | None = None,
+        trigger: Trigger = Trigger.MANUAL,
+        severity: Severity = Severity.MEDIUM,
+        scope: Scope | None = None,
+        agent: list[str] | None = None,
+        tag: list[str] | None = None,
+        category: str | None = None,
+        prevention_rule: str | None = None,
+        path: list[str] | None = None,
+        dedupe: bool = False,
+        expect_fingerprint: str | None = None,
+        ctx: Context[Any, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Record a lesson in the wiki. Call it ONLY after the user agreed to record it (as
+        suggest's proposal says). Give its sections as what_happened, root_cause,
+        optimization and next_time (or a body with those `## ` headings). Secrets are
+        redacted; a lesson with a section left as the template's placeholder or no
+        prevention rule is kept as a candidate that recall does not show yet."""
+        from skillwiki.compiler import compile_workspace
+        from skillwiki.memory.lessons import lesson_input, record
+
+        def work() -> dict[str, Any]:
+            ws, config = warm.place.open()
+            lesson = lesson_input(
+                title,
+                summary,
+                body=body,
+                what_happened=what_happened,
+                root_cause=root_cause,
+                optimization=optimization,
+                next_time=next_time,
+                trigger=trigger,
+                severity=severity,
+                scope=scope,
+                agent=agent,
+                tag=tag,
+                category=category,
+                prevention_rule=prevention_rule,
+                path=path,
+            )
+            recorded = record(ws, config, lesson, dedupe=dedupe, expected=expect_fingerprint)
+            # Compiled by a look as a read makes it, which the watcher tells what changed: a
+            # whole compile listed every file (300 ms of the call at 11k articles). When
+            # another process writes, the look leaves it: then wait for the lock, as the CLI.
+            warm.forget()
+            with warm.reading() as read:
+                skipped = read.skipped
+            if skipped is not None:
+                compile_workspace(ws, config)
+            return asdict(recorded)
+
+        return await answer(work, warm.place, ctx)
+
+    @register(server, ADD)
+    async def feedback(
+        lesson_id: str,
+        outcome: Outcome,
+        note: str | None = None,
+        expect_fingerprint: str | None = None,
+        ctx: Context[Any, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Record whether a recalled lesson helped: `outcome` is helped, not-helped or
+        failed-again (after a recall, it flags the lesson for review). Adds a dated evidence
+        line to the lesson; its confidence follows."""
+        from skillwiki.memory.evidence import feedback as run
+
+        def work() -> dict[str, Any]:
+            ws, config = warm.place.open()
+            today = clock.today()
+            result = run(ws, config, lesson_id, outcome.value, note, today, expect_fingerprint)
+            warm.forget()
+            return asdict(result)
+
+        return await answer(work, warm.place, ctx)
