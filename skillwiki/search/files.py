@@ -30,9 +30,9 @@ def article_body(path: str | Path) -> str | None:
 
 
 def file_bytes(path: str | Path, most: int | None = None) -> bytes | None:
-    """A file's bytes, or its first `most` (None: it cannot be read), read with os calls:
-    open() and read() build two Python objects, a third of the cost on a page of tldr. A
-    file read whole is read to its end, should it have grown since its stat."""
+    """A file's bytes, or its first `most` (None: it cannot be read), read with os calls
+    (open() and read() would build two Python objects per file). A file read whole is read
+    to its end, should it have grown since its stat."""
     try:
         fd = os.open(path, os.O_RDONLY)
         try:

@@ -182,7 +182,7 @@ def _embed_missing(
 
     When every article had its vector of this model before the sync, only those just indexed
     lack one: they are looked up by path, where finding the rows without a vector reads
-    every row (7 ms at 11k articles, most of a sync after one change)."""
+    every row, most of a sync after one change."""
     before = _vectors(db)
     if before not in (None, "", semantic.MODEL):
         db.execute("DELETE FROM vecs")
@@ -233,7 +233,7 @@ def open_index(
     `kept`: a connection this function returned before, which a server keeps between reads,
     to the index file still at its place (the caller checked). The index is synced on it,
     and it is returned: its cached pages still hold, where a new connection reads them
-    again (1.5 ms of a look after a change at 11k articles). Where it cannot serve (the
+    again. Where it cannot serve (the
     index damaged or unwritable, its snapshot outdated), the index is opened as without it.
     """
     path = index_path(ws)
@@ -276,8 +276,8 @@ def _copied(path: Path, shared: bool) -> sqlite3.Connection | None:
     """The index file copied into memory, for a reader that writes nothing: read as immutable
     (no lock taken, no -wal or -shm made), so only while no write-ahead log beside it holds
     commits the file lacks, and kept only if the file did not change during the copy and the
-    copy is whole. None otherwise: then one is built from the articles (at 7.8k articles,
-    seconds where the copy took 12 ms and its check 11)."""
+    copy is whole. None otherwise: then one is built from the articles (far slower than the
+    copy and its check)."""
     wal = path.with_name(path.name + "-wal")
     try:
         before = statcache.stat_of(path)
@@ -350,7 +350,7 @@ def _prepare(db: sqlite3.Connection) -> None:
     # In WAL mode, NORMAL syncs at checkpoints, not at each commit: a killed process still
     # leaves every transaction whole or undone, and power lost may undo the last ones, which
     # name the articles they synced to ('synced'): the next sync redoes them. The index is
-    # made from the articles; a commit's fsync was 1 ms of a look.
+    # made from the articles; a commit's fsync would be a large part of a look.
     db.execute("PRAGMA synchronous=NORMAL")
     if _schema_version(db) != SCHEMA:
         _create(db)

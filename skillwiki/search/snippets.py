@@ -159,8 +159,8 @@ class Marks:
     give it (CASE_ODD). With CJK roots among the others (a dropped match could run over one)
     it takes `pattern` itself. A few roots in ASCII (up to _EACH_AT_MOST) are each looked
     for on their own (`each`), their matches then put in order: an alternation of literals
-    makes the engine try every position again, and took 0.8 ms over 91 kB of uv's docs for
-    two roots, against 0.17 ms one by one. More are looked for in one pass: every pattern
+    makes the engine try every position again, where a root alone lets it skip to its first
+    letter. More are looked for in one pass: every pattern
     holds the roots as a tree of their letters (_either), so that the engine tries a position
     letter by letter whatever the number of roots, not root by root. Roots are word
     characters (text.words), so a root's match runs to the end of its word, as any other's at

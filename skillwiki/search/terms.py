@@ -18,8 +18,8 @@ from skillwiki.search.text import (
 
 # The query's words that count: its first this many distinct words (stop words left out). Each
 # word is a term FTS5 looks up, a pass over the candidates' postings and a word to look for
-# in their pages: a pasted log of 100 kB made thousands of them (seconds a query). A question
-# holds a few; a long prompt's first 64 words tell what it is about.
+# in their pages: a pasted log made thousands of them. A question holds a few; a long prompt's
+# first 64 words tell what it is about.
 MAX_QUERY_WORDS = 64
 
 
@@ -73,7 +73,7 @@ def _kept(text: str) -> list[str]:
 def kept_of(found: Sequence[str]) -> list[str]:
     """`_kept` of words already found. Each once even when all are stop words: a query that
     repeats one ("a a a …", a pasted log) made a term and a phrase of each repeat, and its time
-    grew with their square (400 repeats of "the": 14 s). The first MAX_QUERY_WORDS only."""
+    grew with their square. The first MAX_QUERY_WORDS only."""
     return distinct_words(found)[:MAX_QUERY_WORDS]
 
 
