@@ -10,11 +10,11 @@ from pathlib import Path
 
 import coverage
 import pytest
-import typer.testing
 from hypothesis import settings
 from typer.testing import CliRunner, Result
 
 from skillwiki.cli.app import app
+from skillwiki.cli.coerce import built_once
 from tests.support import DEMO, NOW, Invoke, corpora
 
 # No property test has a time limit per example: speed is measured in bench/, and a busy
@@ -50,18 +50,9 @@ def text_search_only(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="session", autouse=True)
 def command_built_once() -> Iterator[None]:
-    """Typer turns an app into its command anew on every CliRunner.invoke: for the whole app
-    that took a third of the suite's time. The tests invoke one app, turned once here. (The
-    CLI itself builds only the command it runs, once a process.)"""
-    turn = getattr(typer.testing, "_get_command", None)
-    if turn is None:  # another Typer: every invoke builds its own, as before
-        yield
-        return
-    built = turn(app)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(
-            typer.testing, "_get_command", lambda given: built if given is app else turn(given)
-        )
+    """The tests invoke one app, turned into its command once here (skillwiki.cli.coerce).
+    (The CLI itself builds only the command it runs, once a process.)"""
+    with built_once(app):
         yield
 
 

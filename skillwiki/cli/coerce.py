@@ -6,11 +6,18 @@ work of a query. Our parameters only use str, int, float, Path, str enums and li
 so for those we give Typer a plain coercer before it builds its own. Typer calls
 `param.get_runtime_param().coerce(value, param=..., ctx=...)`; a parameter of any other type,
 or a Typer without that hook, keeps Typer's own coercion.
+
+This is the one module that reaches into Typer's private parts, each seam pinned by
+tests/test_typer_seams.py at both ends of the declared range of `typer`: the coercer is
+set on a parameter's private `_runtime_param`, which `get_runtime_param` returns when set;
+and `built_once` has Typer's CliRunner reuse one command instead of building it anew on
+every invoke (through `typer.testing._get_command`, which no public API replaces).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Any, get_args, get_origin
@@ -68,6 +75,26 @@ def speed_up(params: list[Any]) -> list[Any]:
         if convert is not None:
             param._runtime_param = PlainCoercer(convert)
     return params
+
+
+@contextmanager
+def built_once(app: typer.Typer) -> Iterator[None]:
+    """Have typer.testing's CliRunner turn `app` into its command once, for as long as this
+    lasts (Typer builds it anew on every invoke: for a whole app, a third of a test suite's
+    time). A Typer without that hook builds it on every invoke, as before."""
+    import typer.testing
+
+    testing: Any = typer.testing
+    turn = getattr(testing, "_get_command", None)
+    if turn is None:
+        yield
+        return
+    built = turn(app)
+    testing._get_command = lambda given: built if given is app else turn(given)
+    try:
+        yield
+    finally:
+        testing._get_command = turn
 
 
 def _converter(annotation: Any, info: Any) -> Convert | None:
