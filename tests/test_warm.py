@@ -15,7 +15,8 @@ import pytest
 
 from skillwiki import watch
 from skillwiki.errors import WorkspaceNotFound
-from skillwiki.search import rank, search, semantic
+from skillwiki.search import search, semantic
+from skillwiki.search.vectors import SHARED
 from skillwiki.warm import Place, Warm
 from tests.support import Invoke, write
 
@@ -205,12 +206,14 @@ def test_a_follower_reads_the_new_vectors_before_the_next_search(
     monkeypatch.setenv("SKILLWIKI_SEMANTIC", "1")
     warm = Warm(Place(demo), follow=True)
     _hits(warm, "retry")
-    before = list(rank._VECTORS[0].ids)
+    assert SHARED.last is not None
+    before = list(SHARED.last.ids)
     article = demo / ".wiki" / "wiki" / "docs" / "lyrebird.md"
     write(demo / ".wiki" / "raw" / "docs" / "lyrebird.md", "# Lyrebird\n\nMimics.\n")
     _until(article.exists)
     with warm._lock:  # the follower's look (which wrote the article) is over
-        vectors = rank._VECTORS[0]
+        vectors = SHARED.last
+        assert vectors is not None
         db = vectors.db
         assert db is warm._index
         assert vectors.state == (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes)
