@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     import sqlite3
 
     from skillwiki.compiler import Problem
+    from skillwiki.search import VectorCache
 
 # How the follower lets a burst of changes (a save, a checkout) go on before it looks: until
 # no new event came for QUIET, and SETTLE at most while they keep coming. A call made at once
@@ -107,6 +108,7 @@ class Reading:
     warm: bool = False  # answered without a look at the files: nothing changed since the last
     # The raw files that could not be compiled; still so while nothing changed since.
     problems: tuple[Problem, ...] = ()
+    vectors: VectorCache | None = None  # the index's vectors as last read, kept with it
 
 
 @dataclass
@@ -133,6 +135,7 @@ class Warm:
     _unwritten: tuple[Path, StatCache, str] | None = None
     _used: float = 0.0  # when the last call or look ended (time.monotonic)
     _compiler_ready: bool = False  # the follower made ready what a compile needs (warm_up)
+    _vectors: VectorCache | None = None  # the kept index's vectors, read again only if it changed
 
     @contextmanager
     def reading(self) -> Iterator[Reading]:
@@ -205,7 +208,7 @@ class Warm:
                     if not read.warm:
                         from skillwiki.search import prime
 
-                        prime(read.index)
+                        prime(read.index, read.vectors)
                     self._used = time.monotonic()
                 except Exception:  # the next call meets the same error and reports it
                     _LOG.debug("the look after a change failed", exc_info=True)
@@ -299,7 +302,13 @@ class Warm:
         self._since = set() if self._watcher is not None else None  # this look listed it all
         self._listed.clear()
         reading = Reading(
-            ws, config, done.index, done.refreshed, done.skipped, problems=tuple(done.problems)
+            ws,
+            config,
+            done.index,
+            done.refreshed,
+            done.skipped,
+            problems=tuple(done.problems),
+            vectors=self.vectors,
         )
         # A look that compiled nothing because another process writes is made again by the
         # next read; one that compiled nothing because it may not (read_only) stands.
@@ -312,6 +321,16 @@ class Warm:
             elif after is None:
                 self._rearm = True
         return reading
+
+    @property
+    def vectors(self) -> VectorCache:
+        """The vectors of the kept index as last read: held with the connection, so a search
+        of an unchanged index reads none again, and after a change only those that came."""
+        if self._vectors is None:
+            from skillwiki.search import VectorCache
+
+            self._vectors = VectorCache()
+        return self._vectors
 
     def _warm_read(self) -> Reading | None:
         """The last look's reading, if nothing a read depends on changed since; else None, and
@@ -327,6 +346,7 @@ class Warm:
             skipped=last.skipped,
             warm=True,
             problems=last.problems,
+            vectors=last.vectors,
         )
 
     def _write_cache(self) -> None:

@@ -16,7 +16,6 @@ import pytest
 from skillwiki import watch
 from skillwiki.errors import WorkspaceNotFound
 from skillwiki.search import search, semantic
-from skillwiki.search.vectors import SHARED
 from skillwiki.warm import Place, Warm
 from tests.support import Invoke, write
 
@@ -34,7 +33,8 @@ needs_inotify = pytest.mark.skipif(not _has_inotify(), reason="no inotify on thi
 
 def _hits(warm: Warm, text: str) -> tuple[bool, list[str]]:
     with warm.reading() as read:
-        return read.warm, [hit.path for hit in search(read.ws, text, db=read.index)]
+        hits = search(read.ws, text, db=read.index, vectors=read.vectors)  # as the server asks
+        return read.warm, [hit.path for hit in hits]
 
 
 @needs_inotify
@@ -206,13 +206,13 @@ def test_a_follower_reads_the_new_vectors_before_the_next_search(
     monkeypatch.setenv("SKILLWIKI_SEMANTIC", "1")
     warm = Warm(Place(demo), follow=True)
     _hits(warm, "retry")
-    assert SHARED.last is not None
-    before = list(SHARED.last.ids)
+    assert warm.vectors.last is not None  # the kept index's own vectors, not a shared cache
+    before = list(warm.vectors.last.ids)
     article = demo / ".wiki" / "wiki" / "docs" / "lyrebird.md"
     write(demo / ".wiki" / "raw" / "docs" / "lyrebird.md", "# Lyrebird\n\nMimics.\n")
     _until(article.exists)
     with warm._lock:  # the follower's look (which wrote the article) is over
-        vectors = SHARED.last
+        vectors = warm.vectors.last
         assert vectors is not None
         db = vectors.db
         assert db is warm._index

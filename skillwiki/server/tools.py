@@ -101,6 +101,7 @@ def reading_tools(server: WikiServer) -> None:
                 tags=tuple(tag or ()),
                 include_hidden=include_hidden,
                 db=read.index,
+                vectors=read.vectors,
             )
             from skillwiki.reading import query_notices
 
