@@ -377,7 +377,7 @@ def _create(db: sqlite3.Connection) -> None:
     db.execute("COMMIT")
 
 
-# How the index cuts text into words and stems them (search/rank.py marks snippets the same)
+# How the index cuts text into words and stems them (search/snippets.py marks snippets the same)
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 _SCHEMA_SQL = (
@@ -392,7 +392,7 @@ _SCHEMA_SQL = (
     # `packed` keeps what was indexed, compressed: a contentless FTS5 table (no second copy of
     # the text) can only delete a row when given the exact values it indexed.
     # AUTOINCREMENT: an id is never given again, not even that of the last row deleted, so
-    # that what a reader keeps by id (rank.py's vectors) stays true of it.
+    # that what a reader keeps by id (vectors.py's cache) stays true of it.
     "CREATE TABLE docs(id INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT UNIQUE NOT NULL,"
     " stamp TEXT NOT NULL, title TEXT NOT NULL, type TEXT NOT NULL, status TEXT NOT NULL,"
     " tags TEXT NOT NULL, packed BLOB NOT NULL)",

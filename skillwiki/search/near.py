@@ -10,7 +10,7 @@ Words are counted by the runs of white space between them (the indentation of a 
 the padding of a table's cell and a tab are one gap each, as a space is), and a blank line (a
 line of white space alone) ends a block, so that a paragraph wrapped over several lines counts
 as one.
-A word is found as the snippets find it (rank.py's roots: what it shares with its stem, at a
+A word is found as the snippets find it (terms.py's roots: what it shares with its stem, at a
 word's start; in CJK text anywhere), and a word's start is also after `_` and at a camel-case
 capital (`user_name`, `getUserName`), as the index splits identifiers.
 """
