@@ -46,9 +46,8 @@ if TYPE_CHECKING:
 
 # How the follower lets a burst of changes (a save, a checkout) go on before it looks: until
 # no new event came for QUIET, and SETTLE at most while they keep coming. A call made at once
-# after the change (its request read and parsed in a few ms) makes the look itself: with 2 ms,
-# the follower's look came first and the two threads' turns on the interpreter cost that call
-# about 3 ms through the client.
+# after the change makes the look itself rather than wait on the follower's: QUIET is shorter
+# than a request takes to arrive and be parsed.
 QUIET = 0.005
 SETTLE = 0.1
 # How long it waits on the queue at a time, so that it sees `close` or a new watcher.
@@ -156,9 +155,8 @@ class Warm:
     def at_once(self) -> Iterator[Reading | None]:
         """The workspace as the last look left it, if no other read has the turn and nothing
         changed since (no look to make, no wait): a server answers such a call on the thread
-        that reads its requests (the same work on a worker thread took 0.8 ms more of a 7 ms
-        warm query, at 11k articles). None otherwise: then `reading`, on a thread that may
-        wait and look."""
+        that reads its requests, without the hop to a worker thread. None otherwise: then
+        `reading`, on a thread that may wait and look."""
         if not self._lock.acquire(blocking=False):
             yield None
             return
@@ -443,7 +441,7 @@ class Warm:
         The new one reads first: a connection that has read holds the index file (SQLite's
         shared lock, in WAL mode), so closing the old one is not the last close, which would
         checkpoint the write-ahead log into the file and remove it, only for the next write
-        to make it again (2 ms of each look after a change, on tldr)."""
+        to make it again."""
         self._index_file = None
         try:
             if index is not None:

@@ -123,7 +123,7 @@ class Plan:
 
         `made`: rows of the articles this process just wrote, known without a look (their stat
         is too recent for the cache to vouch for). Each article's stat is taken once, from the
-        listing: at 11k articles, a lookup of it by path for each row took most of the time.
+        listing, not looked up by path for each row.
         """
         made = made or {}
         stats = self.wiki_stats

@@ -192,8 +192,7 @@ class WikiServer(SdkServer):
     def _articles(self) -> _Listed:
         """The articles of index.json, brought up to date first, sorted by URI: read again
         only when index.json changed (its stat, taken before it is read: a file replaced
-        meanwhile is read again next time). At 11k articles, reading it took 50 ms of each
-        page of resources/list."""
+        meanwhile is read again next time), not for each page of resources/list."""
         from skillwiki import catalog
 
         try:

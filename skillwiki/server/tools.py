@@ -255,7 +255,7 @@ def writing_tools(server: WikiServer) -> None:
             )
             recorded = record(ws, config, lesson, dedupe=dedupe, expected=expect_fingerprint)
             # Compiled by a look as a read makes it, which the watcher tells what changed: a
-            # whole compile listed every file (300 ms of the call at 11k articles). When
+            # whole compile would list every file. When
             # another process writes, the look leaves it: then wait for the lock, as the CLI.
             warm.forget()
             with warm.reading() as read:

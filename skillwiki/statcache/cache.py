@@ -165,7 +165,7 @@ class StatCache:
 
     def article_stats(self, folder: str, names: Iterable[str]) -> dict[str, Stat]:
         """`article_stat` of many articles of one folder (by name), each bucket's table
-        opened once: at 11k articles, the key of each looked up on its own cost 20 ms."""
+        opened once rather than once per article."""
         count = self.buckets.get(folder, 1)
         tables: dict[int, dict[str, Any]] = {}
         found: dict[str, Stat] = {}
