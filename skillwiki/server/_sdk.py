@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+from abc import ABC, abstractmethod
 from typing import Any
 
 import anyio
@@ -25,7 +26,7 @@ from skillwiki.server.jsonrpc import unreadable
 _LOG = logging.getLogger("skillwiki.server")
 
 
-class SdkServer(MCPServer[Any]):
+class SdkServer(MCPServer[Any], ABC):
     """The SDK's server, serving over stdio as JSON-RPC says and listing resources a page at
     a time (resources_page)."""
 
@@ -60,9 +61,9 @@ class SdkServer(MCPServer[Any]):
     ) -> ListResourcesResult:
         return await self.resources_page(params.cursor if params is not None else None)
 
+    @abstractmethod
     async def resources_page(self, cursor: str | None) -> ListResourcesResult:
-        """The page of resources/list after `cursor` (None: the first)."""
-        raise NotImplementedError
+        """The page of resources/list after `cursor` (None: the first): the server's own."""
 
 
 class AsSent(FuncMetadata):
