@@ -71,10 +71,9 @@ def slugify(text: str, limit: int = 60) -> str:
     slug = re.sub(r"-+", "-", "".join(kept)).strip("-")
     if len(slug) > limit:
         slug = _cut(slug, limit)
-    size = len(slug.encode("utf-8"))
-    if size > SLUG_BYTES:  # as many whole characters as the bytes hold
-        fits = len(slug.encode("utf-8")[:SLUG_BYTES].decode("utf-8", "ignore"))
-        slug = _cut(slug, fits)
+    data = slug.encode("utf-8")
+    if len(data) > SLUG_BYTES:  # as many whole characters as the bytes hold
+        slug = _cut(slug, len(data[:SLUG_BYTES].decode("utf-8", "ignore")))
     return slug.strip("-") or "lesson"
 
 
