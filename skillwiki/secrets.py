@@ -297,6 +297,8 @@ _REFERENCE = re.compile(
 # compose) and `${NAME:default}` (Spring) hold a default, which is judged in its place.
 _INTERPOLATION = re.compile(r"^\$\{[A-Za-z_][\w.-]*(?:(?P<op>:?[-=+?]|:)(?P<default>[^}]*))?\}?")
 # A name in code: `process.env.ACCESS_TOKEN!`, `settings.API_KEY`, `var.db_password`, `self.key`
+# A URL without a user or password in it (those are found as url_password).
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/@\s]*(?:[/?#]|$)")
 _CODE_PATH = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\?\.|\.|::|->)[A-Za-z_$][\w$]*)+[!?]*$")
 _PATH = re.compile(r"^(?:~|\.{1,2}|[A-Za-z]:|\$\{?\w+\}?)?[/\\][\w.-]")
 _FILE = re.compile(
@@ -377,6 +379,10 @@ def _literal(value: str) -> str | None:
     """The literal part of a value, or None where it only refers to a secret kept elsewhere
     (an interpolation, a variable, a name in code, a YAML tag, a path, a public key)."""
     value = value.strip()
+    if len(value) > 2 and value[0] == value[-1] and value[0] in "`'\"":  # quoted in prose
+        value = value[1:-1]
+    if _URL.match(value):  # where the secret is served or made, not the secret
+        return None
     interpolation = _INTERPOLATION.match(value)
     if interpolation and interpolation.end() == len(value):  # what follows `}` is judged too
         op, default = interpolation["op"] or "", interpolation["default"] or ""
@@ -402,6 +408,8 @@ def _a_path(value: str) -> bool:
     names."""
     if _PATH.match(value):
         return not value.startswith("/") or any(map(_wordy, value.split("/")))
+    if value.endswith("/") and _wordy(value.rstrip("/")):  # a folder (`public/`)
+        return True
     return _FILE.search(value) is not None and _wordy(value)
 
 

@@ -236,6 +236,9 @@ def lookalikes() -> list[str]:
         "secret: true",
         f"uuid {_pick(rng, hexes, 8)}-{_pick(rng, hexes, 4)}-4{_pick(rng, hexes, 3)}-a{_pick(rng, hexes, 3)}-{_pick(rng, hexes, 12)}",
         # look-alikes seen in real documentation trees
+        'Notice that nowhere in the code is the plaintext password "`secret`", we only have',
+        "rclone sync --sftp-user www-data --sftp-ask-password public/ :sftp:www/",
+        "[SourceHut personal access token]: https://meta.sr.ht/oauth2/personal-token",
         "user.hashed_password=hashed_password",
         "struct_token: Struct",
         "token = get_token()",
