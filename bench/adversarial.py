@@ -22,10 +22,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from skillwiki import markdown, search, secrets
-from skillwiki.article import render
 from skillwiki.compiler import compile_workspace
+from skillwiki.compiler.article import render
 from skillwiki.config import Config
-from skillwiki.documents import split
+from skillwiki.frontmatter.documents import split
 from skillwiki.layout import init_workspace
 from skillwiki.lint.facts import analyze as facts
 from skillwiki.memory.lessons import sections

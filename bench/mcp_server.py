@@ -38,7 +38,7 @@ import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from skillwiki.warm import IDLE as SERVER_IDLE
+from skillwiki.server.live import IDLE as SERVER_IDLE
 
 IDLE = SERVER_IDLE + 0.5  # longer than a server waits, after a call, before its idle work
 

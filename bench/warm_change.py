@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 from skillwiki.search import search
+from skillwiki.server.live import Place, Warm
 from skillwiki.statcache import StatCache
-from skillwiki.warm import Place, Warm
 
 
 def main() -> None:

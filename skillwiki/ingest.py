@@ -10,11 +10,11 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from skillwiki import fsio, gitignore, statcache
-from skillwiki.article import TEXT_SUFFIXES
+from skillwiki.compiler.article import TEXT_SUFFIXES
 from skillwiki.config import Config
-from skillwiki.documents import check_note, check_size, decode, join, split
 from skillwiki.errors import EmptyNote, InputError
 from skillwiki.fingerprint import expect
+from skillwiki.frontmatter.documents import check_note, check_size, decode, join, split
 from skillwiki.memory.store import LESSONS_DIR
 from skillwiki.names import check_component, check_relative, folded
 from skillwiki.workspace import PARSED_SUFFIXES, WIKI_DIR, Workspace, article_rel

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillwiki import catalog, fsio
+from skillwiki import fsio
+from skillwiki.compiler import catalog
 from skillwiki.errors import InputError
 from skillwiki.memory.usage import GITATTRIBUTES
 from skillwiki.workspace import Workspace, confined

@@ -12,9 +12,9 @@ from typing import Any
 from skillwiki import search, statcache
 from skillwiki.compiler import Problem, Progress, compile_workspace, make_plan
 from skillwiki.config import Config
-from skillwiki.documents import decode, split
 from skillwiki.errors import LockTimeout, NotFound, OutsideWorkspace, ReadOnlyWorkspace
 from skillwiki.fingerprint import fingerprint
+from skillwiki.frontmatter.documents import decode, split
 from skillwiki.search import Hit
 from skillwiki.workspace import Workspace, article_rel
 
@@ -219,7 +219,7 @@ def _is_file(path: Path) -> bool:
 
 
 def _by_id(ws: Workspace, key: str) -> str | None:
-    from skillwiki import catalog
+    from skillwiki.compiler import catalog
 
     for item in catalog.listed(ws):
         if item.get("id") == key and isinstance(item.get("path"), str):

@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from skillwiki.documents import body_of, decode, split
 from skillwiki.fingerprint import matches
+from skillwiki.frontmatter.documents import body_of, decode, split
 
 CLI = [sys.executable, "-m", "skillwiki"]
 

@@ -125,7 +125,7 @@ def test_no_network_and_no_code_from_content() -> None:
         for p in PACKAGE.rglob("*.py")
         if re.search(r"\byaml\.(load|unsafe_load|full_load)\(", p.read_text())
     )
-    assert loaders == ["_yaml.py"]  # the one place YAML is loaded, with SafeLoader subclasses
+    assert loaders == ["strict_yaml.py"]  # the one place YAML is loaded, with SafeLoader subclasses
 
 
 def test_only_the_named_command_is_built_and_help_still_lists_all() -> None:
@@ -354,7 +354,7 @@ def test_the_server_loads_neither_typer_nor_the_command_line(demo: Path) -> None
         "from pathlib import Path\n"
         "import anyio\n"
         "from skillwiki.server import build\n"
-        "from skillwiki.warm import Place\n"
+        "from skillwiki.server.live import Place\n"
         "wiki = build(Place(Path(sys.argv[1])), read_only=False)\n"
         "calls = [('query', {'text': 'agent tools'}), ('show', {'key': 'docs/ci.md'}),\n"
         "         ('recall', {}), ('status', {}), ('suggest', {'feedback': {'retries': 5}})]\n"

@@ -234,8 +234,8 @@ def test_a_no_change_run_settles_and_then_reads_nothing(
     # again once old enough; from then on a no-change query renders nothing, reads no article.
     import time
 
-    from skillwiki import catalog, compiler, statcache
-    from skillwiki.compiler import plan
+    from skillwiki import compiler, statcache
+    from skillwiki.compiler import catalog, plan
 
     monkeypatch.setattr(statcache.cache, "RACY_NS", 300_000_000)
     write(demo / ".wiki" / "raw" / "docs" / "new.md", "# New\n\nA new note: the index changes.\n")

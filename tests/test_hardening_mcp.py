@@ -511,7 +511,7 @@ def test_an_unexpected_failure_says_what_failed(
     from mcp import Client
 
     from skillwiki import server
-    from skillwiki.warm import Place
+    from skillwiki.server.live import Place
 
     target, tool, kind, named = FAULTS[row]
     module, _, name = target.rpartition(".")
@@ -544,7 +544,7 @@ def test_an_unexpected_failure_reading_a_resource_says_what_failed(
     from mcp import Client
 
     from skillwiki import reading, server
-    from skillwiki.warm import Place
+    from skillwiki.server.live import Place
 
     def raising(*args: Any, **kwargs: Any) -> Any:
         raise ValueError(f"cannot read {demo}/.wiki/wiki/docs/ci.md")

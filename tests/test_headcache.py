@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from skillwiki import headcache, search
-from skillwiki.search import index
+from skillwiki import search
+from skillwiki.search import heading_cache, index
 from skillwiki.workspace import Workspace
 from tests.support import Invoke, write
 
 
 def _bulk(ws: Path, invoke: Invoke) -> None:
-    for number in range(headcache.MIN_ARTICLES):
+    for number in range(heading_cache.MIN_ARTICLES):
         write(
             ws / ".wiki" / "raw" / "notes" / f"n{number:02}.md",
             f"# Note {number}\n\nIntro.\n\n## Retry budget {number}\n\nText.\n",
@@ -24,16 +24,16 @@ def _bulk(ws: Path, invoke: Invoke) -> None:
 
 def test_a_bulk_compile_tells_the_headings_of_each_article(ws: Path, invoke: Invoke) -> None:
     _bulk(ws, invoke)
-    told = headcache.load(Workspace(ws))
+    told = heading_cache.load(Workspace(ws))
     assert told["notes/n07.md"][1:] == (("Retry budget 7", "Sources"), ())
-    assert len(told) == headcache.MIN_ARTICLES
+    assert len(told) == heading_cache.MIN_ARTICLES
 
 
 def test_the_index_is_the_same_with_or_without_told_headings(ws: Path, invoke: Invoke) -> None:
     _bulk(ws, invoke)
     with_told = invoke("-w", str(ws), "query", "retry budget", "--json", "--limit", "60")
     search.index_path(Workspace(ws)).unlink()
-    headcache.path_of(Workspace(ws)).unlink()
+    heading_cache.path_of(Workspace(ws)).unlink()
     parsed = invoke("-w", str(ws), "query", "retry budget", "--json", "--limit", "60")
     assert with_told.exit_code == 0 and with_told.stdout == parsed.stdout
     assert "notes/n07.md" in parsed.stdout
@@ -42,10 +42,10 @@ def test_the_index_is_the_same_with_or_without_told_headings(ws: Path, invoke: I
 def test_headings_told_for_another_body_are_not_used(ws: Path, invoke: Invoke) -> None:
     _bulk(ws, invoke)
     article = ws / ".wiki" / "wiki" / "notes" / "n03.md"
-    told = headcache.load(Workspace(ws))["notes/n03.md"]
+    told = heading_cache.load(Workspace(ws))["notes/n03.md"]
     edited = article.read_text(encoding="utf-8").replace("## Retry budget 3", "## Backoff")
     body = edited.split("\n---\n", 1)[1]
-    assert headcache.told_of(told, body) is None  # a hand edit: parse instead
+    assert heading_cache.told_of(told, body) is None  # a hand edit: parse instead
     document = index._document((article, "notes/n03.md", None, told))
     assert document is not None and document.values[2] == "Retry budget 3 Sources"
     article.write_text(edited.replace("Text.", "See `n04`."), encoding="utf-8")
@@ -59,7 +59,7 @@ def test_headings_told_for_another_body_are_not_used(ws: Path, invoke: Invoke) -
         (told[0], ("A",), ("k:x", 1)),
         "text",
     ):
-        assert headcache.told_of(damaged, body) is None  # type: ignore[arg-type]
+        assert heading_cache.told_of(damaged, body) is None  # type: ignore[arg-type]
 
 
 def test_an_article_just_written_is_not_parsed_again_by_the_index(
@@ -72,13 +72,13 @@ def test_an_article_just_written_is_not_parsed_again_by_the_index(
     write(raw / "b.md", "# B\n\nText.\n")
     assert invoke("-w", str(ws), "query", "intro").exit_code == 0
     parsed: list[str] = []
-    read_article = headcache.read_article
+    read_article = heading_cache.read_article
 
     def counted(body: str, path: str, title: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         parsed.append(path)
         return read_article(body, path, title)
 
-    monkeypatch.setattr(headcache, "read_article", counted)
+    monkeypatch.setattr(heading_cache, "read_article", counted)
     write(raw / "a.md", "# A\n\nIntro.\n\n## Backoff budget\n\nSee `b`.\n")
     found = invoke("-w", str(ws), "query", "backoff", "--json")
     assert found.exit_code == 0 and "notes/a.md" in found.stdout

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from skillwiki import _flatyaml
-from skillwiki.documents import split
+from skillwiki.frontmatter import flat_yaml
+from skillwiki.frontmatter.documents import split
 from tests.support import real_pages
 
 # One row per shape of frontmatter: its text, then what it holds (None: it is no frontmatter).
@@ -43,7 +43,7 @@ def test_frontmatter_is_split_once_by_the_library(
     splits: list[str] = []
     flat_reads: list[str] = []
     library_split = BaseHandler.split
-    flat_load = _flatyaml.load
+    flat_load = flat_yaml.load
 
     def counted_split(self: BaseHandler, whole: str) -> tuple[str, str]:
         splits.append(whole)
@@ -54,7 +54,7 @@ def test_frontmatter_is_split_once_by_the_library(
         return flat_load(source, resolve)
 
     monkeypatch.setattr(BaseHandler, "split", counted_split)
-    monkeypatch.setattr(_flatyaml, "load", counted_load)
+    monkeypatch.setattr(flat_yaml, "load", counted_load)
     document = split(text, "note.md")
     assert (len(splits), len(flat_reads) <= 1) == (1, True)
     if meta is None:
@@ -69,7 +69,7 @@ def test_a_text_without_a_fence_loads_no_library() -> None:
 
     code = (
         "import sys\n"
-        "from skillwiki.documents import split\n"
+        "from skillwiki.frontmatter.documents import split\n"
         "document = split('# Title\\n\\n---\\n\\nBody.\\n', 'note.md')\n"
         "print(document.has_frontmatter, sorted({'frontmatter', 'yaml'} & set(sys.modules)))\n"
     )
@@ -82,7 +82,11 @@ REPO = Path(__file__).resolve().parent.parent
 # One row per import that ran back up a layer, or round a cycle: the importer, then the module
 # it must not reach, directly or through any other.
 BACK_UP = [
-    ("the cycle documents <-> frontmatter_handlers", "frontmatter_handlers", "documents"),
+    (
+        "the cycle documents <-> frontmatter handlers",
+        "frontmatter.handlers",
+        "frontmatter.documents",
+    ),
     ("search named the lessons' vocabulary in memory", "search", "memory"),
     ("the MCP server loaded the command line", "server", "cli"),
     ("memory (its hooks) read through the reading use-case", "memory", "reading"),
@@ -129,16 +133,16 @@ def test_the_flat_reader_reads_real_frontmatter_as_the_yaml_loader_does() -> Non
     frontmatter it reads, it reads what the strict loader reads."""
     import yaml
 
-    from skillwiki import _yaml
-    from skillwiki.documents import decode
-    from skillwiki.frontmatter_handlers import YAML_BOUNDARY, YAML_OPENING
+    from skillwiki.frontmatter import strict_yaml
+    from skillwiki.frontmatter.documents import decode
+    from skillwiki.frontmatter.handlers import YAML_BOUNDARY, YAML_OPENING
 
     read = 0
     for path in real_pages("en"):
         text = decode(path.read_bytes(), path, 10**8)
         parts = YAML_BOUNDARY.split(text, 2) if YAML_OPENING.match(text) else []
-        flat = _yaml.flat(parts[1]) if len(parts) == 3 else None
+        flat = strict_yaml.flat(parts[1]) if len(parts) == 3 else None
         if flat is not None:
             read += 1
-            assert flat == yaml.load(parts[1], Loader=_yaml.StrictLoader), path  # noqa: S506
+            assert flat == yaml.load(parts[1], Loader=strict_yaml.StrictLoader), path  # noqa: S506
     assert read > 300

@@ -17,7 +17,7 @@ from markdown_it.common.utils import unescapeAll
 from markdown_it.token import Token
 
 from skillwiki import markdown
-from skillwiki.documents import split
+from skillwiki.frontmatter.documents import split
 from tests.support import DATA, DEMO, real_pages
 
 SPEC = json.loads((DATA / "commonmark_spec.json").read_text(encoding="utf-8"))
@@ -163,9 +163,9 @@ def test_article_headings_told_by_compile_equal_a_parse_of_the_article(
     """Compile hands the search index each article's headings and references, read off the
     raw file's parse: they equal what parsing the article finds, or compile says it cannot
     tell (None)."""
-    from skillwiki import headcache
-    from skillwiki.article import render
-    from skillwiki.documents import Document, body_of
+    from skillwiki.compiler.article import render
+    from skillwiki.frontmatter.documents import Document, body_of
+    from skillwiki.search import heading_cache
     from skillwiki.workspace import article_rel
 
     bodies = [(f"spec-{e['example']}.md", str(e["markdown"])) for e in SPEC]
@@ -189,7 +189,7 @@ def test_article_headings_told_by_compile_equal_a_parse_of_the_article(
         else:  # and what it refers to, as the search index would read it off the article
             title = str(rendered.meta["title"])
             target = article_rel(f"docs/{name}")
-            told = headcache.read_article(body_of(rendered.text), target, title)[1]
+            told = heading_cache.read_article(body_of(rendered.text), target, title)[1]
             if rendered.refs != told:
                 differ.append(f"{name}: refs")
             referring += bool(told)

@@ -494,7 +494,7 @@ def test_the_sdk_internals_that_reading_arguments_as_sent_relies_on(demo: Path) 
 
     from skillwiki import server
     from skillwiki.server import _sdk
-    from skillwiki.warm import Place
+    from skillwiki.server.live import Place
 
     assert "self.fn_metadata.validate_arguments(" in inspect.getsource(Tool.run)
     assert "self.pre_parse_json(" in inspect.getsource(FuncMetadata.validate_arguments)
@@ -519,7 +519,7 @@ def test_the_sdk_behaviour_that_paging_resources_relies_on(demo: Path) -> None:
     from mcp.server.mcpserver import MCPServer
 
     from skillwiki import server
-    from skillwiki.warm import Place
+    from skillwiki.server.live import Place
 
     assert "on_list_resources=self._handle_list_resources" in inspect.getsource(MCPServer)
     taken = list(inspect.signature(MCPServer._handle_list_resources).parameters)
@@ -818,7 +818,7 @@ def test_resources_come_a_page_at_a_time(demo: Path, monkeypatch: pytest.MonkeyP
     from mcp.shared.exceptions import MCPError
 
     from skillwiki import server
-    from skillwiki.warm import Place
+    from skillwiki.server.live import Place
 
     monkeypatch.setattr(server.app, "RESOURCES_PAGE", 3)
     wiki = server.build(Place(demo), read_only=False)
@@ -870,8 +870,8 @@ def test_a_quiet_workspace_is_answered_without_a_worker_thread(
     import anyio.to_thread
 
     from skillwiki import server
-    from skillwiki import warm as warm_module
-    from skillwiki.warm import Place
+    from skillwiki.server import live as warm_module
+    from skillwiki.server.live import Place
 
     hops: list[str] = []
     hop = anyio.to_thread.run_sync
@@ -928,7 +928,7 @@ def test_a_client_that_does_not_list_its_roots_is_not_waited_for(
     from mcp import Client
 
     from skillwiki import server
-    from skillwiki.warm import Place
+    from skillwiki.server.live import Place
 
     monkeypatch.setattr(server.answers, "ROOTS_WAIT", 0.3)
     monkeypatch.chdir(demo)
@@ -970,8 +970,9 @@ def test_resources_read_the_catalog_again_only_when_it_changed(
     """Every page of resources/list after the first takes the articles as the first read them
     from index.json, while it is the same file; after a raw change its next page has the new
     article, read from the catalog the change rewrote."""
-    from skillwiki import catalog, server
-    from skillwiki.warm import Place
+    from skillwiki import server
+    from skillwiki.compiler import catalog
+    from skillwiki.server.live import Place
 
     monkeypatch.setattr(server.app, "RESOURCES_PAGE", 3)
     reads: list[int] = []
@@ -1063,7 +1064,7 @@ def test_a_recorded_lesson_is_compiled_by_a_watched_look(
         pytest.skip("without a watcher every look lists every folder")
     from skillwiki import compiler, fsio, reading, server, statcache
     from skillwiki.reading import Refresh
-    from skillwiki.warm import Place
+    from skillwiki.server.live import Place
 
     listed: list[Path] = []
     scan = statcache.scan_folders

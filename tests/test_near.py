@@ -83,7 +83,7 @@ def test_the_page_about_the_words_outranks_a_long_page_that_scatters_them(
 
 
 def test_an_article_s_body_is_read_alike_from_its_text_and_its_bytes() -> None:
-    from skillwiki.documents import body_of
+    from skillwiki.frontmatter.documents import body_of
 
     for article in ("---\ntitle: x\n---\n# X\n\nText.\n", "# No frontmatter\n", "---\nopen\n"):
         assert body_of(article.encode()) == body_of(article).encode()

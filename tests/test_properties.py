@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from skillwiki import secrets
-from skillwiki.article import render, rewrite_target
-from skillwiki.documents import join, split
+from skillwiki.compiler.article import render, rewrite_target
 from skillwiki.fingerprint import fingerprint, fnv1a64, matches
+from skillwiki.frontmatter.documents import join, split
 from skillwiki.fsio import atomic_write
 
 keys = st.text(alphabet=string.ascii_lowercase + "_", min_size=1, max_size=12)
@@ -132,7 +132,7 @@ def test_markdown_links_between_raw_files_resolve_to_the_same_article(
 def test_the_flat_reader_agrees_with_pyyaml(meta: dict) -> None:
     import yaml
 
-    from skillwiki._yaml import StrictLoader, dump, flat
+    from skillwiki.frontmatter.strict_yaml import StrictLoader, dump, flat
 
     text = dump(meta) if meta else ""
     read = flat(text)
@@ -148,7 +148,7 @@ scalar_text = st.text(
 def test_the_flat_reader_agrees_on_hand_written_scalars(meta: dict) -> None:
     import yaml
 
-    from skillwiki._yaml import StrictLoader, flat
+    from skillwiki.frontmatter.strict_yaml import StrictLoader, flat
 
     text = "".join(f"{key}: {value}\n" for key, value in meta.items())
     read = flat(text)
@@ -269,10 +269,10 @@ _FLAT_TEXT = st.lists(
 )
 @settings(max_examples=300)
 def test_the_yaml_free_writer_writes_what_pyyaml_writes(meta: dict) -> None:
-    from skillwiki import _flatyaml
-    from skillwiki._yaml import dump
+    from skillwiki.frontmatter import flat_yaml
+    from skillwiki.frontmatter.strict_yaml import dump
 
-    flat = _flatyaml.dump(meta)
+    flat = flat_yaml.dump(meta)
     assert flat is None or flat == dump(meta)
 
 
@@ -281,10 +281,10 @@ def test_the_yaml_free_writer_writes_what_pyyaml_writes(meta: dict) -> None:
 def test_the_yaml_free_reader_reads_what_pyyaml_reads(meta: dict) -> None:
     import yaml
 
-    from skillwiki import _flatyaml
-    from skillwiki._yaml import StrictLoader, dump
+    from skillwiki.frontmatter import flat_yaml
+    from skillwiki.frontmatter.strict_yaml import StrictLoader, dump
 
     for text in ("".join(f"{key}: {value}\n" for key, value in meta.items()), dump(meta)):
-        free = _flatyaml.load(text)
+        free = flat_yaml.load(text)
         if free is not None:
             assert free == (yaml.load(text, Loader=StrictLoader) or {}), text

@@ -11,8 +11,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skillwiki.article import rewrite_target
 from skillwiki.compiler import compile_workspace, make_plan
+from skillwiki.compiler.article import rewrite_target
 from skillwiki.config import Config, load_config
 from skillwiki.layout import init_workspace
 from skillwiki.memory.recall import HEADER, Request, recall

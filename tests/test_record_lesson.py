@@ -353,7 +353,7 @@ def test_the_mcp_tool_takes_the_section_arguments(ws: Path) -> None:
     from skillwiki.api import record_lesson_fields
     from skillwiki.config import SuggestConfig
     from skillwiki.memory.suggest import read_run, suggest
-    from skillwiki.warm import Place
+    from skillwiki.server.live import Place
 
     arguments = {
         "title": "Pin the runner image",

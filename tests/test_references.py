@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from skillwiki import references, search
+from skillwiki import search
+from skillwiki.markdown import references
 from skillwiki.search import index
 from skillwiki.workspace import find_workspace
 from tests.support import Invoke, hit_names, write

@@ -414,7 +414,7 @@ def test_a_warm_server_sees_new_vectors(ws: Path, invoke: Invoke) -> None:
     """The vectors read once for an open index are read again after the index changed: a page
     written between two queries is ranked by meaning in the second."""
     from skillwiki.search import search
-    from skillwiki.warm import Place, Warm
+    from skillwiki.server.live import Place, Warm
 
     _workspace(ws, invoke, PAGES)
     warm = Warm(Place(ws))
@@ -446,7 +446,7 @@ def test_after_a_change_a_warm_server_reads_only_the_new_vectors(
     """A look that changed the index opens it anew; the vectors of the articles that stayed
     are kept from the last read (an id is never given again), and only those of the articles
     that came are read: the same ids and vectors as reading them all."""
-    from skillwiki.warm import Place, Warm
+    from skillwiki.server.live import Place, Warm
 
     _workspace(ws, invoke, PAGES)
     warm = Warm(Place(ws))
@@ -486,7 +486,7 @@ def test_after_one_change_the_ids_are_told_without_listing_them(ws: Path, invoke
     the ids from those above its last read's and from the rows' count and sum, without
     listing every id; after two went it lists them. Each time the ids and vectors are those
     of reading them all."""
-    from skillwiki.warm import Place, Warm
+    from skillwiki.server.live import Place, Warm
 
     _workspace(ws, invoke, PAGES)
     warm = Warm(Place(ws))
@@ -535,7 +535,7 @@ def test_vectors_kept_from_another_build_of_the_index_are_not_used(
 ) -> None:
     """An index built again (deleted, or of another schema) gives its ids from 1 again: what
     was read of the old one is not taken for it."""
-    from skillwiki.warm import Place, Warm
+    from skillwiki.server.live import Place, Warm
 
     _workspace(ws, invoke, PAGES)
     warm = Warm(Place(ws))

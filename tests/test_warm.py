@@ -1,4 +1,4 @@
-"""The workspace a server keeps open (warm.py) and the kernel's word on what changed (watch.py),
+"""The workspace a server keeps open (server/live.py) and the kernel's word on what changed (server/watch.py),
 in-process: a quiet workspace is answered without a look, any change gets one, and without a
 watcher every read looks as the CLI does."""
 
@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from skillwiki import watch
 from skillwiki.errors import WorkspaceNotFound
 from skillwiki.search import search, semantic
-from skillwiki.warm import Place, Warm
+from skillwiki.server import watch
+from skillwiki.server.live import Place, Warm
 from tests.support import Invoke, write
 
 
@@ -674,7 +674,7 @@ def test_a_follower_looks_once_a_burst_of_changes_ends(
 ) -> None:
     """The follower looks once no new event came for QUIET (a save: one wait), lets a burst
     that goes on go on, but no longer than SETTLE, and stops when closed."""
-    from skillwiki import warm as warm_module
+    from skillwiki.server import live as warm_module
 
     quiet = warm_module.QUIET
     assert _settling(demo, [64, 64], _Waits()) == (True, [quiet])
@@ -694,8 +694,8 @@ def test_a_follower_makes_the_compiler_ready_once_idle(
     """Once no call came for IDLE, a follower compiles a sample note in memory, once, so that
     the first change is not the one to import and build the Markdown parser."""
     from skillwiki import compiler
-    from skillwiki import warm as warm_module
     from skillwiki.compiler import Problem
+    from skillwiki.server import live as warm_module
 
     made: list[Any] = []
     warm_up = compiler.warm_up
@@ -1030,10 +1030,11 @@ def test_a_follower_writes_the_stat_cache_once_idle(
     not wait for its write. The next look takes it over from memory, a CLI run meanwhile
     reads the older file and answers right, and once idle (or at close) the follower writes
     it: the file then holds what the server held."""
-    from skillwiki import statcache, warm
+    from skillwiki import statcache
     from skillwiki.compiler.plan import cache_path
     from skillwiki.config import load_config
     from skillwiki.reading import query
+    from skillwiki.server import live
     from skillwiki.workspace import find_workspace
 
     ws = find_workspace(demo)
@@ -1050,7 +1051,7 @@ def test_a_follower_writes_the_stat_cache_once_idle(
     server = Warm(Place(demo), follow=True)
     _hits(server, "retry")
     _until(lambda: server._unwritten is None and on_disk() == held(server).saved_ns)
-    monkeypatch.setattr(warm, "IDLE", 3600.0)  # never idle enough, until closed
+    monkeypatch.setattr(live, "IDLE", 3600.0)  # never idle enough, until closed
     for word in ("kookaburra", "numbat"):
         _replace(raw, raw.read_text() + f"\nThe {word} step.\n")
         assert _hits(server, word)[1] == [".wiki/wiki/docs/ci.md"]

@@ -39,7 +39,7 @@ def mcp(
     """
     try:
         from skillwiki.server import build
-        from skillwiki.warm import Place
+        from skillwiki.server.live import Place
     except ImportError as exc:
         # Any module the extra brings (mcp, anyio, pydantic...) missing or broken; one of
         # skillwiki's own is a bug, and shown as one.

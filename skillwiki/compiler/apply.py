@@ -11,7 +11,7 @@ from itertools import islice
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from skillwiki import COMPILER, clock, fsio, headcache, parallel, statcache
+from skillwiki import COMPILER, clock, fsio, parallel, statcache
 from skillwiki.compiler.plan import (
     Entry,
     Facts,
@@ -24,10 +24,11 @@ from skillwiki.compiler.plan import (
     row_key,
 )
 from skillwiki.config import Config
-from skillwiki.documents import body_of, decode, split
 from skillwiki.errors import InputError
 from skillwiki.fingerprint import fingerprint
-from skillwiki.snapshot import Since, Snapshot
+from skillwiki.frontmatter.documents import body_of, decode, split
+from skillwiki.search import heading_cache
+from skillwiki.search.snapshot import Since, Snapshot
 from skillwiki.statcache import Stat
 from skillwiki.workspace import PARSED_SUFFIXES, Workspace
 
@@ -45,7 +46,7 @@ class CompileResult:
     problems: list[Problem] = field(default_factory=list)
     indexes_written: bool = False
     new_rows: dict[str, tuple[str, ...]] = field(default_factory=dict)  # of articles written
-    headings: dict[str, headcache.Known] = field(default_factory=dict)  # of articles written
+    headings: dict[str, heading_cache.Known] = field(default_factory=dict)  # of articles written
     rows_changed: bool = False  # a written article's catalog row differs from before
     # wiki/ as this compile left it, for the search index
     snapshot: Snapshot = field(default_factory=lambda: Snapshot(dict))
@@ -129,7 +130,7 @@ def _indexes_current(ws: Workspace, plan: Plan) -> bool:
         return False
     if plan.cache.indexes_known(stats):
         return True
-    from skillwiki import catalog
+    from skillwiki.compiler import catalog
 
     expected_md, expected_json = catalog.render(plan.rows(ws))
     current = _same_bytes(ws.index_md, expected_md) and _same_bytes(ws.index_json, expected_json)
@@ -197,14 +198,14 @@ def _compile_all(
         _write_batch(ws, plan, list(zip(batch, islice(compiled, len(batch)), strict=True)), result)
         if progress is not None:
             progress(min(start + BATCH, len(todo)), len(todo))
-    if len(result.headings) >= headcache.MIN_ARTICLES:
+    if len(result.headings) >= heading_cache.MIN_ARTICLES:
         wiki_folders = plan.listing.wiki_folders
         names = {folder + name for folder, files in wiki_folders.items() for name in files}
-        headcache.save(ws, result.headings, names)
+        heading_cache.save(ws, result.headings, names)
 
 
 def _write_indexes(ws: Workspace, plan: Plan, result: CompileResult) -> None:
-    from skillwiki import catalog
+    from skillwiki.compiler import catalog
 
     for target, row in result.new_rows.items():
         stat = plan.listing.article_stat(target)
@@ -217,9 +218,9 @@ def _write_indexes(ws: Workspace, plan: Plan, result: CompileResult) -> None:
     plan.cache.remember_indexes(tuple(stat for stat in stats if stat is not None))  # no keep
 
 
-# raw fingerprint, article, catalog row, what the search index is told (headcache.Known),
+# raw fingerprint, article, catalog row, what the search index is told (heading_cache.Known),
 # and the raw file's stat as it was read
-Compiled = tuple[str, bytes, Any, headcache.Known, Stat] | Problem
+Compiled = tuple[str, bytes, Any, heading_cache.Known, Stat] | Problem
 Job = tuple[str, str, str, str, int]  # raw file, article, raw file's path, algorithm, limit
 
 
@@ -239,8 +240,8 @@ def _compiled(
 ) -> Compiled:
     """Compile one raw file's bytes (read at `stat`) into its article's bytes and catalog
     row."""
-    from skillwiki import catalog
-    from skillwiki.article import render
+    from skillwiki.compiler import catalog
+    from skillwiki.compiler.article import render
 
     where = f".wiki/raw/{raw_rel}"
     try:
@@ -251,7 +252,7 @@ def _compiled(
     headings, refs = rendered.headings, rendered.refs
     if headings is None or refs is None:  # not told by the raw file: parse the article
         title = str(rendered.meta["title"])
-        headings, refs = headcache.read_article(body_of(rendered.text), target, title)
+        headings, refs = heading_cache.read_article(body_of(rendered.text), target, title)
     told = (str(rendered.meta["compiled_fingerprint"]), headings, refs)
     return raw_fp, rendered.text.encode(), tuple(catalog.row(target, rendered.meta)), told, stat
 
@@ -324,7 +325,7 @@ def _refused(job: Job) -> Problem | None:
 
 def _refused_bytes(raw_rel: str, data: bytes, algorithm: str, max_bytes: int) -> Problem | None:
     """Why compile refuses a raw file `raw_rel` holding `data`, or None (see _refused)."""
-    from skillwiki.article import render
+    from skillwiki.compiler.article import render
     from skillwiki.markdown import Outline
 
     where = f".wiki/raw/{raw_rel}"
@@ -355,7 +356,7 @@ def _write_batch(
     """Write a batch of compiled articles together and record what they are. An article
     someone changed since the plan looked at it is left alone: it is looked at just before
     the rename that would put the compiled one in place."""
-    done: list[tuple[Entry, bytes, str, tuple[str, ...], headcache.Known, Stat]] = []
+    done: list[tuple[Entry, bytes, str, tuple[str, ...], heading_cache.Known, Stat]] = []
     for entry, compiled in batch:
         if isinstance(compiled, Problem):
             result.problems.append(compiled)

@@ -12,9 +12,9 @@ from typing import Any, NamedTuple
 
 from skillwiki import COMPILER, fsio, statcache
 from skillwiki.config import Config
-from skillwiki.documents import decode, split
 from skillwiki.errors import InputError
 from skillwiki.fingerprint import algorithm_of, fingerprint, matches
+from skillwiki.frontmatter.documents import decode, split
 from skillwiki.statcache import Folder, Key, Listing, Record, Stat, Summary, older_than
 from skillwiki.workspace import Workspace, article_rel
 
@@ -136,7 +136,7 @@ class Plan:
         return found
 
     def row(self, ws: Workspace, target: str) -> Any:
-        from skillwiki.catalog import Row
+        from skillwiki.compiler.catalog import Row
 
         stat = self.listing.article_stat(target)
         assert stat is not None
@@ -562,7 +562,7 @@ def _state_of(ws: Workspace, config: Config, plan: Plan, target: str, raw_rel: s
 
 def read_row(path: Path, target: str) -> Any:
     """Return the catalog row of an article as it is on disk."""
-    from skillwiki import catalog
+    from skillwiki.compiler import catalog
 
     try:
         data = read_bytes(path)
@@ -574,7 +574,7 @@ def read_row(path: Path, target: str) -> Any:
 
 def read_facts(path: Path, target: str) -> Facts:
     """Parse an article's frontmatter: its source fingerprint, compiler, and hand edits."""
-    from skillwiki import catalog
+    from skillwiki.compiler import catalog
 
     data = read_bytes(path)
     try:

@@ -6,8 +6,8 @@ from pathlib import PurePosixPath
 from typing import Any, NamedTuple
 
 from skillwiki import markdown, secrets
-from skillwiki.documents import decode, split
 from skillwiki.errors import InputError
+from skillwiki.frontmatter.documents import decode, split
 from skillwiki.workspace import PARSED_SUFFIXES
 
 FORMAT = 9  # 7: VitePress's anchors; 8: MyST's targets; 9: secrets by format and by place

@@ -10,9 +10,9 @@ from typing import Any
 
 from skillwiki import clock, fsio, secrets
 from skillwiki.config import Config
-from skillwiki.documents import MAX_SUMMARY, MAX_TAGS, MAX_TITLE, join
 from skillwiki.errors import InputError
 from skillwiki.fingerprint import expect, fingerprint
+from skillwiki.frontmatter.documents import MAX_SUMMARY, MAX_TAGS, MAX_TITLE, join
 from skillwiki.kinds import Scope, Severity, Status, Trigger, values
 from skillwiki.memory.store import LESSONS_DIR, load_lessons
 from skillwiki.names import folded, slugify

@@ -10,8 +10,8 @@ from typing import Any
 
 from skillwiki import fsio
 from skillwiki.config import Config
-from skillwiki.documents import decode, join, split
 from skillwiki.errors import InputError, NotFound
+from skillwiki.frontmatter.documents import decode, join, split
 from skillwiki.kinds import Outcome, Severity, Status
 from skillwiki.workspace import Workspace
 

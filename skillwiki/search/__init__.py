@@ -12,11 +12,11 @@ from __future__ import annotations
 from skillwiki.search.hits import Hit
 from skillwiki.search.index import folder_index, index_path, open_index
 from skillwiki.search.rank import search
+from skillwiki.search.snapshot import Since, Snapshot
 from skillwiki.search.snippets import snippet
 from skillwiki.search.terms import MAX_QUERY_WORDS, query_terms, words_left_out
 from skillwiki.search.text import normalize
 from skillwiki.search.vectors import VectorCache, prime
-from skillwiki.snapshot import Since, Snapshot
 
 __all__ = [
     "MAX_QUERY_WORDS",

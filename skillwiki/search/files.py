@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from skillwiki.documents import body_of
+from skillwiki.frontmatter.documents import body_of
 from skillwiki.search import near
 
 

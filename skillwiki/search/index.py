@@ -20,13 +20,14 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, TypeVar
 
-from skillwiki import fsio, headcache, parallel, references, statcache
-from skillwiki.documents import body_of, decode, split
+from skillwiki import fsio, parallel, statcache
 from skillwiki.errors import InputError, SkillwikiError
+from skillwiki.frontmatter.documents import body_of, decode, split
 from skillwiki.kinds import Status
-from skillwiki.search import semantic
+from skillwiki.markdown import references
+from skillwiki.search import heading_cache, semantic
+from skillwiki.search.snapshot import Since, Snapshot
 from skillwiki.search.text import indexed
-from skillwiki.snapshot import Since, Snapshot
 from skillwiki.statcache import Stat
 from skillwiki.workspace import Workspace
 
@@ -140,8 +141,8 @@ def _sync_db(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot) -> bool:
         since = wiki.since if wiki.since is not None and synced == (wiki.since.token,) else None
         wanted, changed, gone = _differences(db, wiki.articles, since)
         told = wiki.told  # of the articles just written; after a bulk compile, from its file
-        if len(changed) >= headcache.MIN_ARTICLES:
-            told = {**headcache.load(ws), **told}
+        if len(changed) >= heading_cache.MIN_ARTICLES:
+            told = {**heading_cache.load(ws), **told}
         jobs = [(ws.wiki / rel, rel, wiki.entry_of(rel), told.get(rel)) for rel in changed]
         documents = list(zip(changed, parallel.imap(_document, jobs), strict=True))
         packer = _Packer(db, [doc.values for _, doc in documents if doc is not None])
@@ -656,10 +657,10 @@ def _count_inbound(db: sqlite3.Connection, named: Collection[str], *, everything
         db.execute(_COUNT_INBOUND.format(where=f"WHERE names.doc IN ({marks})"), ids)
 
 
-def _document(job: tuple[Path, str, str | None, headcache.Known | None]) -> _Document | None:
+def _document(job: tuple[Path, str, str | None, heading_cache.Known | None]) -> _Document | None:
     """Read one article as the index sees it (in a worker process, when there are many).
 
-    Its headings and references are those compile told (headcache) when told for this very
+    Its headings and references are those compile told (heading_cache) when told for this very
     body, else parsed.
     """
     path, rel, entry, told = job
@@ -669,8 +670,8 @@ def _document(job: tuple[Path, str, str | None, headcache.Known | None]) -> _Doc
     meta, title, body = fields
     tags = [str(tag) for tag in meta.get("tags") or [] if isinstance(tag, str | int | float)]
     summary = f"{meta.get('summary') or ''} {meta.get('prevention_rule') or ''}"
-    known = headcache.told_of(told, body)
-    heads, refs = known if known is not None else headcache.read_article(body, rel, title)
+    known = heading_cache.told_of(told, body)
+    heads, refs = known if known is not None else heading_cache.read_article(body, rel, title)
     columns = (title, " ".join(tags), " ".join(heads), summary, body)
     return _Document(
         title=title,

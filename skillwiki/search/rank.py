@@ -9,9 +9,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, NamedTuple
 
-from skillwiki import references
-from skillwiki.documents import body_of
+from skillwiki.frontmatter.documents import body_of
 from skillwiki.kinds import RETIRED
+from skillwiki.markdown import references
 from skillwiki.search import files, index, near, semantic
 from skillwiki.search.filters import Filters, filter_sql
 from skillwiki.search.hits import Hit, Signals

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skillwiki.documents import body_of
+from skillwiki.frontmatter.documents import body_of
 from skillwiki.search.files import article_body, decoded
 from skillwiki.search.terms import kept_of, prefixed, word_root, word_stems
 from skillwiki.search.text import (

@@ -3,12 +3,12 @@
 Built on the MCP Python SDK (the `mcp` extra), imported only here. Each tool answers with the
 object the CLI prints for `--json`, built for both by skillwiki.api (this face never imports the
 command line's); a skillwiki error becomes a tool error with the CLI's text.
-The workspace stays open between calls (skillwiki.warm): a read looks at the files again only when
-the kernel reports a change under .wiki/ (else, on systems without a watcher, at every call,
-as the CLI does), so the server follows files changed under it and writes made by the CLI
-meanwhile, and answers "run skillwiki init" until there is one. Besides the tools: index.md
-and each article as resources, and a prompt that walks suggest, the user's answer, and
-record_lesson.
+The workspace stays open between calls (skillwiki.server.live): a read looks at the files
+again only when the kernel reports a change under .wiki/ (else, on systems without a watcher,
+at every call, as the CLI does), so the server follows files changed under it and writes made
+by the CLI meanwhile, and answers "run skillwiki init" until there is one. Besides the tools:
+index.md and each article as resources, and a prompt that walks suggest, the user's answer,
+and record_lesson.
 
 Its reads compile the raw files changed since, as the CLI's do (their annotations say they
 write); a --read-only server writes nothing at all (warm.Warm.read_only) and says so. Errors
@@ -22,9 +22,9 @@ reaches into the SDK's private parts.
 from __future__ import annotations
 
 from skillwiki.server.app import WikiServer
+from skillwiki.server.live import Place, Warm
 from skillwiki.server.resources import prompts, register_resources
 from skillwiki.server.tools import memory_tools, reading_tools, writing_tools
-from skillwiki.warm import Place, Warm
 
 __all__ = ["WikiServer", "build"]
 

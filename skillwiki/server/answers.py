@@ -18,7 +18,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, ContentBlock, TextContent
 
 from skillwiki.errors import InputError, SkillwikiError
-from skillwiki.warm import Place, Reading, Warm
+from skillwiki.server.live import Place, Reading, Warm
 
 ROOTS_WAIT = 5.0  # seconds the first call waits for the client's roots, at most
 _LOG = logging.getLogger("skillwiki.server")

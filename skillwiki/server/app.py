@@ -42,8 +42,8 @@ from pydantic import ValidationError
 from skillwiki import __version__
 from skillwiki.errors import SkillwikiError
 from skillwiki.server._sdk import SdkServer
+from skillwiki.server.live import Place, Warm
 from skillwiki.statcache import Stat, stat_of
-from skillwiki.warm import Place, Warm
 from skillwiki.workspace import find_workspace
 
 INSTRUCTIONS = (
@@ -193,7 +193,7 @@ class WikiServer(SdkServer):
         """The articles of index.json, brought up to date first, sorted by URI: read again
         only when index.json changed (its stat, taken before it is read: a file replaced
         meanwhile is read again next time), not for each page of resources/list."""
-        from skillwiki import catalog
+        from skillwiki.compiler import catalog
 
         try:
             with self.warm.reading() as read:

@@ -34,7 +34,7 @@ from skillwiki.server.answers import (
     transcript_inside,
 )
 from skillwiki.server.app import AS_THEY_ARE, COMPILES_FIRST, WikiServer
-from skillwiki.warm import Reading
+from skillwiki.server.live import Reading
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)

@@ -10,7 +10,7 @@ from typing import NamedTuple
 from urllib.parse import unquote
 
 from skillwiki import markdown
-from skillwiki.article import TEXT_SUFFIXES
+from skillwiki.compiler.article import TEXT_SUFFIXES
 from skillwiki.config import link_pattern
 from skillwiki.lint.model import File, Finding, LintContext, Read, Rule, Severity
 from skillwiki.workspace import PARSED_SUFFIXES, article_rel, within
@@ -81,7 +81,7 @@ def _raw_links(ctx: LintContext, article: File) -> dict[LinkFacts, tuple[tuple[s
     Compile rewrites targets, drops a leading H1 and adds a Sources link: the links are paired
     in order, a raw link with the article link its rewritten target equals.
     """
-    from skillwiki.article import rewrite_target
+    from skillwiki.compiler.article import rewrite_target
 
     listed = article.meta.get("sources")
     raw_path = listed[0] if isinstance(listed, list) and listed else None

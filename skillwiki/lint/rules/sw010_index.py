@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from skillwiki import catalog
+from skillwiki.compiler import catalog
 from skillwiki.lint.model import Finding, LintContext, Rule, Severity
 
 

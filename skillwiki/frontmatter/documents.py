@@ -64,9 +64,9 @@ def split(text: str, where: Path | str) -> Document:
     """
     if not text.startswith(("---", "+++")):
         return Document({}, text, False)
-    from skillwiki import frontmatter_handlers
+    from skillwiki.frontmatter import handlers
 
-    found = frontmatter_handlers.split(text, where)
+    found = handlers.split(text, where)
     if found is None:
         return Document({}, text, False)
     meta, body = found
@@ -89,12 +89,12 @@ def body_of(text: AnyStr) -> AnyStr:
 
 def dump_yaml(meta: Mapping[str, Any]) -> str:
     """Dump `meta` in its own key order, block style, one line per scalar: deterministic."""
-    from skillwiki import _flatyaml
+    from skillwiki.frontmatter import flat_yaml
 
-    flat = _flatyaml.dump(dict(meta))
+    flat = flat_yaml.dump(dict(meta))
     if flat is not None:
         return flat
-    from skillwiki._yaml import dump
+    from skillwiki.frontmatter.strict_yaml import dump
 
     return dump(dict(meta))
 

@@ -9,7 +9,7 @@ import yaml
 from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, Node
 
-from skillwiki import _flatyaml
+from skillwiki.frontmatter import flat_yaml
 
 
 def _unique_keys(loader: yaml.constructor.SafeConstructor, node: MappingNode) -> None:
@@ -128,20 +128,20 @@ _BUILD = {
 
 
 def flat(source: str) -> dict[str, Any] | None:
-    """The flat subset skillwiki writes (see _flatyaml), read as `load` would read it, scalars
+    """The flat subset skillwiki writes (see flat_yaml), read as `load` would read it, scalars
     typed by PyYAML's own resolvers; None for any other text (then `load` reads it).
 
     Its values are plain by construction: strings, numbers, booleans, None, lists of them.
     """
     if "&" in source or "*" in source:
         return None  # an anchor or alias is StrictLoader's to refuse
-    return _flatyaml.load(source, _scalar)
+    return flat_yaml.load(source, _scalar)
 
 
 @lru_cache(maxsize=8192)  # frontmatter repeats itself: types, compiler, tags, dates
 def _scalar(raw: str) -> Any:
-    value = _flatyaml.quoted_or_plain(raw)
-    if value is not _flatyaml.PLAIN:
+    value = flat_yaml.quoted_or_plain(raw)
+    if value is not flat_yaml.PLAIN:
         return value
     tag = "tag:yaml.org,2002:str"
     for candidate, pattern in StrictLoader.yaml_implicit_resolvers.get(raw[0], []):
@@ -150,5 +150,5 @@ def _scalar(raw: str) -> Any:
             break
     build = _BUILD.get(tag)
     if build is None:
-        return _flatyaml.NO_VALUE
+        return flat_yaml.NO_VALUE
     return build(yaml.ScalarNode(tag, raw))

@@ -3,8 +3,8 @@
 Frontmatter as skillwiki writes it is flat: `key: scalar`, `key: []`, `key:` then `  - scalar`
 items. That subset is read and written here, exactly as PyYAML with skillwiki's rules would
 (tests hold the two to the same values and the same bytes); anything else, and any scalar
-whose type only YAML's resolvers can tell (numbers, dates), is left to `_yaml` (answer None).
-`_yaml.flat` reads frontmatter through `load` first; an article is written through `dump`
+whose type only YAML's resolvers can tell (numbers, dates), is left to `strict_yaml` (answer None).
+`strict_yaml.flat` reads frontmatter through `load` first; an article is written through `dump`
 without a YAML library or PyYAML's slower emitter.
 """
 
@@ -111,8 +111,8 @@ def _scalar(raw: str) -> Any:
 
 
 def dump(meta: dict[str, Any]) -> str | None:
-    """Write a mapping of strings and lists of strings the way `_yaml.dump` would, when sure
-    how it writes every value; None otherwise (`_yaml.dump` decides)."""
+    """Write a mapping of strings and lists of strings the way `strict_yaml.dump` would, when sure
+    how it writes every value; None otherwise (`strict_yaml.dump` decides)."""
     lines = []
     for key, value in meta.items():
         line = _line(key, value)
@@ -123,7 +123,7 @@ def dump(meta: dict[str, Any]) -> str | None:
 
 
 def _line(key: object, value: object) -> str | None:
-    """One key and its value as `_yaml.dump` writes them, or None when unsure."""
+    """One key and its value as `strict_yaml.dump` writes them, or None when unsure."""
     if not (isinstance(key, str) and _KEY.fullmatch(f"{key}:") and _written(key) == key):
         return None
     if isinstance(value, str):

@@ -7,7 +7,7 @@ import posixpath
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from skillwiki.article import LESSON_KEYS, file_link, readable_name
+from skillwiki.compiler.article import LESSON_KEYS, file_link, readable_name
 from skillwiki.kinds import Severity, values
 from skillwiki.workspace import Workspace
 

@@ -56,7 +56,8 @@ def save(ws: Workspace, made: Mapping[str, Known], alive: Collection[str]) -> No
 def read_article(body: str, path: str, title: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Parse an article's body for what the index is told: its headings below the title, and
     what it refers to (`path` below wiki/ and `title` are the article's own)."""
-    from skillwiki import markdown, references
+    from skillwiki import markdown
+    from skillwiki.markdown import references
 
     outline = markdown.analyze(body)
     headings = tuple(heading.text for heading in outline.headings if heading.level > 1)

@@ -9,9 +9,10 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import unquote
 
-from skillwiki import COMPILER, markdown, references
-from skillwiki.documents import Document, join, optional_str, string_list
+from skillwiki import COMPILER, markdown
 from skillwiki.fingerprint import fingerprint
+from skillwiki.frontmatter.documents import Document, join, optional_str, string_list
+from skillwiki.markdown import references
 from skillwiki.workspace import MARKDOWN_SUFFIXES, PARSED_SUFFIXES, article_rel
 
 DOCUMENT_TYPES = ("document", "lesson")

@@ -32,9 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skillwiki import statcache, watch
+from skillwiki import statcache
 from skillwiki.config import Config, load_config
 from skillwiki.errors import WorkspaceNotFound
+from skillwiki.server import watch
 from skillwiki.statcache import Earlier, Listing, StatCache
 from skillwiki.workspace import Workspace, find_workspace
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from skillwiki.headcache import Known
+from skillwiki.search.heading_cache import Known
 from skillwiki.statcache.scan import Stat
 
 
@@ -41,7 +41,7 @@ class Snapshot:
     again; None for an article without one. `token` names this exact state as recorded in
     the saved stat cache (None when unsaved): an index synced to the same token is in step
     without a comparison. `since`: the folders that may differ from the state the index may
-    have been synced to. `told`: what compile found in the articles it wrote (headcache), so
+    have been synced to. `told`: what compile found in the articles it wrote (heading_cache), so
     that the index need not parse them again.
     """
 

@@ -2,7 +2,7 @@
 
 python-frontmatter detects the format and splits the block from the body, the one place
 frontmatter is split; the handlers here load it the way skillwiki must: YAML with the strict
-safe loader of `_yaml` (no duplicate keys, no aliases, dates as text) and closed by `---` or
+safe loader of `strict_yaml` (no duplicate keys, no aliases, dates as text) and closed by `---` or
 `...`; TOML with the standard library's `tomllib` (dates and times as text too, so both formats
 give the same values).
 """
@@ -19,8 +19,8 @@ import frontmatter
 import yaml
 from frontmatter.default_handlers import BaseHandler, YAMLHandler
 
-from skillwiki import _yaml
 from skillwiki.errors import InputError
+from skillwiki.frontmatter import strict_yaml
 
 # A block opens on the file's first line, `---` or `+++` alone (spaces after it allowed), and
 # closes on a later line of the same kind (YAML's document end `...` closes YAML too).
@@ -59,7 +59,7 @@ class TOMLHandler(BaseHandler):
 def load_yaml(source: str, where: Path | str) -> dict[str, Any]:
     """Load frontmatter YAML safely: a mapping, no duplicate keys, no aliases, dates as text."""
     try:
-        value = _yaml.load(source)
+        value = strict_yaml.load(source)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" (line {mark.line + 1})" if mark is not None else ""
@@ -125,7 +125,7 @@ def _load(
     kind = "TOML" if isinstance(handler, TOMLHandler) else "YAML"
     try:
         if isinstance(handler, StrictYAMLHandler):
-            flat = _yaml.flat(metadata)  # what skillwiki writes: plain values, no YAML parser
+            flat = strict_yaml.flat(metadata)  # what skillwiki writes: plain values, no YAML parser
             if flat is not None:
                 return flat
         if _nesting(metadata) > MAX_LOADER_DEPTH:  # refused before a C parser recurses into it

@@ -1,0 +1,1 @@
+"""Frontmatter: split by python-frontmatter's handlers, loaded strictly, written flat."""
