@@ -1,0 +1,97 @@
+"""The settings of .wiki/config.toml as frozen dataclasses, each with its default (SPEC section
+9), and the names a setting may take: fingerprint algorithms, rule settings, rule ids."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+FINGERPRINT_ALGORITHMS = ("xxh3", "fnv1a64")
+RULE_SETTINGS = ("off", "error", "warning")
+
+
+@dataclass(frozen=True)
+class LinksConfig:
+    """How a site generator resolves links, for SW001 (defaults: the files on disk only)."""
+
+    root: str = ""  # repository folder that root-relative links (`/guide/x/`) start from
+    # folders the site also serves at its root (VitePress `public/`, Docusaurus and Hugo `static/`)
+    static: list[str] = field(default_factory=list)
+    html: bool = False  # a link to `x.html` also finds `x.md` (`.mdx`), or `x.html.md`
+    # `x/` or `x` also finds x.md, x/index.md, x/_index.md, x/README.md (or .mdx, .markdown)
+    directories: bool = False
+    ignore: list[str] = field(default_factory=list)  # regular expressions of targets to skip
+
+
+@dataclass(frozen=True)
+class LintConfig:
+    rules: dict[str, str] = field(default_factory=dict)
+    near_duplicate_jaccard: float = 0.6
+    links: LinksConfig = field(default_factory=LinksConfig)
+
+
+@dataclass(frozen=True)
+class SuggestConfig:
+    replans: int = 1
+    consecutive_failures: int = 3
+    repeated_failures: int = 3
+    retries: int = 2
+    cost_factor: float = 2.0
+    confidence_low: float = 0.3
+    confidence_high: float = 0.6
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    budget: int = 1500
+    max_entries: int = 5
+    min_confidence: float = 0.2
+    half_life_days: float = 90.0
+
+
+@dataclass(frozen=True)
+class LessonsConfig:
+    require_review: bool = False
+
+
+@dataclass(frozen=True)
+class MaintainConfig:
+    archive_after_days: int = 90
+    dedupe_jaccard: float = 0.6
+    promote_hits: int = 10
+    promote_min_age_days: int = 14
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every setting of SPEC section 9, with its default."""
+
+    fingerprint: str = "xxh3"
+    max_file_bytes: int = 5_000_000
+    lock_timeout: float = 30.0
+    lint: LintConfig = field(default_factory=LintConfig)
+    suggest: SuggestConfig = field(default_factory=SuggestConfig)
+    recall: RecallConfig = field(default_factory=RecallConfig)
+    lessons: LessonsConfig = field(default_factory=LessonsConfig)
+    maintain: MaintainConfig = field(default_factory=MaintainConfig)
+
+
+def value_of(config: Config, key: str) -> Any:
+    """The value of a setting named by its dotted key (`maintain.archive_after_days`)."""
+    value: Any = config
+    for part in key.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def rule_modules() -> list[str]:
+    """The lint rules' module names (sw001_links, ...), in id order, read from the folder
+    they live in without importing them: the ids a config may name cost no import."""
+    folder = Path(__file__).parent.parent / "lint" / "rules"
+    return sorted(path.stem for path in folder.glob("sw[0-9][0-9][0-9]_*.py"))
+
+
+def rule_ids() -> list[str]:
+    """SW001, SW002, ...: the id of every lint rule."""
+    return [name[:5].upper() for name in rule_modules()]

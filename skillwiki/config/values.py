@@ -1,0 +1,143 @@
+"""The checks on the values of settings that their types do not make: number ranges, the
+fingerprint algorithm, folders inside the repository, link patterns, rule ids and settings."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from pathlib import Path, PureWindowsPath
+
+from skillwiki.config.link_patterns import link_pattern
+from skillwiki.config.schema import (
+    FINGERPRINT_ALGORITHMS,
+    RULE_SETTINGS,
+    Config,
+    LinksConfig,
+    rule_ids,
+    value_of,
+)
+from skillwiki.errors import ConfigError
+
+MAX_LOCK_TIMEOUT = 3600.0  # a writer that waits longer than an hour has been forgotten
+CENTURY = 36_500  # days: the most any setting in days may be
+
+
+@dataclass(frozen=True)
+class Range:
+    """The values a number setting may take: from `low` (above it, if `above`) to `high`."""
+
+    low: float
+    high: float
+    unit: str = ""
+    above: bool = False  # `low` itself is not allowed
+
+    def holds(self, value: float) -> bool:
+        return (value > self.low if self.above else value >= self.low) and value <= self.high
+
+    def __str__(self) -> str:
+        unit = f" {self.unit}" if self.unit else ""
+        low, high = _number(self.low), _number(self.high)
+        if self.above:
+            return f"greater than {low} and at most {high}{unit}"
+        return f"from {low} to {high}{unit}"
+
+
+def _number(value: float) -> str:
+    """A bound as people write it: 1000000, not 1e+06; 0.5 as it is."""
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+# Every number setting's range, checked at load. A count that triggers or limits something
+# starts at 1 (0 would trigger on every run, or show nothing); a share (a Jaccard similarity,
+# a confidence) lies from 0 to 1; days reach a century at most.
+RANGES: dict[str, Range] = {
+    "max_file_bytes": Range(1, 1 << 30, "bytes"),
+    "lock_timeout": Range(0, MAX_LOCK_TIMEOUT, "seconds"),
+    "lint.near_duplicate_jaccard": Range(0, 1),
+    "suggest.replans": Range(1, 1000),
+    "suggest.consecutive_failures": Range(1, 1000),
+    "suggest.repeated_failures": Range(1, 1000),
+    "suggest.retries": Range(1, 1000),
+    "suggest.cost_factor": Range(0, 1000, above=True),
+    "suggest.confidence_low": Range(0, 1),
+    "suggest.confidence_high": Range(0, 1),
+    "recall.budget": Range(1, 1_000_000, "characters"),
+    "recall.max_entries": Range(1, 1000),
+    "recall.min_confidence": Range(0, 1),
+    "recall.half_life_days": Range(0, CENTURY, "days", above=True),
+    "maintain.archive_after_days": Range(1, CENTURY, "days"),
+    "maintain.dedupe_jaccard": Range(0, 1),
+    "maintain.promote_hits": Range(0, 1_000_000),
+    "maintain.promote_min_age_days": Range(0, CENTURY, "days"),
+}
+
+
+def check_values(config: Config, path: Path) -> None:
+    """Raise ConfigError naming the first setting of `config` whose value is not allowed."""
+    if config.fingerprint not in FINGERPRINT_ALGORITHMS:
+        raise ConfigError(
+            path, f"must be one of {', '.join(FINGERPRINT_ALGORITHMS)}", "fingerprint"
+        )
+    for key, allowed in RANGES.items():
+        if not allowed.holds(value_of(config, key)):
+            raise ConfigError(path, f"must be {allowed}", key)
+    if config.suggest.confidence_low > config.suggest.confidence_high:
+        raise ConfigError(
+            path, "must not be over suggest.confidence_high", "suggest.confidence_low"
+        )
+    _check_folders(config.lint.links, path)
+    _check_link_patterns(config.lint.links.ignore, path)
+    _check_rules(config.lint.rules, path)
+
+
+def _check_link_patterns(patterns: list[str], path: Path) -> None:
+    """Each pattern of `[lint.links] ignore` is a regular expression of the linear subset."""
+    for number, pattern in enumerate(patterns):
+        if len(pattern) > 1000:
+            raise ConfigError(
+                path, f"pattern {number + 1} is over 1000 characters", "lint.links.ignore"
+            )
+        try:
+            link_pattern(pattern)
+        except re.error as exc:
+            raise ConfigError(
+                path, f"not a regular expression ({exc})", "lint.links.ignore"
+            ) from None
+        except ValueError as exc:
+            raise ConfigError(path, f"{pattern!r}: {exc}", "lint.links.ignore") from None
+
+
+def _check_folders(links: LinksConfig, path: Path) -> None:
+    """`root` and `static` name folders of the repository: relative, and never above it."""
+    for key, folders in (("lint.links.root", [links.root]), ("lint.links.static", links.static)):
+        for folder in folders:
+            normal = posixpath.normpath(folder.replace("\\", "/")) if folder else "."
+            if (
+                normal.startswith("/")
+                or normal == ".."
+                or normal.startswith("../")
+                or PureWindowsPath(folder).drive
+                or any(ord(char) < 32 for char in folder)
+            ):
+                raise ConfigError(
+                    path,
+                    f"must be a folder inside the repository, relative to its root, not {folder!r}",
+                    key,
+                )
+
+
+def _check_rules(rules: dict[str, str], path: Path) -> None:
+    """Each rule named in `[lint.rules]` exists and is set to one of RULE_SETTINGS."""
+    known = rule_ids() if rules else []
+    for rule, setting in rules.items():
+        if rule not in known:
+            raise ConfigError(
+                path,
+                f"unknown rule id; rules are {known[0]} to {known[-1]}",
+                f"lint.rules.{rule}",
+            )
+        if setting not in RULE_SETTINGS:
+            raise ConfigError(
+                path, f"must be one of {', '.join(RULE_SETTINGS)}", f"lint.rules.{rule}"
+            )
