@@ -1,6 +1,6 @@
-"""The workspace a server keeps open (server/live.py) and the kernel's word on what changed (server/watch.py),
-in-process: a quiet workspace is answered without a look, any change gets one, and without a
-watcher every read looks as the CLI does."""
+"""The workspace a server keeps open (server/live.py) and the kernel's word on what changed
+(server/watch.py), in-process: an unchanged workspace is answered without a look, any change
+gets one, and without a watcher every read looks as the CLI does."""
 
 from __future__ import annotations
 
@@ -34,11 +34,11 @@ needs_inotify = pytest.mark.skipif(not _has_inotify(), reason="no inotify on thi
 def _hits(warm: Warm, text: str) -> tuple[bool, list[str]]:
     with warm.reading() as read:
         hits = search(read.ws, text, db=read.index, vectors=read.vectors)  # as the server asks
-        return read.warm, [hit.path for hit in hits]
+        return read.unchanged, [hit.path for hit in hits]
 
 
 @needs_inotify
-def test_a_quiet_workspace_is_answered_without_a_look(demo: Path) -> None:
+def test_an_unchanged_workspace_is_answered_without_a_look(demo: Path) -> None:
     warm = Warm(Place(demo))
     first, _ = _hits(warm, "retry")  # compiles the demo: its own writes are not a change
     second, hits = _hits(warm, "retry")
@@ -56,13 +56,13 @@ def test_a_quiet_workspace_is_answered_without_a_look(demo: Path) -> None:
 
 
 @needs_inotify
-def test_at_once_answers_only_a_quiet_workspace_and_never_waits(demo: Path) -> None:
+def test_at_once_answers_only_an_unchanged_workspace_and_never_waits(demo: Path) -> None:
     warm = Warm(Place(demo))
     with warm.at_once() as read:
         assert read is None  # no look yet: nothing known to be in step
     assert _hits(warm, "retry")[0] is False
     with warm.at_once() as read:
-        assert read is not None and read.warm
+        assert read is not None and read.unchanged
         assert search(read.ws, "retry", db=read.index)
     raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
     raw.write_text(raw.read_text() + "\nThe kookaburra step.\n")
@@ -88,7 +88,7 @@ def test_at_once_answers_only_a_quiet_workspace_and_never_waits(demo: Path) -> N
     release.set()
     other.join()
     with warm.at_once() as read:
-        assert read is not None and read.warm
+        assert read is not None and read.unchanged
     warm.close()
 
 
@@ -215,7 +215,7 @@ def test_a_follower_reads_the_new_vectors_before_the_next_search(
         vectors = warm.vectors.last
         assert vectors is not None
         db = vectors.db
-        assert db is warm._index
+        assert db is warm._index.connection
         assert vectors.state == (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes)
         assert len(vectors.ids) == len(before) + 1
     warm.close()
@@ -232,7 +232,7 @@ def test_a_look_keeps_the_index_s_write_ahead_log(demo: Path) -> None:
     for word in ("kookaburra", "lyrebird"):
         raw.write_text(raw.read_text() + f"\nThe {word} step.\n")
         with warm.reading() as read:
-            assert not read.warm and wal.exists()
+            assert not read.unchanged and wal.exists()
     warm.close()
 
 
@@ -264,7 +264,7 @@ def test_a_look_after_a_change_syncs_the_index_on_the_connection_kept(
     raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
     raw.write_text(raw.read_text() + "\nThe kookaburra step.\n")
     with warm.reading() as read:
-        assert not read.warm and read.index is first
+        assert not read.unchanged and read.index is first
         assert [hit.path for hit in search(read.ws, "kookaburra", db=read.index)] == [
             ".wiki/wiki/docs/ci.md"
         ]
@@ -284,9 +284,9 @@ def test_a_look_after_a_change_syncs_the_index_on_the_connection_kept(
 
 @needs_inotify
 def test_a_read_only_workspace_is_answered_from_the_articles_as_they_are(demo: Path) -> None:
-    """A read-only Warm never compiles nor writes: a raw file changed since is told, not
-    compiled; its index is in memory, kept between looks and synced with the articles; a quiet
-    workspace is answered without a look, the notice kept."""
+    """A read-only Warm never compiles nor writes: a raw file changed since is named, not
+    compiled; its index is in memory, kept between looks and synced with the articles; an
+    unchanged workspace is answered without a look, the notice kept."""
     from tests.support import snapshot
 
     raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
@@ -295,17 +295,17 @@ def test_a_read_only_workspace_is_answered_from_the_articles_as_they_are(demo: P
     warm = Warm(Place(demo), follow=True, read_only=True)
     with warm.reading() as read:
         first, index = read, read.index
-        assert not read.warm and read.refreshed == 0 and read.skipped is not None
+        assert not read.unchanged and read.refreshed == 0 and read.skipped is not None
         assert "read-only, and 1 raw file changed" in read.skipped
         assert search(read.ws, "kookaburra", db=read.index) == []
         assert [row[2] for row in index.execute("PRAGMA database_list")] == [""]  # in memory
     with warm.reading() as read:
-        assert read.warm and read.skipped == first.skipped and read.index is index
+        assert read.unchanged and read.skipped == first.skipped and read.index is index
     # An article changed by hand (a checkout, say) is found, on the index kept.
     article = demo / ".wiki" / "wiki" / "docs" / "architecture.md"
     article.write_text(article.read_text() + "\nThe lyrebird section.\n")
     with warm.reading() as read:
-        assert not read.warm and read.index is index
+        assert not read.unchanged and read.index is index
         hits = search(read.ws, "lyrebird", db=read.index)
         assert [hit.path for hit in hits] == [".wiki/wiki/docs/architecture.md"]
     raw.write_text(raw.read_text().replace("\nThe kookaburra step.\n", ""))
@@ -434,7 +434,7 @@ def test_the_place_of_the_workspace(
 
 
 @needs_inotify
-def test_a_folder_that_came_while_no_read_was_quiet_is_watched(demo: Path) -> None:
+def test_a_folder_that_came_while_no_read_was_made_is_watched(demo: Path) -> None:
     warm = Warm(Place(demo))
     _hits(warm, "retry")
     raw = demo / ".wiki" / "raw"
@@ -524,7 +524,7 @@ def _looked_as_at_every_file(
 
     monkeypatch.setattr(statcache, "scan_folders", counted)
     with warm.reading() as read:
-        assert not read.warm
+        assert not read.unchanged
         listing = warm._listing
         hits = {w: search(read.ws, w, db=read.index) for w in ("kookaburra", "page")}
     monkeypatch.setattr(statcache, "scan_folders", scan)
@@ -665,7 +665,7 @@ class _Waits:
 
 def _settling(demo: Path, counts: list[int], closed: _Waits) -> tuple[bool, list[float]]:
     warm = Warm(Place(demo), follow=True, _closed=closed)  # type: ignore[arg-type]
-    warm._watcher = _Counts(counts)  # type: ignore[assignment]
+    warm._changes.watcher = _Counts(counts)  # type: ignore[assignment]
     return warm._settled(), closed.waits
 
 
@@ -676,13 +676,13 @@ def test_a_follower_looks_once_a_burst_of_changes_ends(
     that goes on go on, but no longer than SETTLE, and stops when closed."""
     from skillwiki.server import live as warm_module
 
-    quiet = warm_module.QUIET
-    assert _settling(demo, [64, 64], _Waits()) == (True, [quiet])
-    assert _settling(demo, [64, 128, 192, 192], _Waits()) == (True, [quiet] * 3)
-    assert _settling(demo, [64, 0, 0], _Waits()) == (True, [quiet] * 2)  # a read drained it
-    assert _settling(demo, [64, 128, 192], _Waits(open_for=1)) == (False, [quiet] * 2)
+    pause = warm_module.QUIET
+    assert _settling(demo, [64, 64], _Waits()) == (True, [pause])
+    assert _settling(demo, [64, 128, 192, 192], _Waits()) == (True, [pause] * 3)
+    assert _settling(demo, [64, 0, 0], _Waits()) == (True, [pause] * 2)  # a read drained it
+    assert _settling(demo, [64, 128, 192], _Waits(open_for=1)) == (False, [pause] * 2)
     monkeypatch.setattr(warm_module, "SETTLE", 0.0)
-    assert _settling(demo, [64, 128, 192], _Waits()) == (True, [quiet])  # no longer than SETTLE
+    assert _settling(demo, [64, 128, 192], _Waits()) == (True, [pause])  # no longer than SETTLE
     warm = Warm(Place(demo), follow=True)
     assert warm._pending() == -1  # no watcher to ask: the wait is QUIET's
 

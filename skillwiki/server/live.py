@@ -1,22 +1,23 @@
 """A workspace kept open between calls, as the MCP server keeps it.
 
-The search index stays open, and a call that follows a look which found the wiki in step
-skips the next look when the kernel says nothing under .wiki/ changed since (watch.py): no
-stat of every file. Anything else (a change, a folder that came or went, the index file
-replaced, no watcher on this system) gets the CLI's own path, `reading.refresh`, which also
-leaves the search index in step.
+The search index stays open (kept_index.py), and a call that follows a look which found the
+wiki in step skips the next look when the kernel says nothing under .wiki/ changed since
+(watch.py, whose ChangeTracker also tells the next look what to list again): no stat of every
+file. Anything else (a change, a folder that came or went, the index file replaced, no watcher
+on this system) gets the CLI's own path, `reading.refresh`, which also leaves the search index
+in step.
 
 A server also follows the wiki (`follow`): a thread waits on the watcher's queue and, once the
 kernel's reports of a change stop coming, takes the reads' turn and looks, as the next read would.
-A call made after that finds the work done and is answered warm; one made during it waits
+A call made after that finds the work done and is answered at once; one made during it waits
 for it, as it waits for any read before its turn. A follower also writes the stat cache a look
 left in memory once no call and no look came for IDLE: a call does not wait for that write,
 and the next look takes the cache over from memory (statcache.StatCache.take_over). Once idle,
 it also makes ready what a compile needs (compiler.warm_up), for the first change to come.
 
 A `read_only` one (`skillwiki mcp --read-only`) writes nothing at all: its looks compile
-nothing (a raw file changed since is told beside the answer, which comes from the articles as
-they are) and its search index is in memory, kept between looks and synced with the articles.
+nothing (a raw file changed since is named beside the answer, which comes from the articles
+as they are) and its search index is in memory, kept between looks and synced with the articles.
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ from typing import TYPE_CHECKING, Any
 from skillwiki import statcache
 from skillwiki.config import Config, load_config
 from skillwiki.errors import WorkspaceNotFound
-from skillwiki.server import watch
-from skillwiki.statcache import Earlier, Listing, StatCache
+from skillwiki.server.kept_index import KeptIndex
+from skillwiki.server.watch import ChangeTracker
+from skillwiki.statcache import Listing, StatCache
 from skillwiki.workspace import Workspace, find_workspace
 
 if TYPE_CHECKING:
@@ -74,10 +76,13 @@ class Place:
     roots_asked: Any = None
 
     def starts(self) -> list[Path]:
+        """The folders a workspace is looked for at or above, in order, when none is explicit."""
         project = os.environ.get("CLAUDE_PROJECT_DIR")
         return [*([Path(project)] if project else []), *self.roots, Path(os.getcwd())]
 
     def open(self) -> tuple[Workspace, Config]:
+        """The workspace found, and its settings; WorkspaceNotFound (the first start's) or
+        ConfigError otherwise."""
         if self.explicit is not None:
             ws = find_workspace(Path(os.getcwd()), self.explicit)
         else:
@@ -86,6 +91,7 @@ class Place:
 
 
 def _first_found(starts: list[Path]) -> Workspace:
+    """The workspace at or above the first of `starts` that has one."""
     first: WorkspaceNotFound | None = None
     for start in starts:
         try:
@@ -105,7 +111,7 @@ class Reading:
     index: sqlite3.Connection
     refreshed: int = 0
     skipped: str | None = None
-    warm: bool = False  # answered without a look at the files: nothing changed since the last
+    unchanged: bool = False  # nothing changed since the last look: made without a look at the files
     # The raw files that could not be compiled; still so while nothing changed since.
     problems: tuple[Problem, ...] = ()
     vectors: VectorCache | None = None  # the index's vectors as last read, kept with it
@@ -120,14 +126,9 @@ class Warm:
     read_only: bool = False  # write nothing: compile nothing, keep the index in memory
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _last: Reading | None = None  # the last look, while nothing has changed since
-    _index: sqlite3.Connection | None = None
-    # (device, inode) of the open index's file; of .wiki/ for an index in memory (read_only)
-    _index_file: tuple[int, int] | None = None
-    _watcher: watch.Watcher | None = None
-    _rearm: bool = False
+    _index: KeptIndex = field(init=False)
+    _changes: ChangeTracker = field(default_factory=ChangeTracker)
     _listing: Listing | None = None  # the files as the last look left them
-    _since: set[str] | None = None  # what the watcher told changed since; None: unknown
-    _listed: set[str] = field(default_factory=set)  # folders that came since: the look lists
     _follower: threading.Thread | None = None
     _closed: threading.Event = field(default_factory=threading.Event)
     # The stat cache the last look settled but left for the follower to write, once idle:
@@ -135,14 +136,21 @@ class Warm:
     _unwritten: tuple[Path, StatCache, str] | None = None
     _used: float = 0.0  # when the last call or look ended (time.monotonic)
     _compiler_ready: bool = False  # the follower made ready what a compile needs (warm_up)
-    _vectors: VectorCache | None = None  # the kept index's vectors, read again only if it changed
+
+    def __post_init__(self) -> None:
+        self._index = KeptIndex(in_memory=self.read_only)
+
+    @property
+    def vectors(self) -> VectorCache:
+        """The vectors of the kept index as last read (KeptIndex.vectors)."""
+        return self._index.vectors
 
     @contextmanager
     def reading(self) -> Iterator[Reading]:
         """The workspace brought up to date (or known to be), for one read at a time."""
         with self._lock:
             read = self._read()
-            if self.follow and self._follower is None and self._watcher is not None:
+            if self.follow and self._follower is None and self._changes.active:
                 self._follower = threading.Thread(
                     target=self._follow_changes, name="skillwiki-follow", daemon=True
                 )
@@ -162,7 +170,7 @@ class Warm:
             yield None
             return
         try:
-            read = self._warm_read()
+            read = self._unchanged_reading()
             try:
                 yield read
             finally:
@@ -177,15 +185,15 @@ class Warm:
             self._last = None
 
     def close(self) -> None:
+        """Stop following the workspace, write what is left to write, close the index; a look
+        the follower began ends first."""
         self._closed.set()
         with self._lock:
             self._write_cache()
             self._last = None
             self._listing = None
-            self._keep(None)
-            if self._watcher is not None:
-                self._watcher.close()
-                self._watcher = None
+            self._index.keep(None)
+            self._changes.close()
         if self._follower is not None and self._follower is not threading.current_thread():
             self._follower.join()
 
@@ -202,18 +210,23 @@ class Warm:
             with self._lock:
                 if self._closed.is_set():
                     return
-                try:
-                    read = self._read()
-                    if not read.warm:
-                        from skillwiki.search import prime
+                self._look_after_change()
 
-                        prime(read.index, read.vectors)
-                    self._used = time.monotonic()
-                except Exception:  # the next call meets the same error and reports it
-                    _LOG.debug("the look after a change failed", exc_info=True)
-                    if self._watcher is not None:
-                        self._note(self._changes())  # not the same events again
-                    self._closed.wait(_POLL)
+    def _look_after_change(self) -> None:
+        """The follower's look, under the reads' turn; a look that fails is left for the next
+        call to make again, which meets the same error and reports it."""
+        try:
+            read = self._read()
+            if not read.unchanged:
+                from skillwiki.search import prime
+
+                prime(read.index, read.vectors)
+            self._used = time.monotonic()
+        except Exception:
+            _LOG.debug("the look after a change failed", exc_info=True)
+            if self._changes.active:
+                self._changes.collect()  # not the same events again
+            self._closed.wait(_POLL)
 
     def _settled(self) -> bool:
         """Wait for a burst of changes to end: until QUIET passed with no new event in the
@@ -232,7 +245,7 @@ class Warm:
     def _pending(self) -> int:
         """The bytes of events unread in the watcher's queue; -1 if there is none to ask (then
         the wait is QUIET's)."""
-        watcher = self._watcher
+        watcher = self._changes.watcher
         try:
             return watcher.pending() if watcher is not None else -1
         except (OSError, ValueError):
@@ -257,7 +270,7 @@ class Warm:
     def _changes_wait(self, timeout: float) -> bool:
         """Wait up to `timeout` seconds for events on the watcher's queue; False if none came
         (or there is no watcher, or it was closed meanwhile: then the wait is a plain one)."""
-        watcher = self._watcher
+        watcher = self._changes.watcher
         try:
             if watcher is not None:
                 return bool(select.select([watcher.fileno()], [], [], timeout)[0])
@@ -267,27 +280,28 @@ class Warm:
         return False
 
     def _read(self) -> Reading:
-        warm = self._warm_read()
-        if warm is not None:
-            return warm
+        """The last look's reading if nothing changed since, else a new look (`_look`)."""
+        unchanged = self._unchanged_reading()
+        return unchanged if unchanged is not None else self._look()
+
+    def _look(self) -> Reading:
+        """Bring the workspace up to date as the CLI does (reading.refresh), listing only what
+        the watcher told changed since the last look when it can, and keep what it found."""
         from skillwiki.reading import refresh
 
         ws, config = self.place.open()
-        self._follow(ws)
+        self._changes.watch(ws.dot)
         # The look takes the last one's listing over (relist_folders): one that fails leaves
         # the next to list everything.
         listing, self._listing = self._listing, None
-        earlier = None
-        if listing is not None and self._since is not None:
-            earlier = Earlier(listing, frozenset(self._since), frozenset(self._listed))
-        later = self.follow and self._watcher is not None  # a follower writes the stat cache
+        later = self.follow and self._changes.active  # a follower writes the stat cache
         done = refresh(
             ws,
             config,
             shared=True,
-            earlier=earlier,
+            earlier=self._changes.since_last_look(listing),
             write_cache=not later,
-            kept=self._kept(ws),
+            kept=self._index.kept(ws),
             read_only=self.read_only,
         )
         assert done.index is not None
@@ -296,10 +310,9 @@ class Warm:
             from skillwiki.compiler.plan import cache_path
 
             self._unwritten = (cache_path(ws), done.listing.cache, config.fingerprint)
-        self._keep(done.index, ws)
+        self._index.keep(done.index, ws)
         self._listing = done.listing
-        self._since = set() if self._watcher is not None else None  # this look listed it all
-        self._listed.clear()
+        self._changes.looked()
         reading = Reading(
             ws,
             config,
@@ -310,28 +323,15 @@ class Warm:
             vectors=self.vectors,
         )
         # A look that compiled nothing because another process writes is made again by the
-        # next read; one that compiled nothing because it may not (read_only) stands.
+        # next read; one that compiled nothing because it may not (read_only) stands. It is
+        # the last look only if nothing but its own writes happened meanwhile.
         settled = done.skipped is None or self.read_only
-        if self._watcher is not None and settled and self._index_file is not None:
-            after = self._changes()
-            self._note(after)  # this look's own writes among them: listed again, to no harm
-            if after is not None and all(path in done.wrote for path in after):
-                self._last = reading  # only this look's own writes happened meanwhile
-            elif after is None:
-                self._rearm = True
+        if self._changes.active and settled and self._index.open:
+            if self._changes.only_these_changed(done.wrote):
+                self._last = reading
         return reading
 
-    @property
-    def vectors(self) -> VectorCache:
-        """The vectors of the kept index as last read: held with the connection, so a search
-        of an unchanged index reads none again, and after a change only those that came."""
-        if self._vectors is None:
-            from skillwiki.search import VectorCache
-
-            self._vectors = VectorCache()
-        return self._vectors
-
-    def _warm_read(self) -> Reading | None:
+    def _unchanged_reading(self) -> Reading | None:
         """The last look's reading, if nothing a read depends on changed since; else None, and
         the next read looks (what the watcher told is kept for that look)."""
         last, self._last = self._last, None
@@ -343,10 +343,15 @@ class Warm:
             last.config,
             last.index,
             skipped=last.skipped,
-            warm=True,
+            unchanged=True,
             problems=last.problems,
             vectors=last.vectors,
         )
+
+    def _unchanged(self, ws: Workspace) -> bool:
+        """Whether nothing a read depends on changed since the last look."""
+        assert self._changes.active and self._index.open
+        return self._changes.unchanged() and self._index.kept(ws) is not None
 
     def _write_cache(self) -> None:
         """Write the stat cache the last look settled, if it left it unwritten (under the
@@ -354,115 +359,3 @@ class Warm:
         pending, self._unwritten = self._unwritten, None
         if pending is not None and pending[1].file_unchanged(pending[0]):
             statcache.write(*pending)
-
-    def _note(self, changes: set[str] | None) -> None:
-        """Add what the watcher told (`_changes`) to what changed since the last look; a folder
-        that went or moved (or events the kernel lost) leave the next look to list everything."""
-        if changes is None:
-            self._since = None
-        elif self._since is not None:
-            self._since |= changes
-
-    def _changes(self) -> set[str] | None:
-        """The files the watcher tells changed since it was last asked. A folder that came
-        (below raw/ or wiki/) is watched at once, with the folders in it, and the files found
-        in them are told instead: one made there before its watch was set came with no event.
-        Those folders are kept for the next look to list whole. None: that look lists every
-        folder (the kernel lost count, a folder went or moved, or no watch can be added)."""
-        watcher = self._watcher
-        assert watcher is not None
-        changes = watcher.changes()
-        came = sorted(path for path in changes or () if path.endswith("/"))
-        if changes is None or not came:
-            return changes
-        files = changes.difference(came)
-        for folder in came:
-            if folder.partition("/")[0] not in watch.WATCHED:
-                continue  # nothing a read depends on
-            try:
-                found = watcher.watch_below(folder)
-            except FileNotFoundError:  # gone again: its going is told next
-                continue
-            except OSError:  # the kernel's limit of watches reached: no watcher from here
-                watcher.close()
-                self._watcher = None
-                return None
-            files.update(found)
-            self._listed |= {folder} | {statcache.folder_of(path) for path in found}
-        return files
-
-    def _unchanged(self, ws: Workspace) -> bool:
-        """Tell whether nothing a read depends on changed since the last look."""
-        assert self._watcher is not None and self._index_file is not None
-        changes = self._changes()
-        self._note(changes)
-        if changes is None:
-            self._rearm = True
-            return False
-        return not changes and self._kept(ws) is not None
-
-    def _follow(self, ws: Workspace) -> None:
-        """Watch this workspace's .wiki/ (again after changes to its folders), before the look,
-        so that whatever changes during the look is seen by the next read."""
-        if self._watcher is not None and self._watcher.dot != ws.dot:
-            self._watcher.close()
-            self._watcher = None
-        if self._watcher is None:
-            self._watcher = watch.start(ws.dot)
-            self._rearm = False
-            self._since = None  # nothing was watched: this look lists everything
-            return
-        # What happened before this look, which sees it anyway (a folder that came is watched
-        # by now: _changes); but after one went or moved, every watch is set again.
-        drained = self._changes()
-        self._note(drained)
-        if self._watcher is not None and (self._rearm or drained is None):
-            self._rearm = False
-            try:
-                self._watcher.arm()
-            except OSError:
-                self._watcher.close()
-                self._watcher = None
-                self._since = None
-
-    def _kept(self, ws: Workspace) -> sqlite3.Connection | None:
-        """The index connection kept, while its file is still the one at the index's place
-        (for an index in memory: while it is of this workspace's .wiki/)."""
-        if self._index is None or self._index_file is None:
-            return None
-        try:
-            stat = os.stat(ws.dot if self.read_only else _index_path(ws))
-        except OSError:
-            return None
-        return self._index if (stat.st_dev, stat.st_ino) == self._index_file else None
-
-    def _keep(self, index: sqlite3.Connection | None, ws: Workspace | None = None) -> None:
-        """Keep `index` open for the next reads, and close the one kept before.
-
-        The new one reads first: a connection that has read holds the index file (SQLite's
-        shared lock, in WAL mode), so closing the old one is not the last close, which would
-        checkpoint the write-ahead log into the file and remove it, only for the next write
-        to make it again."""
-        self._index_file = None
-        try:
-            if index is not None:
-                index.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-        finally:
-            if self._index is not None and self._index is not index:
-                self._index.close()
-            self._index = index
-        if index is None:
-            return
-        files = [row[2] for row in index.execute("PRAGMA database_list") if row[1] == "main"]
-        if files and files[0]:
-            stat = os.stat(files[0])
-            self._index_file = (stat.st_dev, stat.st_ino)
-        elif self.read_only and ws is not None:  # in memory: built from this workspace
-            stat = os.stat(ws.dot)
-            self._index_file = (stat.st_dev, stat.st_ino)
-
-
-def _index_path(ws: Workspace) -> Path:
-    from skillwiki.search import index_path
-
-    return index_path(ws)

@@ -10,6 +10,9 @@ looks at every file as the CLI does.
 Only what a read depends on is watched: .wiki/ itself (config, indexes, log) and every
 folder of raw/ and wiki/. Hidden names are passed over as the listing passes them over
 (.cache/, temp files of atomic writes, the lock).
+
+`ChangeTracker` keeps, between the looks of a kept-open workspace, what its watcher told
+changed since the last look: the next look lists only that (statcache.Earlier).
 """
 
 from __future__ import annotations
@@ -19,9 +22,13 @@ import fcntl
 import os
 import struct
 import termios
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from skillwiki import statcache
+from skillwiki.statcache import Earlier, Listing
 
 WATCHED = ("raw", "wiki")
 
@@ -145,3 +152,117 @@ def _folders(root: Path, prefix: str) -> Iterator[str]:
     for entry in entries:
         if entry.name[0] != "." and entry.is_dir(follow_symlinks=False):
             yield from _folders(Path(entry.path), prefix + entry.name + "/")
+
+
+@dataclass
+class ChangeTracker:
+    """What changed under one .wiki/ since the last look, as its watcher told it, kept for the
+    next look. Without a watcher (none on this system, or it was given up) nothing is known
+    and every look lists every file."""
+
+    watcher: Watcher | None = None
+    # Watch every folder again before the next look: one went or moved, or events were lost.
+    rearm: bool = False
+    # The files changed since the last look; None: unknown, the next look lists everything.
+    changed: set[str] | None = None
+    # Folders that came since the last look (below raw/ or wiki/): the next look lists them.
+    new_folders: set[str] = field(default_factory=set)
+
+    @property
+    def active(self) -> bool:
+        """Whether a watcher follows the workspace."""
+        return self.watcher is not None
+
+    def watch(self, dot: Path) -> None:
+        """Watch `dot` (a workspace's .wiki/, again after changes to its folders) before a look,
+        so that whatever changes during the look is seen by the next one."""
+        if self.watcher is not None and self.watcher.dot != dot:
+            self.close()
+        if self.watcher is None:
+            self.watcher = start(dot)
+            self.rearm = False
+            self.changed = None  # nothing was watched: this look lists everything
+            return
+        # What happened before this look, which sees it anyway (a folder that came is watched
+        # by now: collect); but after one went or moved, every watch is set again.
+        drained = self.collect()
+        if self.watcher is not None and (self.rearm or drained is None):
+            self.rearm = False
+            try:
+                self.watcher.arm()
+            except OSError:
+                self.close()
+                self.changed = None
+
+    def collect(self) -> set[str] | None:
+        """The files the watcher tells changed since it was last asked, added to what changed
+        since the last look. A folder that came (below raw/ or wiki/) is watched at once, with
+        the folders in it, and the files found in them are told instead: one made there before
+        its watch was set came with no event; those folders are kept for the next look to list
+        whole. None (and the next look lists every folder): the kernel lost count, a folder
+        went or moved, no watch can be added, or there is no watcher."""
+        changes = self._take()
+        if changes is None:
+            self.changed = None
+        elif self.changed is not None:
+            self.changed |= changes
+        return changes
+
+    def unchanged(self) -> bool:
+        """Whether the watcher tells nothing changed since the last look."""
+        changes = self.collect()
+        if changes is None:
+            self.rearm = True
+            return False
+        return not changes
+
+    def since_last_look(self, listing: Listing | None) -> Earlier | None:
+        """What a look needs to list only what changed since the one that left `listing`; None:
+        it lists everything."""
+        if listing is None or self.changed is None:
+            return None
+        return Earlier(listing, frozenset(self.changed), frozenset(self.new_folders))
+
+    def looked(self) -> None:
+        """A look listed everything there is: nothing changed since, as far as is known."""
+        self.changed = set() if self.watcher is not None else None
+        self.new_folders.clear()
+
+    def only_these_changed(self, wrote: Collection[str]) -> bool:
+        """Whether the watcher tells of no change but to files in `wrote` since it was last
+        asked (a look's own writes, which it saw; listed again by the next look, to no harm)."""
+        changes = self.collect()
+        if changes is None:
+            self.rearm = True
+            return False
+        return all(path in wrote for path in changes)
+
+    def close(self) -> None:
+        """Stop watching: from here on nothing is known."""
+        if self.watcher is not None:
+            self.watcher.close()
+            self.watcher = None
+
+    def _take(self) -> set[str] | None:
+        """The watcher's changes, with the files of the folders that came in their place."""
+        watcher = self.watcher
+        if watcher is None:
+            return None
+        changes = watcher.changes()
+        came = sorted(path for path in changes or () if path.endswith("/"))
+        if changes is None or not came:
+            return changes
+        files = changes.difference(came)
+        for folder in came:
+            if folder.partition("/")[0] not in WATCHED:
+                continue  # nothing a read depends on
+            try:
+                found = watcher.watch_below(folder)
+            except FileNotFoundError:  # gone again: its going is told next
+                continue
+            except OSError:  # the kernel's limit of watches reached: no watcher from here
+                self.close()
+                return None
+            files.update(found)
+            self.new_folders |= {folder} | {statcache.folder_of(path) for path in found}
+        return files
