@@ -1,5 +1,5 @@
 """The headings and references compile hands to the search index are used only for the body
-they were told for."""
+they were found in."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from skillwiki import search
-from skillwiki.search import heading_cache, index
+from skillwiki.search import heading_cache
+from skillwiki.search.row import ArticleToRead, read_row
 from skillwiki.workspace import Workspace
 from tests.support import Invoke, write
 
@@ -24,42 +25,44 @@ def _bulk(ws: Path, invoke: Invoke) -> None:
 
 def test_a_bulk_compile_tells_the_headings_of_each_article(ws: Path, invoke: Invoke) -> None:
     _bulk(ws, invoke)
-    told = heading_cache.load(Workspace(ws))
-    assert told["notes/n07.md"][1:] == (("Retry budget 7", "Sources"), ())
-    assert len(told) == heading_cache.MIN_ARTICLES
+    cached = heading_cache.load(Workspace(ws))
+    assert cached["notes/n07.md"][1:] == (("Retry budget 7", "Sources"), ())
+    assert len(cached) == heading_cache.MIN_ARTICLES
 
 
-def test_the_index_is_the_same_with_or_without_told_headings(ws: Path, invoke: Invoke) -> None:
+def test_the_index_is_the_same_with_or_without_the_headings_of_compile(
+    ws: Path, invoke: Invoke
+) -> None:
     _bulk(ws, invoke)
-    with_told = invoke("-w", str(ws), "query", "retry budget", "--json", "--limit", "60")
+    with_cache = invoke("-w", str(ws), "query", "retry budget", "--json", "--limit", "60")
     search.index_path(Workspace(ws)).unlink()
     heading_cache.path_of(Workspace(ws)).unlink()
     parsed = invoke("-w", str(ws), "query", "retry budget", "--json", "--limit", "60")
-    assert with_told.exit_code == 0 and with_told.stdout == parsed.stdout
+    assert with_cache.exit_code == 0 and with_cache.stdout == parsed.stdout
     assert "notes/n07.md" in parsed.stdout
 
 
-def test_headings_told_for_another_body_are_not_used(ws: Path, invoke: Invoke) -> None:
+def test_headings_found_in_another_body_are_not_used(ws: Path, invoke: Invoke) -> None:
     _bulk(ws, invoke)
     article = ws / ".wiki" / "wiki" / "notes" / "n03.md"
-    told = heading_cache.load(Workspace(ws))["notes/n03.md"]
+    found = heading_cache.load(Workspace(ws))["notes/n03.md"]
     edited = article.read_text(encoding="utf-8").replace("## Retry budget 3", "## Backoff")
     body = edited.split("\n---\n", 1)[1]
-    assert heading_cache.told_of(told, body) is None  # a hand edit: parse instead
-    document = index._document((article, "notes/n03.md", None, told))
+    assert heading_cache.for_body(found, body) is None  # a hand edit: parse instead
+    document = read_row(ArticleToRead(article, "notes/n03.md", headings=found))
     assert document is not None and document.values[2] == "Retry budget 3 Sources"
     article.write_text(edited.replace("Text.", "See `n04`."), encoding="utf-8")
-    document = index._document((article, "notes/n03.md", None, told))
+    document = read_row(ArticleToRead(article, "notes/n03.md", headings=found))
     assert document is not None and document.values[2] == "Backoff Sources"
     assert document.refs == ("k:n04",)
     for damaged in (
         None,
         ("xxh3:zz", ("A",), ()),
         ("xxh3:0000000000000000",),
-        (told[0], ("A",), ("k:x", 1)),
+        (found[0], ("A",), ("k:x", 1)),
         "text",
     ):
-        assert heading_cache.told_of(damaged, body) is None  # type: ignore[arg-type]
+        assert heading_cache.for_body(damaged, body) is None  # type: ignore[arg-type]
 
 
 def test_an_article_just_written_is_not_parsed_again_by_the_index(

@@ -401,7 +401,7 @@ def test_a_big_folder_s_rows_are_read_whole_only_when_an_article_went(
     path, and counts the rest: they are in step. Only when an article went does it read the
     folder's rows (to find which), and the article leaves the index."""
     from skillwiki import statcache
-    from skillwiki.search import index
+    from skillwiki.search import differences
 
     raw = ws / ".wiki" / "raw" / "big"
     for number in range(statcache.BUCKET_FILES + 100):
@@ -415,13 +415,13 @@ def test_a_big_folder_s_rows_are_read_whole_only_when_an_article_went(
     _settle(ws)
     _query(invoke, ws, "marker")
     read_whole: list[str] = []
-    whole = index._gone_rows
+    whole = differences.gone_rows
 
     def spy(db: Any, folder: str, *rest: Any) -> dict[str, str]:
         read_whole.append(folder)
         return whole(db, folder, *rest)
 
-    monkeypatch.setattr(index, "_gone_rows", spy)
+    monkeypatch.setattr(differences, "gone_rows", spy)
     with (raw / "page-0007.md").open("a") as handle:
         handle.write("\nThe numbat was here.\n")
     assert [hit["path"] for hit in _query(invoke, ws, "numbat")["results"]] == [
@@ -439,10 +439,11 @@ def test_a_folder_s_own_rows_are_counted_without_those_below_it() -> None:
     not among today's folders leaves rows over, and the folder is read whole."""
     import sqlite3
 
-    from skillwiki.search import index
+    from skillwiki.search.differences import MAX_SUBFOLDERS, rows_in
+    from skillwiki.search.schema import create_schema
 
     db = sqlite3.connect(":memory:", isolation_level=None)
-    index._create(db)
+    create_schema(db)
     paths = [f"big/p{n}.md" for n in range(30)] + [
         "big/sub/a.md",
         "big/sub/b.md",
@@ -459,13 +460,13 @@ def test_a_folder_s_own_rows_are_counted_without_those_below_it() -> None:
             (path,),
         )
     folders = ["", "big/", "big/sub/", "big/sub/deep/", "big/empty/only/", "big-other/", "bigger/"]
-    assert index._rows_in(db, "big/", folders) == 30
-    assert index._rows_in(db, "big/sub/", folders) == 2
-    assert index._rows_in(db, "", folders) == 1
+    assert rows_in(db, "big/", folders) == 30
+    assert rows_in(db, "big/sub/", folders) == 2
+    assert rows_in(db, "", folders) == 1
     # big/empty/only/ gone from today's folders: its row is left over
-    assert index._rows_in(db, "big/", [f for f in folders if "empty" not in f]) == 31
-    many = [f"big/s{n}/" for n in range(index._MAX_SUBFOLDERS + 1)]
-    assert index._rows_in(db, "big/", [*folders, *many]) == 30
+    assert rows_in(db, "big/", [f for f in folders if "empty" not in f]) == 31
+    many = [f"big/s{n}/" for n in range(MAX_SUBFOLDERS + 1)]
+    assert rows_in(db, "big/", [*folders, *many]) == 30
 
 
 def _found(invoke: Invoke, demo: Path, text: str) -> list[str]:
@@ -513,11 +514,16 @@ def test_the_index_syncs_to_disk_at_checkpoints_not_at_each_commit(demo: Path) -
     """The search index is made from the articles, and a sync's transaction names what it
     synced to: it is written in WAL mode with synchronous=NORMAL (a commit's fsync was 1 ms of
     the look after a change), which a killed process still leaves whole (tests/test_crash.py)."""
+    import sqlite3
+    from contextlib import closing
+
     from skillwiki.search import index
     from skillwiki.workspace import find_workspace
 
     path = index.index_path(find_workspace(demo))
-    with index._connect(path) as db:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with closing(sqlite3.connect(path, isolation_level=None)) as db:
+        index.prepare_connection(db)
         assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
         assert db.execute("PRAGMA synchronous").fetchone() == (1,)
 

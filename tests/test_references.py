@@ -13,7 +13,7 @@ import pytest
 
 from skillwiki import search
 from skillwiki.markdown import references
-from skillwiki.search import index
+from skillwiki.search import sync
 from skillwiki.workspace import find_workspace
 from tests.support import Invoke, hit_names, write
 
@@ -67,7 +67,7 @@ def test_the_index_keeps_each_inbound_count_in_step(
     an article that comes, one whose references change, one retitled, one gone, one renamed;
     counted for the articles a change can move, or (a bulk sync) for all."""
     if bulk:
-        monkeypatch.setattr(index, "OPTIMIZE_AFTER", 1)
+        monkeypatch.setattr(sync, "OPTIMIZE_AFTER", 1)
     raw = demo / ".wiki" / "raw" / "docs"
     steps: list[Callable[[], object]] = [
         lambda: write(raw / "alpha.md", "# Alpha\n\nThe first.\n"),

@@ -335,13 +335,13 @@ def test_vectors_follow_the_articles(
     assert len(first) == len(PAGES) and len(embedded) == len(PAGES) + 1  # and the query
     embedded.clear()
     statements: list[str] = []
-    prepare = index._prepare
+    prepare = index.prepare_connection
 
     def traced(db: sqlite3.Connection) -> None:
         db.set_trace_callback(statements.append)
         prepare(db)
 
-    monkeypatch.setattr(index, "_prepare", traced)
+    monkeypatch.setattr(index, "prepare_connection", traced)
     write(ws / "notes" / "tail.md", "# tail\n\nFollow a log file as it grows.\n")
     assert invoke("ingest", "-w", str(ws), str(ws / "notes")).exit_code == 0
     (ws / ".wiki" / "raw" / "notes" / "cake.md").unlink()

@@ -1,7 +1,9 @@
 """Full-text search over the articles (SQLite FTS5 in .cache/).
 
-`text` holds the one normalisation that index and queries share, `index` keeps the index in
-step with wiki/ and reads it through busy writers and damage; a query's words are `terms`,
+`text` holds the one normalisation that index and queries share. `index` opens the index in
+step with wiki/ and reads it through busy writers and damage; `schema` holds its tables,
+`sync` brings it in step (what differs: `differences`; each article read as a `row`; the
+references between articles counted: `inbound`). A query's words are `terms`,
 `rank` turns them into ranked hits (`hits`), fused with the nearest vectors (`vectors`, its
 cache held by the connection's owner) when semantic search is on, each with a line of its
 article (`snippets`, read through `files`).

@@ -54,7 +54,7 @@ def save(ws: Workspace, made: Mapping[str, Known], alive: Collection[str]) -> No
 
 
 def read_article(body: str, path: str, title: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Parse an article's body for what the index is told: its headings below the title, and
+    """Parse an article's body for what the index takes from it: its headings below the title, and
     what it refers to (`path` below wiki/ and `title` are the article's own)."""
     from skillwiki import markdown
     from skillwiki.markdown import references
@@ -66,11 +66,12 @@ def read_article(body: str, path: str, title: str) -> tuple[tuple[str, ...], tup
     return headings, references.refs(links, mentions, path, title)
 
 
-def told_of(known: Known | None, body: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    """The headings and references told for this body, if told for this very body."""
-    if known is None or not isinstance(known, tuple) or len(known) != 3:
+def for_body(entry: Known | None, body: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The headings and references of a cache `entry`, if it was made for this very body;
+    None for another body (a hand edit since) or an entry that is not one (a damaged file)."""
+    if entry is None or not isinstance(entry, tuple) or len(entry) != 3:
         return None
-    stored, headings, refs = known
+    stored, headings, refs = entry
     if not isinstance(stored, str) or not matches(body.encode(), stored):
         return None
     for strings in (headings, refs):

@@ -15,6 +15,7 @@ from skillwiki.markdown import references
 from skillwiki.search import files, index, near, semantic
 from skillwiki.search.filters import Filters, filter_sql
 from skillwiki.search.hits import Hit, Signals
+from skillwiki.search.schema import in_chunks
 from skillwiki.search.snippets import Marks, marked_snippet
 from skillwiki.search.terms import MAX_QUERY_WORDS, distinct_words, prefixed, terms_of, word_root
 from skillwiki.search.text import (
@@ -330,7 +331,7 @@ def _inbound(db: sqlite3.Connection, ids: list[int]) -> dict[int, int]:
     """How many other articles refer to each of these (references.py), as the index counted
     it when it took them in (none: no row)."""
     counts: dict[int, int] = {}
-    for marks, chunk in index.in_chunks(ids):
+    for marks, chunk in in_chunks(ids):
         counts.update(db.execute(f"SELECT id, inbound FROM prior WHERE id IN ({marks})", chunk))
     return counts
 

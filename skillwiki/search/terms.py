@@ -9,7 +9,8 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 
-from skillwiki.search import index, near
+from skillwiki.search import near
+from skillwiki.search.schema import TOKENIZER
 from skillwiki.search.text import (
     CJK,
     STOP_WORDS,
@@ -119,6 +120,6 @@ def word_stems(word: str) -> tuple[str, ...]:
 @functools.cache
 def _stemmer() -> sqlite3.Connection:
     db = sqlite3.connect(":memory:", check_same_thread=False)  # used under _STEMMER_LOCK
-    db.execute(f"CREATE VIRTUAL TABLE words USING fts5(word, tokenize = '{index.TOKENIZER}')")
+    db.execute(f"CREATE VIRTUAL TABLE words USING fts5(word, tokenize = '{TOKENIZER}')")
     db.execute("CREATE VIRTUAL TABLE stems USING fts5vocab(words, 'row')")
     return db

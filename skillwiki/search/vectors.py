@@ -8,8 +8,9 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from skillwiki.search import index, semantic
+from skillwiki.search import semantic
 from skillwiki.search.filters import Filters, filter_sql
+from skillwiki.search.schema import Damaged, in_chunks
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ class VectorCache:
             nearest = semantic.top(ids, similarity, count)
             similarities = dict(nearest)
             rows: dict[int, Any] = {}
-            for marks, chunk in index.in_chunks([rowid for rowid, _ in nearest]):
+            for marks, chunk in in_chunks([rowid for rowid, _ in nearest]):
                 clauses = " AND ".join([f"id IN ({marks})", *where])
                 for row in db.execute(
                     f"SELECT id, path, title, type FROM docs WHERE {clauses}", [*chunk, *params]
@@ -153,7 +154,7 @@ def _vectors_since(db: sqlite3.Connection, last: _Vectors) -> tuple[list[int], A
     if len(came) + len(gone) > _CHANGED_AT_MOST or (came and before.size and came[0] < before[-1]):
         return None  # many, or given ids below those kept (the extra was off): read them all
     stored = []
-    for marks, chunk in index.in_chunks(came):
+    for marks, chunk in in_chunks(came):
         stored += db.execute(f"SELECT id, vec FROM vecs WHERE id IN ({marks})", chunk).fetchall()
     if len(stored) != len(came):
         return None
@@ -199,5 +200,5 @@ def _changed_ids(db: sqlite3.Connection, ids: list[int]) -> tuple[list[int], lis
 def _matrix(stored: list[Any]) -> Any:
     """The vectors of (id, vec) rows as one matrix, each checked to be one."""
     if any(not isinstance(vec, bytes) or len(vec) != semantic.PACKED for _, vec in stored):
-        raise index.Damaged("a stored vector is not one")
+        raise Damaged("a stored vector is not one")
     return semantic.matrix([vec for _, vec in stored])

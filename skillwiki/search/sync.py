@@ -1,0 +1,234 @@
+"""Bring the search index in step with the articles: take out the rows of articles changed or
+gone, put in those changed or come, count the inbound references again where they can have
+changed, and give every article its semantic vector when the extra is installed."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import zlib
+from collections.abc import Mapping, Sequence
+
+from skillwiki import parallel
+from skillwiki.markdown import references
+from skillwiki.search import heading_cache, semantic
+from skillwiki.search.differences import differences
+from skillwiki.search.inbound import count_inbound
+from skillwiki.search.row import ArticleRow, ArticleToRead, read_row
+from skillwiki.search.schema import FTS_COLUMNS, Damaged, in_chunks
+from skillwiki.search.snapshot import Snapshot
+from skillwiki.workspace import Workspace
+
+# Past this many articles changed in one sync, it is a bulk load: the index's segments are
+# merged after it, and every inbound count is counted again.
+OPTIMIZE_AFTER = 1000
+
+# Rows of the articles changed, each with what was read of it (None: it cannot be read).
+Read = list[tuple[str, ArticleRow | None]]
+
+
+def sync(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot) -> bool:
+    """Apply the differences between the index on `db` and the articles `wiki` names, in one
+    transaction (rolled back on any failure); True after a bulk load, which the caller may
+    follow with a VACUUM. Nothing is done when the index is synced to `wiki.token` already."""
+    model = semantic.MODEL if semantic.available() else None
+    if wiki.token is not None and _synced(db) == (wiki.token,) and model in (None, _vectors(db)):
+        return False
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        bulk = _apply(db, ws, wiki, model)
+        db.execute("REPLACE INTO meta VALUES ('synced', ?)", (wiki.token or "",))
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    return bulk
+
+
+def _synced(db: sqlite3.Connection) -> object:
+    """The row naming the state of the articles the index was last synced to (None: none)."""
+    return db.execute("SELECT value FROM meta WHERE key = 'synced'").fetchone()
+
+
+def _apply(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot, model: str | None) -> bool:
+    """The changes of one sync, inside its transaction; True for a bulk load."""
+    since = wiki.since if wiki.since is not None and _synced(db) == (wiki.since.token,) else None
+    wanted, changed, gone = differences(db, wiki.articles, since)
+    read = _read_changed(ws, wiki, changed)
+    packer = Packer(db, [row.values for _, row in read if row is not None])
+    named: set[str] = set()  # the names of articles gone or come, and what they refer to
+    for rel in gone:
+        named.update(_delete(db, rel, packer))
+    for rel, row in read:
+        named.update(_delete(db, rel, packer))
+        if row is not None:
+            named.update(_insert(db, rel, wanted[rel], row, packer))
+    count_inbound(db, named, everything=len(changed) + len(gone) >= OPTIMIZE_AFTER)
+    if model is not None:
+        embed_missing(db, ws, wiki, {rel: row.text for rel, row in read if row})
+    elif read:
+        db.execute("REPLACE INTO meta VALUES ('vectors', '')")  # some articles lack one
+    bulk = len(changed) >= OPTIMIZE_AFTER
+    if bulk:  # merge the index's segments after a bulk load
+        db.execute("INSERT INTO fts(fts) VALUES ('optimize')")
+    return bulk
+
+
+def _read_changed(ws: Workspace, wiki: Snapshot, changed: Sequence[str]) -> Read:
+    """Read the articles changed, in worker processes when there are many. Their headings are
+    those compile found in the articles it just wrote; after a bulk compile, from its file."""
+    found = wiki.told
+    if len(changed) >= heading_cache.MIN_ARTICLES:
+        found = {**heading_cache.load(ws), **found}
+    jobs = [
+        ArticleToRead(ws.wiki / rel, rel, wiki.entry_of(rel), found.get(rel)) for rel in changed
+    ]
+    return list(zip(changed, parallel.imap(read_row, jobs), strict=True))
+
+
+def _vectors(db: sqlite3.Connection) -> str | None:
+    """The model every article's vector is of ('' when some lack one; None: never made)."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'vectors'").fetchone()
+    return None if row is None else str(row[0])
+
+
+def embed_missing(
+    db: sqlite3.Connection, ws: Workspace, wiki: Snapshot, texts: Mapping[str, str]
+) -> None:
+    """Give every article its semantic vector: those just indexed (their `texts` at hand),
+    and any indexed while the extra was off or for another model (read again).
+
+    When every article had its vector of this model before the sync, only those just indexed
+    lack one: they are looked up by path, where finding the rows without a vector reads
+    every row, most of a sync after one change."""
+    before = _vectors(db)
+    if before not in (None, "", semantic.MODEL):
+        db.execute("DELETE FROM vecs")
+    missing = _without_vector(db, texts if before == semantic.MODEL else None)
+    unread = [rel for _, rel in missing if rel not in texts]
+    jobs = [ArticleToRead(ws.wiki / rel, rel, wiki.entry_of(rel)) for rel in unread]
+    read = dict(zip(unread, parallel.imap(read_row, jobs), strict=True))
+
+    def text_of(rel: str) -> str:
+        row = read.get(rel)
+        return texts.get(rel) or (row.text if row is not None else "")
+
+    found = [(rowid, text_of(rel)) for rowid, rel in missing]
+    for start in range(0, len(found), 1024):
+        chunk = found[start : start + 1024]
+        matrix = semantic.embed([text for _, text in chunk])
+        db.executemany(
+            "INSERT INTO vecs(id, vec) VALUES (?, ?)",
+            [(rowid, semantic.pack(row)) for (rowid, _), row in zip(chunk, matrix, strict=True)],
+        )
+    db.execute("REPLACE INTO meta VALUES ('vectors', ?)", (semantic.MODEL,))
+
+
+def _without_vector(
+    db: sqlite3.Connection, among: Mapping[str, str] | None
+) -> list[tuple[int, str]]:
+    """The (id, path) of the articles without a vector, by id: only those `among` these
+    paths, looked up by path, or all of them (None)."""
+    query = (
+        "SELECT docs.id, docs.path FROM docs LEFT JOIN vecs ON vecs.id = docs.id"
+        " WHERE vecs.id IS NULL"
+    )
+    if among is None:
+        return db.execute(f"{query} ORDER BY docs.id").fetchall()
+    missing: list[tuple[int, str]] = []
+    for marks, paths in in_chunks(sorted(among)):
+        missing += db.execute(f"{query} AND docs.path IN ({marks})", paths).fetchall()
+    missing.sort()
+    return missing
+
+
+class Packer:
+    """Compresses what was indexed with a dictionary kept in the index (small articles alone
+    compress poorly); the dictionary is made once, from the first articles indexed."""
+
+    def __init__(self, db: sqlite3.Connection, sample: list[tuple[str, ...]]) -> None:
+        row = db.execute("SELECT value FROM meta WHERE key = 'zdict'").fetchone()
+        if row is None:
+            step = max(1, len(sample) // 64)
+            pieces = [json.dumps(values, ensure_ascii=False) for values in sample[::step]]
+            zdict = "".join(pieces).encode()[-32768:] or b" "
+            db.execute("INSERT INTO meta VALUES ('zdict', ?)", (zdict,))
+        elif isinstance(row[0], bytes):
+            zdict = row[0]
+        else:  # not what was stored (`bytes(n)` of a number would make n bytes)
+            raise Damaged("the index's compression dictionary is not bytes")
+        self._zdict = zdict
+
+    def pack(self, values: tuple[str, ...]) -> bytes:
+        """The indexed column values, compressed, as the index keeps them."""
+        squeeze = zlib.compressobj(9, zdict=self._zdict)
+        data = json.dumps(values, ensure_ascii=False).encode()
+        return squeeze.compress(data) + squeeze.flush()
+
+    def unpack(self, packed: object) -> list[str]:
+        """What `pack` packed; anything else (bytes that are not what it wrote, a value of
+        another type) is a damaged index, rebuilt as for SQLITE_CORRUPT."""
+        try:
+            if not isinstance(packed, bytes):
+                raise TypeError(type(packed).__name__)
+            expand = zlib.decompressobj(zdict=self._zdict)
+            values = json.loads(expand.decompress(packed) + expand.flush())
+        except (zlib.error, TypeError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+            raise Damaged(f"a packed row cannot be read ({exc})") from None
+        if not (
+            isinstance(values, list)
+            and len(values) == len(FTS_COLUMNS.split(", "))
+            and all(isinstance(value, str) for value in values)
+        ):
+            raise Damaged("a packed row is not the indexed columns")
+        return values
+
+
+# The tables that hold rows of an article, and the column of its id in each.
+_ROWS_OF_AN_ARTICLE = (
+    ("docs", "id"),
+    ("refs", "src"),
+    ("names", "doc"),
+    ("prior", "id"),
+    ("vecs", "id"),
+)
+
+
+def _delete(db: sqlite3.Connection, rel: str, packer: Packer) -> list[str]:
+    """Take an article out of the index; return its names and the keys it referred to."""
+    row = db.execute("SELECT id, packed FROM docs WHERE path = ?", (rel,)).fetchone()
+    if row is None:
+        return []
+    rowid, packed = row
+    db.execute(
+        f"INSERT INTO fts(fts, rowid, {FTS_COLUMNS}) VALUES ('delete', ?, ?, ?, ?, ?, ?)",
+        (rowid, *packer.unpack(packed)),
+    )
+    keys = [key for (key,) in db.execute("SELECT key FROM refs WHERE src = ?", (rowid,))]
+    keys += [key for (key,) in db.execute("SELECT key FROM names WHERE doc = ?", (rowid,))]
+    for table, column in _ROWS_OF_AN_ARTICLE:
+        db.execute(f"DELETE FROM {table} WHERE {column} = ?", (rowid,))
+    return keys
+
+
+def _insert(
+    db: sqlite3.Connection, rel: str, stamp: str, row: ArticleRow, packer: Packer
+) -> tuple[str, ...]:
+    """Put an article in the index; return its names and the keys it refers to."""
+    cursor = db.execute(
+        "INSERT INTO docs(path, stamp, title, type, status, tags, packed)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (rel, stamp, row.title, row.type, row.status, row.tags, packer.pack(row.values)),
+    )
+    db.execute(
+        f"INSERT INTO fts(rowid, {FTS_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+        (cursor.lastrowid, *row.values),
+    )
+    db.executemany(
+        "INSERT INTO refs(key, src) VALUES (?, ?)", [(key, cursor.lastrowid) for key in row.refs]
+    )
+    names = references.names(rel, row.title)
+    db.executemany(
+        "INSERT INTO names(key, doc) VALUES (?, ?)", [(key, cursor.lastrowid) for key in names]
+    )
+    return (*names, *row.refs)
