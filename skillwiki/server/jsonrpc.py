@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError, RequestId
 from pydantic import ValidationError
@@ -20,23 +22,34 @@ def unreadable(error: Exception) -> JSONRPCError | None:
     None: a blank line, or what reads as a response (a response is never answered)."""
     found = error.errors() if isinstance(error, ValidationError) else []
     if not found or found[0]["type"] == "json_invalid":
-        line = found[0]["input"] if found else None
-        if isinstance(line, str) and not line.strip():
-            return None
-        members = _outline(line) if isinstance(line, str) else {}
-        if "method" not in members and ("result" in members or "error" in members):
-            return None
-        why = str(found[0]["msg"]).removeprefix("Invalid JSON: ") if found else "not JSON"
-        said = f"Parse error: the line cannot be read as JSON ({why})"
-        problem = ErrorData(code=PARSE_ERROR, message=said)
-        return JSONRPCError(jsonrpc="2.0", id=_request_id(members.get("id")), error=problem)
+        return _parse_error(found[0] if found else None)
     message = next((item["input"] for item in found if isinstance(item["input"], dict)), {})
-    if "method" not in message and ("result" in message or "error" in message):
+    if _is_response(message):
         return None
     problem = ErrorData(
         code=INVALID_REQUEST, message="Invalid request: not a JSON-RPC 2.0 request with a method"
     )
     return JSONRPCError(jsonrpc="2.0", id=_request_id(message.get("id")), error=problem)
+
+
+def _parse_error(invalid: Mapping[str, Any] | None) -> JSONRPCError | None:
+    """The answer to a line that is not JSON: `invalid` is the validation error the JSON
+    parser's refusal became (None: no such detail)."""
+    line = invalid["input"] if invalid is not None else None
+    if isinstance(line, str) and not line.strip():
+        return None
+    members = _outline(line) if isinstance(line, str) else {}
+    if _is_response(members):
+        return None
+    why = str(invalid["msg"]).removeprefix("Invalid JSON: ") if invalid is not None else "not JSON"
+    said = f"Parse error: the line cannot be read as JSON ({why})"
+    problem = ErrorData(code=PARSE_ERROR, message=said)
+    return JSONRPCError(jsonrpc="2.0", id=_request_id(members.get("id")), error=problem)
+
+
+def _is_response(members: Mapping[str, object]) -> bool:
+    """Whether a message's members make it a response (a result or an error, no method)."""
+    return "method" not in members and ("result" in members or "error" in members)
 
 
 def _request_id(given: object) -> RequestId | None:
@@ -111,6 +124,7 @@ def _member(
 
 
 def _key(text: str) -> str:
+    """A key as its JSON string says it ("" if it cannot be read)."""
     try:
         return str(json.loads(text))
     except ValueError:
