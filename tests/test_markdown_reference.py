@@ -137,7 +137,7 @@ def _analyze_every_block(text: str) -> markdown.Outline:
         if token.type == "inline" and not token.children:
             token.children = []
             md.inline.parse(token.content, md, env, token.children)
-    return markdown._Reader(text).read(tokens, env)
+    return markdown.read_tokens(text, tokens, env)
 
 
 @pytest.mark.corpus

@@ -1,0 +1,82 @@
+"""A heading's anchor as each site generator makes it: GitHub's (mdBook, Hugo, Docusaurus),
+Python-Markdown's (MkDocs) and VitePress's (VuePress), each with its own numbering of a
+heading whose anchor came before."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+
+from skillwiki.markdown.outline import Heading
+
+_NOT_IN_SLUG = re.compile(r"[^\w\- ]")
+_NOT_IN_TOC_SLUG = re.compile(r"[^\w\s-]")
+_TOC_SEPARATORS = re.compile(r"[-\s]+")
+_NUMBERED = re.compile(r"(.*)_([0-9]+)")
+_VUE_SEPARATORS = re.compile(r"""[\s~`!@#$%^&*()\-_+=\[\]{}|\\;:"'“”‘’<>,.?/]+""")
+_CONTROL = re.compile(r"[\x00-\x1f]")
+_COMBINING = re.compile(r"[\u0300-\u036f]")
+
+
+def heading_anchors(headings: Iterable[Heading]) -> Iterator[str]:
+    """Yield each heading's anchor as GitHub (and mdBook, Hugo, Docusaurus) makes it, as
+    Python-Markdown (MkDocs) does and as VitePress (VuePress) does: sites built each way
+    link to their own; then the ids its attribute list writes out. Repeats are possible."""
+    seen: dict[str, int] = {}
+    toc_seen: set[str] = set()
+    vue_seen: set[str] = set()
+    for heading in headings:
+        base = slug(heading.text)
+        count = seen.get(base, 0)
+        yield base if count == 0 else f"{base}-{count}"
+        seen[base] = count + 1
+        yield _unique(toc_slug(heading.text), toc_seen)
+        yield _numbered(vue_slug(heading.text), vue_seen)
+        yield from heading.ids
+
+
+def slug(heading: str) -> str:
+    """Return GitHub's anchor for a heading: lower case, punctuation dropped, spaces to '-'."""
+    return _NOT_IN_SLUG.sub("", heading.strip().lower()).replace(" ", "-")
+
+
+def toc_slug(heading: str) -> str:
+    """Return Python-Markdown's anchor for a heading (its toc extension, which MkDocs uses):
+    letters folded to ASCII, punctuation dropped, lower case, each run of spaces and '-' one
+    '-'. Where GitHub makes `a---b` of `A - B`, this makes `a-b`."""
+    if not heading.isascii():
+        heading = unicodedata.normalize("NFKD", heading).encode("ascii", "ignore").decode()
+    return _TOC_SEPARATORS.sub("-", _NOT_IN_TOC_SLUG.sub("", heading).strip().lower())
+
+
+def vue_slug(heading: str) -> str:
+    """Return VitePress's anchor for a heading (mdit-vue's `slugify`, which VuePress uses too):
+    accents dropped, each run of spaces and ASCII punctuation one '-', none at either end, '_'
+    before a leading digit, lower case. Letters of other scripts stay, as with GitHub."""
+    if not heading.isascii():
+        heading = _COMBINING.sub("", unicodedata.normalize("NFKD", heading))
+    anchor = _VUE_SEPARATORS.sub("-", _CONTROL.sub("", heading)).strip("-")
+    if anchor[:1].isascii() and anchor[:1].isdigit():
+        anchor = f"_{anchor}"
+    return anchor.lower()
+
+
+def _numbered(anchor: str, seen: set[str]) -> str:
+    """markdown-it-anchor's anchor for a heading whose slug came before: `-1`, `-2`, ... added
+    until it is new."""
+    unique, number = anchor, 1
+    while unique in seen:
+        unique, number = f"{anchor}-{number}", number + 1
+    seen.add(unique)
+    return unique
+
+
+def _unique(anchor: str, seen: set[str]) -> str:
+    """Python-Markdown's anchor for a heading whose slug came before (or is empty): `_1`
+    added, or a number it ends in after `_` raised by one, until it is new."""
+    while anchor in seen or not anchor:
+        numbered = _NUMBERED.fullmatch(anchor)
+        anchor = f"{numbered[1]}_{int(numbered[2]) + 1}" if numbered else f"{anchor}_1"
+    seen.add(anchor)
+    return anchor

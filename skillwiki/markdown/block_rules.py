@@ -1,0 +1,79 @@
+"""The block rules skillwiki adds to markdown-it: an opaque Hugo shortcode pair, MDX's
+import/export lines, and the reference rule wrapped to record where a definition's
+destination is written."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from markdown_it.rules_block import StateBlock
+
+_SHORTCODE_OPEN = re.compile(r" {0,3}\{\{<[ \t]*([\w./-]{1,100})")
+SHORTCODE_SEARCH_LINES = 5000  # how far a paired shortcode's closing tag is looked for
+_ESM = re.compile(r"(?:import|export)[ \t{*]")
+
+
+def template_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """A Hugo shortcode `{{< name >}}` whose closing `{{< /name >}}` follows: opaque."""
+    begin = state.bMarks[start] + state.tShift[start]
+    line = state.src[state.bMarks[start] : state.eMarks[start]]
+    if state.is_code_block(start) or not state.src.startswith("{{<", begin):
+        return False
+    opened = _SHORTCODE_OPEN.match(line)
+    if opened is None or line.rstrip().endswith("/>}}"):
+        return False
+    closing = re.compile(r"\{\{<[ \t]*/" + re.escape(opened.group(1)) + r"[ \t]*>\}\}")
+    last = min(end, start + SHORTCODE_SEARCH_LINES)
+    for number in range(start, last):
+        text = state.src[state.bMarks[number] : state.eMarks[number]]
+        found = closing.search(text, opened.end() if number == start else 0)
+        if found is None:
+            continue
+        if not silent:
+            token = state.push("template_block", "", 0)
+            token.map = [start, number + 1]
+            token.content = state.getLines(start, number + 1, 0, True)
+        state.line = number + 1
+        return True
+    return False
+
+
+def esm_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """In MDX, `import`/`export` lines at the top level are JavaScript, up to a blank line."""
+    if not state.env.get("mdx") or state.sCount[start] != 0 or state.level != 0:
+        return False
+    if not _ESM.match(state.src, state.bMarks[start], state.eMarks[start]):
+        return False
+    number = start + 1
+    while number < end and not state.isEmpty(number):
+        number += 1
+    if not silent:
+        token = state.push("esm_block", "", 0)
+        token.map = [start, number]
+        token.content = state.getLines(start, number, 0, True)
+    state.line = number
+    return True
+
+
+def recorded_reference(ruler: Any, recorded: list[tuple[str, int, int]]) -> Any:
+    """Wrap the reference rule: each definition it reads is added to the env's
+    `skillwiki_definitions` as (first line, source, destination start, destination end),
+    taken from the first destination the parser's helper parsed during the call."""
+    rule = ruler.__rules__[ruler.__find__("reference")].fn
+
+    def reference(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+        recorded.clear()
+        try:
+            if not rule(state, start, end, silent):
+                return False
+            if not silent and recorded:
+                string, begin, finish = recorded[0]
+                references = state.env.setdefault("skillwiki_definitions", [])
+                references.append((start, string, begin, finish))
+            return True
+        finally:
+            recorded.clear()
+
+    return reference

@@ -1,0 +1,45 @@
+"""What skillwiki reads from one Markdown text: plain values that callers may cache by the
+text's fingerprint."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Heading(NamedTuple):
+    level: int
+    text: str  # plain text, without an attribute list
+    line: int  # 1-based
+    ids: tuple[str, ...]  # custom ids from an attribute list `{ #id }`
+
+
+class Link(NamedTuple):
+    """A link target: `start`/`end` are offsets of the destination as written (with any
+    `<>`) in the text, or -1 where the source could not be matched."""
+
+    # "inline", "image", "wikilink", "reference" (a definition that a link uses), or
+    # "definition" (one that no link uses: rewritten by compile, not checked by lint)
+    kind: str
+    target: str  # the destination, backslash escapes resolved, not percent-encoded
+    line: int  # 1-based
+    column: int  # 1-based
+    start: int
+    end: int
+
+
+class Outline(NamedTuple):
+    """What skillwiki reads from one Markdown text."""
+
+    headings: tuple[Heading, ...]
+    links: tuple[Link, ...]
+    code: tuple[tuple[int, int], ...]  # 0-based [start, end) line ranges of code and HTML
+    anchors: tuple[str, ...]  # every `#fragment` the text answers, sorted
+    first_paragraph: str  # plain text of the first paragraph that has any
+    leading_h1: tuple[str, int] | None  # an H1 that is the first block: text, end line
+    open_fence: str  # the marker of a code fence left open at the end, or ""
+    # the names inline code spans start with: the first word (`rsync`, `tail -f log`) and the
+    # first two (`git commit -m x`: a command's subcommand), in order, each with the line
+    # its block starts on
+    mentions: tuple[tuple[str, int], ...] = ()
+    # MyST targets `(name)=` (Sphinx, Jupyter Book): labels a link names from any page
+    labels: tuple[str, ...] = ()
