@@ -40,40 +40,57 @@ def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
     except InputError as exc:
         return FileFacts(exc.detail, False, {}, {}, 0, [], [], [], found_secrets)
     offset = text[: len(text) - len(document.body)].count("\n")
-    key_lines = {}
-    if document.has_frontmatter:
-        for number, line in enumerate(text.splitlines()[1:offset], start=2):
-            key = line.split(":", 1)[0] if ":" in line and line[:1] not in " \t-#" else ""
-            if key and key not in key_lines:
-                key_lines[key] = number
-    links: list[tuple[str, str, int, int]] = []
-    anchors: list[str] = []
-    labels: tuple[str, ...] = ()
-    sections: list[tuple[str, int, str]] = []
+    key_lines = _key_lines(text, offset) if document.has_frontmatter else {}
+    body = _BodyFacts([], [], [], ())
     suffix = PurePosixPath(rel).suffix.lower()
     lesson = document.meta.get("type") == "lesson" or "/lessons/" in rel
     # A raw file's links are read only when a broken link in its article needs them
     # (raw_links); of raw files, only lessons are parsed here, for their sections.
     if suffix in PARSED_SUFFIXES and (lesson or not rel.startswith(".wiki/raw/")):
-        outline = markdown.analyze(document.body, mdx=suffix == ".mdx")
-        links = [
-            (link.kind, link.target, offset + link.line, link.column) for link in outline.links
-        ]
-        anchors = list(outline.anchors)
-        labels = outline.labels
-        if lesson:  # only lessons have sections
-            sections = _sections(document.body, offset, outline)
+        body = _body_facts(document.body, offset, mdx=suffix == ".mdx", lesson=lesson)
     return FileFacts(
         None,
         document.has_frontmatter,
         document.meta,
         key_lines,
         offset,
-        links,
-        anchors,
-        sections,
+        body.links,
+        body.anchors,
+        body.sections,
         found_secrets,
-        labels,
+        body.labels,
+    )
+
+
+def _key_lines(text: str, offset: int) -> dict[str, int]:
+    """Each top-level key of the frontmatter (the `offset` lines before the body) with the
+    1-based line it is first on."""
+    key_lines: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines()[1:offset], start=2):
+        key = line.split(":", 1)[0] if ":" in line and line[:1] not in " \t-#" else ""
+        if key and key not in key_lines:
+            key_lines[key] = number
+    return key_lines
+
+
+class _BodyFacts(NamedTuple):
+    """What the Markdown of a body holds, for the rules (all empty: a body not parsed)."""
+
+    links: list[tuple[str, str, int, int]]
+    anchors: list[str]
+    sections: list[tuple[str, int, str]]
+    labels: tuple[str, ...]
+
+
+def _body_facts(body: str, offset: int, *, mdx: bool, lesson: bool) -> _BodyFacts:
+    """The links, anchors, labels and (of a lesson only) sections of a body that starts after
+    `offset` lines."""
+    outline = markdown.analyze(body, mdx=mdx)
+    return _BodyFacts(
+        links=[(link.kind, link.target, offset + link.line, link.column) for link in outline.links],
+        anchors=list(outline.anchors),
+        sections=_sections(body, offset, outline) if lesson else [],
+        labels=outline.labels,
     )
 
 
@@ -91,6 +108,7 @@ def _sections(body: str, offset: int, outline: markdown.Outline) -> list[tuple[s
 
 
 def _located(text: str, secret: secrets.Secret) -> tuple[str, int, int]:
+    """A secret's kind, line and column (1-based) in `text`."""
     line = text.count("\n", 0, secret.start) + 1
     column = secret.start - (text.rfind("\n", 0, secret.start) + 1) + 1
     return (secret.kind, line, column)

@@ -25,37 +25,62 @@ LinkFacts = tuple[str, str, int, int]  # kind, target, line, column
 
 
 def check(ctx: LintContext) -> Iterator[Finding | Read]:
-    titles = _titles(ctx)
-    # MyST targets (`(name)=`): Sphinx resolves `[text](name)` and `(#name)` from any page
-    labels = {label for file in ctx.articles.values() for label in file.facts.labels}
-    roots = (ctx.ws.root.as_posix(), ctx.ws.wiki.as_posix())
-    # Each in time linear in the target's length (config.link_pattern).
-    ignore = [m for pattern in ctx.config.lint.links.ignore for m in link_pattern(pattern)]
-    looked: set[str] = set()  # files outside .wiki/ that links were resolved against
-    inside = _Inside(os.path.realpath(ctx.ws.root))
+    """A finding for each broken link, wikilink or anchor of an article, then each file outside
+    .wiki/ that links were resolved against (its change makes lint look again)."""
+    links = _Links(ctx)
     for rel, file in ctx.articles.items():
-        sources = None
-        for link in file.facts.links:
-            kind, target, line, column = link
-            if kind == "definition":  # no link uses it: CommonMark renders nothing of it
-                continue
-            if any(mark in target for mark in _TEMPLATE) or any(m.match(target) for m in ignore):
-                continue
-            if kind == "wikilink":
-                problem: str | Broken | None = _wikilink(ctx, target, rel, titles)
-            else:
-                problem = _relative(ctx, target, rel, roots, looked, inside)
-            if problem:
-                sources = _raw_links(ctx, file) if sources is None else sources
-                source, written = sources.get(link, (None, None))
-                if (written or target).removeprefix("#") in labels:
-                    continue  # a MyST target, named as the raw file writes it
-                if isinstance(problem, Broken):  # said of the link as the raw file writes it
-                    problem = problem.said(written or target)
-                yield Finding(
-                    file.path, line, column, RULE.id, Severity.ERROR, problem, source, written
-                )
-    yield from (Read(path) for path in sorted(looked))
+        yield from _findings(links, rel, file)
+    yield from (Read(path) for path in sorted(links.looked))
+
+
+class _Links:
+    """What the links of every article are checked against, made once for a lint."""
+
+    def __init__(self, ctx: LintContext) -> None:
+        self.ctx = ctx
+        self.titles = _titles(ctx)
+        # MyST targets (`(name)=`): Sphinx resolves `[text](name)` and `(#name)` from any page
+        self.labels = {label for file in ctx.articles.values() for label in file.facts.labels}
+        self.roots = (ctx.ws.root.as_posix(), ctx.ws.wiki.as_posix())
+        # Each in time linear in the target's length (config.link_pattern).
+        self.ignore = [m for pattern in ctx.config.lint.links.ignore for m in link_pattern(pattern)]
+        self.looked: set[str] = set()  # files outside .wiki/ that links were resolved against
+        self.inside = _Inside(os.path.realpath(ctx.ws.root))
+
+    def skipped(self, kind: str, target: str) -> bool:
+        """Whether a link is not checked: a definition (no link uses it: CommonMark renders
+        nothing of it), template syntax, or a target the settings ignore."""
+        return (
+            kind == "definition"
+            or any(mark in target for mark in _TEMPLATE)
+            or any(m.match(target) for m in self.ignore)
+        )
+
+    def problem(self, rel: str, kind: str, target: str) -> str | Broken | None:
+        """What is wrong with a link of the article `rel` (None: nothing)."""
+        if kind == "wikilink":
+            return _wikilink(self.ctx, target, rel, self.titles)
+        return _relative(self.ctx, target, rel, self.roots, self.looked, self.inside)
+
+
+def _findings(links: _Links, rel: str, file: File) -> Iterator[Finding]:
+    """The broken links of one article, each named as the raw file writes it when compile
+    rewrote it."""
+    sources = None
+    for link in file.facts.links:
+        kind, target, line, column = link
+        if links.skipped(kind, target):
+            continue
+        problem = links.problem(rel, kind, target)
+        if not problem:
+            continue
+        sources = _raw_links(links.ctx, file) if sources is None else sources
+        source, written = sources.get(link, (None, None))
+        if (written or target).removeprefix("#") in links.labels:
+            continue  # a MyST target, named as the raw file writes it
+        if isinstance(problem, Broken):  # said of the link as the raw file writes it
+            problem = problem.said(written or target)
+        yield Finding(file.path, line, column, RULE.id, Severity.ERROR, problem, source, written)
 
 
 def _titles(ctx: LintContext) -> dict[str, str]:
@@ -110,11 +135,14 @@ def _raw_links(ctx: LintContext, article: File) -> dict[LinkFacts, tuple[tuple[s
 
 
 def _anchors(ctx: LintContext, rel: str) -> list[str]:
+    """The anchors of the article `rel` (none if there is no such article)."""
     file = ctx.articles.get(rel)
     return file.facts.anchors if file else []
 
 
 def _wikilink(ctx: LintContext, target: str, rel: str, titles: dict[str, str]) -> str | None:
+    """What is wrong with a wikilink of the article `rel`: no article by that title or path,
+    or none of its headings (or block ids) is the one named."""
     name, _, heading = target.split("|", 1)[0].partition("#")
     name = name.strip()
     if _FILE_KIND.search(name) and not name.lower().endswith(_ARTICLE_KINDS):
@@ -156,6 +184,7 @@ class _Inside:
         self.folders: dict[str, str] = {}
 
     def holds(self, path: str) -> bool:
+        """Whether `path` is inside the workspace."""
         folder, name = os.path.split(path)
         real = self.folders.get(folder)
         if real is None:
