@@ -235,7 +235,7 @@ def test_a_no_change_run_settles_and_then_reads_nothing(
     import time
 
     from skillwiki import compiler, statcache
-    from skillwiki.compiler import catalog, plan
+    from skillwiki.compiler import catalog, freshness
 
     monkeypatch.setattr(statcache.cache, "RACY_NS", 300_000_000)
     write(demo / ".wiki" / "raw" / "docs" / "new.md", "# New\n\nA new note: the index changes.\n")
@@ -259,7 +259,7 @@ def test_a_no_change_run_settles_and_then_reads_nothing(
         return real_facts(path, target)
 
     monkeypatch.setattr(catalog, "render", render)
-    monkeypatch.setattr(plan, "read_facts", read_facts)
+    monkeypatch.setattr(freshness, "read_facts", read_facts)
     assert invoke("query", "-w", str(demo), "deploy").exit_code == 0
     assert invoke("status", "-w", str(demo)).exit_code == 0
     assert renders == [] and reads == []
@@ -391,7 +391,7 @@ def test_the_catalog_rows_are_those_of_the_articles_on_disk(demo: Path, invoke: 
     # while that stat holds: an article retitled by hand gives its new row, one just written
     # by this run gives the row made for it, and the rows come in the order of the paths.
     from skillwiki.compiler import make_plan
-    from skillwiki.compiler.plan import read_row
+    from skillwiki.compiler.freshness import read_row
     from skillwiki.config import load_config
     from skillwiki.workspace import find_workspace
 

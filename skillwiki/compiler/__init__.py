@@ -1,5 +1,6 @@
 """Bring wiki/ and the indexes up to date: `plan` works out the state of every article (fresh,
-new, stale, orphan, edited) from the stat cache, `apply` acts on it under the workspace lock."""
+new, stale, orphan, edited) from the stat cache, looking into what it cannot vouch for with
+`freshness`; `apply` acts on the plan under the workspace lock."""
 
 from __future__ import annotations
 
@@ -12,18 +13,8 @@ from skillwiki.compiler.apply import (
     refused,
     warm_up,
 )
-from skillwiki.compiler.plan import (
-    Entry,
-    Facts,
-    Plan,
-    Problem,
-    State,
-    cache_path,
-    make_plan,
-    read_facts,
-    read_row,
-    row_key,
-)
+from skillwiki.compiler.freshness import Entry, Facts, Problem, State, read_facts, read_row, row_key
+from skillwiki.compiler.plan import Plan, cache_path, make_plan
 
 __all__ = [
     "CompileResult",

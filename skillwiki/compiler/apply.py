@@ -12,24 +12,15 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from skillwiki import COMPILER, clock, fsio, parallel, statcache
-from skillwiki.compiler.plan import (
-    Entry,
-    Facts,
-    Plan,
-    Problem,
-    State,
-    cache_path,
-    make_plan,
-    read_with_stat,
-    row_key,
-)
+from skillwiki.compiler.freshness import Entry, Facts, Problem, State, row_key
+from skillwiki.compiler.plan import Plan, cache_path, make_plan
 from skillwiki.config import Config
 from skillwiki.errors import InputError
 from skillwiki.fingerprint import fingerprint
 from skillwiki.frontmatter.documents import body_of, decode, split
 from skillwiki.search import heading_cache
 from skillwiki.search.snapshot import Since, Snapshot
-from skillwiki.statcache import Stat
+from skillwiki.statcache import Stat, read_with_stat
 from skillwiki.workspace import PARSED_SUFFIXES, Workspace
 
 Progress = Callable[[int, int], None]
@@ -65,7 +56,7 @@ def compile_workspace(
     progress: Progress | None = None,
     trust_articles: bool = False,
     wait: bool = True,
-    earlier: statcache.Earlier | None = None,
+    earlier: statcache.Changes | None = None,
     write_cache: bool = True,
 ) -> CompileResult:
     """Compile what is new or stale, drop orphans, refresh index.md/index.json and the log.

@@ -1,55 +1,51 @@
 """What was known about each file at a given (size, mtime, inode, ctime), so that a run looks again
 only at what changed.
 
-`scan` lists raw/ and wiki/ folder by folder, `cache` is the file in .cache/ (a record per
-folder or bucket, facts per file), `listing` keeps one run's listing and the records in step.
+`scan` lists raw/ and wiki/ folder by folder; `records` names a folder's files (or a bucket of
+a big folder's) in a record; `cache` holds the records and the facts per file in memory, and
+`store` reads and writes its file in .cache/; `listing` keeps one run's listing and the records
+in step; `changes` tells what of them still holds after the files a watcher saw change.
 """
 
 from __future__ import annotations
 
-from skillwiki.statcache.cache import (
+from skillwiki.statcache.cache import RACY_NS, StatCache, load_files, save_files
+from skillwiki.statcache.changes import Changes
+from skillwiki.statcache.listing import Listing
+from skillwiki.statcache.records import (
     BUCKET_FILES,
-    FORMAT,
-    RACY_NS,
-    FileCache,
     Key,
     Record,
-    StatCache,
     Summary,
     bucket_of,
     buckets_for,
     digest,
-    load,
-    load_files,
     names_digest,
-    record_of,
-    save,
-    save_files,
-    settle,
     split,
-    write,
 )
-from skillwiki.statcache.listing import Earlier, Listing
 from skillwiki.statcache.scan import (
     Folder,
     Stat,
     folder_of,
     newest,
     older_than,
+    read_with_stat,
     relist_folders,
     scan,
     scan_folders,
-    stat_files,
     stat_of,
-    stat_of_open,
 )
+from skillwiki.statcache.store import load, open_cache, save, settle, write
+
+# The name of Changes before it was named for what it holds; kept until every importer names
+# Changes.
+Earlier = Changes
 
 __all__ = [
     "BUCKET_FILES",
-    "FORMAT",
     "RACY_NS",
+    "Changes",
     "Earlier",
-    "FileCache",
     "Folder",
     "Key",
     "Listing",
@@ -66,16 +62,15 @@ __all__ = [
     "names_digest",
     "newest",
     "older_than",
-    "record_of",
+    "open_cache",
+    "read_with_stat",
     "relist_folders",
     "save",
-    "settle",
     "save_files",
     "scan",
     "scan_folders",
+    "settle",
     "split",
-    "write",
-    "stat_files",
     "stat_of",
-    "stat_of_open",
+    "write",
 ]

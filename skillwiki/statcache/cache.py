@@ -5,54 +5,27 @@ from __future__ import annotations
 
 import marshal
 import time
-import zlib
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-from skillwiki import COMPILER, fsio
-from skillwiki.statcache.scan import Folder, Stat, folder_of, older_than, stat_of, stat_of_open
+from skillwiki import fsio
+from skillwiki.statcache.records import (
+    Key,
+    Record,
+    Summary,
+    bucket_of,
+    digest,
+    names_digest,
+    same_but_time,
+)
+from skillwiki.statcache.scan import Folder, Stat, folder_of, older_than, stat_of
 
 FORMAT = 10  # 10: a stat holds the ctime
 # A file modified this close to when the cache was saved may have changed again within the same
 # timestamp tick without its stat changing ("racily clean"): such entries are re-checked.
 RACY_NS = 2_000_000_000
-
-# A record covers one folder, or in a folder of more than BUCKET_FILES files one bucket of it
-# (files spread by a hash of their name), so that a change costs a look at ~200 files.
-Key = tuple[str, int, int]  # folder, how many buckets it has, which one
-BUCKET_FILES = 512
-
-
-class Record(NamedTuple):
-    """What the cache knew about one folder (or bucket): raw/<folder> and wiki/<folder> together.
-
-    The digests name the folder's listing as it was; while they match, the folder holds what
-    it held then, and a quiet record (nothing left to compile, every file older than the
-    racy window when saved) answers for every article in it without a look at any entry.
-    """
-
-    saved_ns: int
-    raw: bytes  # digest of the raw files' names and stats
-    names: bytes  # digest of the article names
-    articles: bytes  # digest of the articles' names and stats
-    quiet: bool
-    others: tuple[tuple[str, str | None, str], ...]  # (article, raw, state) of non-fresh ones
-    problems: tuple[tuple[str, str], ...]
-    fresh: int  # how many articles are fresh
-    tables: bytes  # marshal of the folder's raw and wiki entries, read only when needed
-
-
-class Summary(NamedTuple):
-    """A big folder whose buckets were all quiet, named whole, so that an unchanged folder is
-    answered without spreading its files over buckets."""
-
-    buckets: int
-    raw: bytes
-    names: bytes
-    articles: bytes
-
 
 MISSING: Stat = (-1, -1, -1, -1)  # the stat of a cache file that is not there
 
@@ -71,7 +44,7 @@ class StatCache:
     indexes: tuple[Stat, ...] | None = None  # index.md and index.json, when they matched
     renewed: dict[Key, Record | None] = field(default_factory=dict)  # records to write
     buckets: dict[str, int] = field(default_factory=dict)  # folder -> its number of buckets
-    folders: dict[str, Summary] = field(default_factory=dict)  # of big folders, all quiet
+    folders: dict[str, Summary] = field(default_factory=dict)  # of big folders, all trusted
     dirty: bool = False
     wiki_changed: bool = False  # an article's facts were (re)learned or dropped this run
     # Each article's catalog row lives in a second file, read only when an index is rendered
@@ -89,9 +62,15 @@ class StatCache:
 
     @property
     def rows(self) -> FileCache:
+        """Each article's catalog row, read from its file the first time it is asked for."""
         if self._rows is None:
             self._rows = load_files(self.rows_file, 0) if self.rows_file else FileCache()
         return self._rows
+
+    def save_rows(self) -> None:
+        """Save the catalog rows, if they were read (and so may have changed)."""
+        if self._rows is not None and self.rows_file is not None:
+            save_files(self.rows_file, self._rows, 0)
 
     def take_over(self, path: Path, algorithm: str) -> bool:
         """Start another run on this cache, kept in memory since the last, if its file is the
@@ -210,7 +189,7 @@ class StatCache:
         old = self.records.get(key)
         if record is None and old is None:
             return
-        if old is not None and record is not None and _same_but_time(old, record):
+        if old is not None and record is not None and same_but_time(old, record):
             return
         self.renewed[key] = record
         self.dirty = True
@@ -222,21 +201,21 @@ class StatCache:
         found = self.records if records is None else records
         return [key for key in found if key[0] == folder and key[1] == count]
 
-    def all_quiet(self, folder: str) -> bool:
-        """Tell whether every record of a big folder, as renewed, is quiet."""
+    def all_trusted(self, folder: str) -> bool:
+        """Tell whether every record of a big folder, as renewed, is trusted."""
         records = {**self.records, **self.renewed}
         mine = [records[key] for key in self.keys_of(folder, records)]
         return (
             self.buckets.get(folder, 1) > 1
             and bool(mine)
-            and all(r is not None and r.quiet for r in mine)
+            and all(r is not None and r.trusted for r in mine)
         )
 
     def summarize(
         self, folder: str, raw: Folder, wiki: Folder | None, wiki_stat: Stat | None
     ) -> None:
         """Renew a big folder's summary once its records are renewed: kept while every one of
-        them is quiet (`wiki` given), dropped otherwise (None)."""
+        them is trusted (`wiki` given), dropped otherwise (None)."""
         summary: Summary | None = None
         if wiki is not None:
             count = self.buckets.get(folder, 1)
@@ -264,56 +243,6 @@ class StatCache:
         if self.indexes != stats or not all(older_than(stat, limit) for stat in stats):
             self.indexes = stats
             self.dirty = True
-
-
-def _same_but_time(old: Record, new: Record) -> bool:
-    return old._replace(saved_ns=0) == new._replace(saved_ns=0)
-
-
-def buckets_for(files: int) -> int:
-    """How many buckets a folder of this many files (on its larger side) is spread over."""
-    if files <= BUCKET_FILES:
-        return 1
-    return 1 << (-(-files // 256) - 1).bit_length()
-
-
-def bucket_of(name: str, count: int) -> int:
-    """The bucket of a file name; a raw file and its article (`x.txt`, `x.txt.md`) share one."""
-    if count == 1:
-        return 0
-    stem = name[:-3] if name.endswith(".md") else name
-    return zlib.crc32(stem.encode()) & (count - 1)
-
-
-def split(folder: str, files: Folder, count: int) -> dict[Key, Folder]:
-    """Spread a folder's files over its buckets (one key when it has one bucket)."""
-    if count == 1:
-        return {(folder, 1, 0): files}
-    groups: dict[int, Folder] = {}
-    mask, crc = count - 1, zlib.crc32  # bucket_of, inlined: this runs once per file
-    for name, stat in files.items():
-        stem = name[:-3] if name.endswith(".md") else name
-        bucket = crc(stem.encode()) & mask
-        group = groups.get(bucket)
-        if group is None:
-            group = groups[bucket] = {}
-        group[name] = stat
-    return {(folder, count, bucket): group for bucket, group in groups.items()}
-
-
-def digest(folder: Folder) -> bytes:
-    """Name a folder's listing (names, and stats where known) in 16 bytes."""
-    import xxhash
-
-    return bytes(xxhash.xxh3_128_digest(marshal.dumps(folder, 2)))
-
-
-def names_digest(folder: Folder, stat: Stat | None) -> bytes:
-    """Name a folder's file names and the folder's own stat, which changes whenever a file in
-    it is created, removed or replaced by a rename (as git, skillwiki and most editors do)."""
-    import xxhash
-
-    return bytes(xxhash.xxh3_128_digest(marshal.dumps((list(folder), stat), 2)))
 
 
 def record_of(
@@ -348,89 +277,6 @@ def record_of(
         len(wiki) - len(others),
         marshal.dumps(tables),
     )
-
-
-def load(path: Path, algorithm: str) -> StatCache:
-    """Load the cache; a missing, corrupt or foreign one is an empty cache."""
-    rows = path.with_name(path.stem + "-rows.marshal")
-    empty = StatCache(rows_file=rows, algorithm=algorithm)
-    try:
-        with open(path, "rb") as handle:
-            empty.file_base = stat_of_open(handle.fileno())
-            data = marshal.loads(handle.read())
-        # another compiler's cache: a record's "all fresh" was said of that compiler's articles
-        if (data["format"], data["algorithm"], data["compiler"]) != (FORMAT, algorithm, COMPILER):
-            return empty
-        if not (
-            isinstance(data["saved_ns"], int)
-            and isinstance(data["records"], dict)
-            and isinstance(data["indexes"], tuple | None)
-            and isinstance(data["folders"], dict)
-        ):
-            return empty  # damaged: what it holds cannot be trusted
-        records = {key: Record._make(record) for key, record in data["records"].items()}
-        return StatCache(
-            data["saved_ns"],
-            records,
-            indexes=data["indexes"],
-            folders={folder: Summary._make(item) for folder, item in data["folders"].items()},
-            rows_file=rows,
-            algorithm=algorithm,
-            file_base=empty.file_base,
-        )
-    except FileNotFoundError:
-        empty.file_base = MISSING
-        return empty
-    except (OSError, EOFError, ValueError, TypeError, KeyError):
-        return empty
-
-
-def save(path: Path, cache: StatCache, algorithm: str, now: int) -> None:
-    """Save the cache if it changed; `now` is the time the renewed records were made for."""
-    settle(cache, now)
-    write(path, cache, algorithm)
-
-
-def settle(cache: StatCache, now: int) -> None:
-    """What `save` does in memory: the renewed records take their place, saved at `now`; the
-    cache then holds what `write` writes."""
-    cache.taken = False
-    if not cache.dirty:
-        return
-    for key, record in cache.renewed.items():
-        if record is None:
-            cache.records.pop(key, None)
-        else:
-            cache.records[key] = record
-    cache.renewed.clear()
-    cache.saved_ns = now
-    cache.dirty = False
-    cache.unwritten = True
-
-
-def write(path: Path, cache: StatCache, algorithm: str) -> None:
-    """Write what the cache settled, if it has not been written yet."""
-    if cache._rows is not None and cache.rows_file is not None:
-        save_files(cache.rows_file, cache._rows, 0)
-    if not cache.unwritten:
-        return
-    cache.unwritten = False
-    cache.file_base = None  # unless written: then what this cache holds is that file
-    data = {
-        "format": FORMAT,
-        "algorithm": algorithm,
-        "compiler": COMPILER,
-        "saved_ns": cache.saved_ns,
-        "records": {key: tuple(record) for key, record in sorted(cache.records.items())},
-        "indexes": cache.indexes,
-        "folders": {folder: tuple(item) for folder, item in sorted(cache.folders.items())},
-    }
-    try:
-        # The stat of what this wrote: one taken after may be of another process's save.
-        cache.file_base = fsio.atomic_write(path, marshal.dumps(data), durable=False)
-    except OSError:
-        return  # the cache is an optimisation: a read-only checkout still works without it
-    cache.algorithm = algorithm
 
 
 @dataclass

@@ -8,16 +8,9 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from skillwiki.statcache.cache import (
-    Key,
-    Record,
-    StatCache,
-    bucket_of,
-    names_digest,
-    record_of,
-    split,
-)
-from skillwiki.statcache.scan import Folder, Stat, folder_of, stat_of
+from skillwiki.statcache.cache import StatCache, record_of
+from skillwiki.statcache.records import Key, Record, bucket_of, names_digest, split
+from skillwiki.statcache.scan import Folder, Stat, folder_of, stat_files, stat_of
 
 # What a key's record says beside its files: (article, raw, state) of the articles not fresh,
 # and (path, message) of the raw files that could not be compiled.
@@ -27,6 +20,9 @@ Problems = tuple[tuple[str, str], ...]
 
 @dataclass
 class Listing:
+    """The files of raw/ and wiki/ as one run listed them, and which of the cache's records
+    answered for them; kept in step with the run's own writes."""
+
     raw_folders: dict[str, Folder]  # folder -> file name -> stat
     wiki_folders: dict[str, Folder]  # the same; a stat is None where only names were listed
     cache: StatCache
@@ -42,9 +38,9 @@ class Listing:
     _raw_stats: dict[str, Stat] | None = None
     _wiki_stats: dict[str, Stat] | None = None
     _looked_articles: set[str] = field(default_factory=set)
-    # The listing this one was made from (relist_folders), whose spreads it may take over,
-    # and the names the watcher told changed since, by folder (raw/ and wiki/ alike).
-    earlier: Listing | None = None
+    # The listing this one was made from (relist_folders), whose spreads it may take over
+    # until `forget_unseen`, and the names changed since, by folder (raw/ and wiki/ alike).
+    previous: Listing | None = None
     changed_names: Mapping[str, Collection[str]] = field(default_factory=dict)
 
     @property
@@ -105,7 +101,7 @@ class Listing:
         if spread is not None:  # keep the spread in step too
             key = self.cache.key_of(rel)
             files = spread[1].setdefault(key, {})
-            if count > 1:  # on a copy of the key's dict, which an earlier listing may hold
+            if count > 1:  # on a copy of the key's dict, which the previous listing may hold
                 files = spread[1][key] = dict(files)
             places.append(files)
         for files in places:
@@ -133,18 +129,21 @@ class Listing:
     def _spread_as_before(
         self, folder: str, count: int, raw: Folder, wiki: Folder
     ) -> tuple[dict[Key, Folder], dict[Key, Folder]] | None:
-        """The earlier listing's spread of a folder, with this listing's stats (`raw`, `wiki`),
+        """The previous listing's spread of a folder, with this listing's stats (`raw`, `wiki`),
         when the folder holds the same names in the same order (then `split` would spread
         them the same way): a change to a file of a big folder need not hash every name
         again. The files of a key that holds no name changed since are those it held (stats
-        included: but for the names changed, the folder's listing is the earlier one's, see
-        relist_folders): the earlier dicts are taken as they are, for no one changes a
+        included: but for the names changed, the folder's listing is the previous one's, see
+        relist_folders): the previous dicts are taken as they are, for no one changes a
         spread's dict (set_article puts a copy in its place), so a look after one change does
         not rebuild them."""
-        if self.earlier is None or count == 1:  # one key: the folder itself, nothing to hash
+        if self.previous is None or count == 1:  # one key: the folder itself, nothing to hash
             return None
-        before = self.earlier.splits.get((folder, count))
-        then = (self.earlier.raw_folders.get(folder, {}), self.earlier.wiki_folders.get(folder, {}))
+        before = self.previous.splits.get((folder, count))
+        then = (
+            self.previous.raw_folders.get(folder, {}),
+            self.previous.wiki_folders.get(folder, {}),
+        )
         if before is None or list(raw) != list(then[0]) or list(wiki) != list(then[1]):
             return None
         changed = self.changed_buckets(folder, count)
@@ -157,9 +156,28 @@ class Listing:
         )
         return raws, wikis
 
+    def stat_listed(self, key: Key, listed: Folder) -> Folder:
+        """Stat the articles of a key that were listed by name only, keeping the folder and its
+        spread in step (an article gone since it was listed drops out)."""
+        folder, count, _ = key
+        wiki = stat_files(self.wiki_root, folder, listed)
+        wiki_files = self.wiki_folders.get(folder, {})
+        for name in listed.keys() - wiki.keys():
+            del wiki_files[name]
+        wiki_files.update(wiki)
+        self.spread(folder, count)[1][key] = wiki
+        return wiki
+
+    def forget_unseen(self, seen: set[Key]) -> None:
+        """Once every folder was sorted out: the records of the keys not seen (their files
+        are gone) are to be renewed too, and the previous listing, whose spreads were taken
+        over where they could be, is let go."""
+        self.looked |= self.cache.records.keys() - seen
+        self.previous = None
+
     def changed_buckets(self, folder: str, count: int) -> set[int]:
         """The buckets of a folder (spread over `count`) that hold a name changed since the
-        earlier listing."""
+        previous listing."""
         return {bucket_of(name, count) for name in self.changed_names.get(folder, ())}
 
     def files_of(self, key: Key) -> tuple[Folder, Folder]:
@@ -234,7 +252,7 @@ class Listing:
                 continue
             raw = self.raw_folders.get(folder, {})
             stat = self.folder_stats.get(folder)
-            if not self.cache.all_quiet(folder):
+            if not self.cache.all_trusted(folder):
                 self.cache.summarize(folder, raw, None, stat)
                 continue
             wiki = self.wiki_folders.get(folder, {})
@@ -266,34 +284,6 @@ class Listing:
         if name in self.wiki_folders.get(folder, {}):  # there now: in a looked bucket, or not
             return rel in self._looked_articles
         return (folder, count, bucket_of(name, count)) in self.looked
-
-
-@dataclass(frozen=True)
-class Earlier:
-    """A run's listing to start the next one from, and the paths below .wiki/ that changed
-    since, as the kernel told them (files only: a folder that came is named by the files in
-    it, and in `came`, to be listed whole; one that went or moved needs a whole listing)."""
-
-    listing: Listing
-    changed: frozenset[str]
-    came: frozenset[str] = frozenset()  # the folders that came (with their files in changed)
-
-    def below(self, top: str) -> set[str]:
-        """The files changed below `top` ("raw/" or "wiki/"), relative to it."""
-        return {path[len(top) :] for path in self.changed if path.startswith(top)}
-
-    def came_below(self, top: str) -> set[str]:
-        """The folders that came below `top`, relative to it."""
-        return {path[len(top) :] for path in self.came if path.startswith(top)}
-
-    def names_by_folder(self) -> dict[str, set[str]]:
-        """The names of the files changed below raw/ and wiki/ alike, by folder (relative to
-        raw/ and wiki/)."""
-        named: dict[str, set[str]] = {}
-        for rel in self.below("raw/") | self.below("wiki/"):
-            folder = folder_of(rel)
-            named.setdefault(folder, set()).add(rel[len(folder) :])
-        return named
 
 
 def _flat(folders: dict[str, Folder]) -> dict[str, Stat]:

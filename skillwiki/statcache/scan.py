@@ -162,6 +162,18 @@ def stat_of_open(fd: int) -> Stat:
     return of(os.fstat(fd))
 
 
+def read_with_stat(path: Path) -> tuple[bytes, Stat]:
+    """A file's bytes, and its stat taken on the open file before they were read: the stat a
+    cache may remember their fingerprint at (one taken later may be that of a change made
+    since, which the fingerprint does not hold)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        stat = stat_of_open(fd)
+        return os.read(fd, stat[0] + 1), stat
+    finally:
+        os.close(fd)
+
+
 def stat_files(root: Path, folder: str, names: Collection[str]) -> Folder:
     """Stat the named files of one folder below `root`; vanished and non-regular ones drop out."""
     found: Folder = {}
