@@ -290,8 +290,8 @@ class _Sorting:
 
     def _by_record(self, key: Key, alike: Callable[[Key], bool], raw: Folder, wiki: Folder) -> bool:
         """Answer a key by its record, if the record is trusted and still names its files."""
-        record = self.plan.cache.records.get(key)
-        if record is None or not record.trusted:
+        record = self.plan.cache.trusted_record(key)
+        if record is None:
             return False
         wiki_stat = self.plan.listing.folder_stats.get(key[0])
         if not (alike(key) or _matches(record, raw, wiki, wiki_stat, self.trust_articles)):
@@ -316,22 +316,17 @@ class _Sorting:
 
     def _by_summary(self, folder: str) -> bool:
         """Answer every bucket of a big folder at once, when the folder matches its summary."""
-        listing, cache = self.plan.listing, self.plan.cache
-        summary = cache.folders.get(folder)
-        if summary is None or summary.buckets != cache.buckets[folder]:
-            return False
-        if not _matches(
-            summary,
+        listing = self.plan.listing
+        known = listing.cache.folder_summary(folder)
+        if known is None or not _matches(
+            known[0],
             listing.raw_folders.get(folder, {}),
             listing.wiki_folders.get(folder, {}),
             listing.folder_stats.get(folder),
             self.trust_articles,
         ):
             return False
-        records = [(key, cache.records[key]) for key in cache.keys_of(folder)]
-        if not records or not all(record.trusted for _, record in records):
-            return False
-        for key, record in records:
+        for key, record in known[1]:
             self.plan.take_record(key, record)
         return True
 

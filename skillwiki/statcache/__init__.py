@@ -9,7 +9,7 @@ in step; `changes` tells what of them still holds after the files a watcher saw 
 
 from __future__ import annotations
 
-from skillwiki.statcache.cache import RACY_NS, StatCache, load_files, save_files
+from skillwiki.statcache.cache import RACY_NS, FileCache, StatCache, load_files, save_files
 from skillwiki.statcache.changes import Changes
 from skillwiki.statcache.listing import Listing
 from skillwiki.statcache.records import (
@@ -46,6 +46,7 @@ __all__ = [
     "RACY_NS",
     "Changes",
     "Earlier",
+    "FileCache",
     "Folder",
     "Key",
     "Listing",

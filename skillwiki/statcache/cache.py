@@ -201,6 +201,24 @@ class StatCache:
         found = self.records if records is None else records
         return [key for key in found if key[0] == folder and key[1] == count]
 
+    def trusted_record(self, key: Key) -> Record | None:
+        """A key's record, if it is trusted: it answers for its files while its digests still
+        name them."""
+        record = self.records.get(key)
+        return record if record is not None and record.trusted else None
+
+    def folder_summary(self, folder: str) -> tuple[Summary, list[tuple[Key, Record]]] | None:
+        """A big folder's summary and its records, while the summary was made for its present
+        number of buckets and every record of it is trusted (checked against the summary's
+        digests, they answer for the whole folder)."""
+        summary = self.folders.get(folder)
+        if summary is None or summary.buckets != self.buckets[folder]:
+            return None
+        records = [(key, self.records[key]) for key in self.keys_of(folder)]
+        if not records or not all(record.trusted for _, record in records):
+            return None
+        return summary, records
+
     def all_trusted(self, folder: str) -> bool:
         """Tell whether every record of a big folder, as renewed, is trusted."""
         records = {**self.records, **self.renewed}
