@@ -40,9 +40,9 @@ def run_lint(ws: Workspace, config: Config) -> LintReport:
 
     plan = make_plan(ws, config)
     key = _state_key(ws, plan)
-    known = _known_findings(ws, key)
-    if known is not None:
-        return LintReport(known)
+    cached = _cached_findings(ws, key)
+    if cached is not None:
+        return LintReport(cached)
     ctx = load_context(ws, config, plan)
     found: list[Finding] = []
     outside: set[str] = set()
@@ -56,7 +56,7 @@ def run_lint(ws: Workspace, config: Config) -> LintReport:
             else:
                 found.append(replace(item, severity=Severity(setting)) if setting else item)
     found.sort(key=lambda f: (f.path, f.line, f.column, f.rule, f.message))
-    _remember_findings(ws, key, outside, found)
+    _save_findings(ws, key, outside, found)
     return LintReport(found)
 
 
@@ -94,7 +94,9 @@ def _stat_or_none(path: str) -> statcache.Stat | None:
         return None
 
 
-def _known_findings(ws: Workspace, key: tuple[str, int]) -> list[Finding] | None:
+def _cached_findings(ws: Workspace, key: tuple[str, int]) -> list[Finding] | None:
+    """The findings the last lint saved, if it saw the same state (`key`) settled and no file
+    outside .wiki/ it read changed since; None otherwise, or when the cache is unreadable."""
     try:
         data = marshal.loads(_report_path(ws).read_bytes())
         if data["key"] != key[0] or key[1] >= data["saved_ns"] - statcache.RACY_NS:
@@ -109,9 +111,11 @@ def _known_findings(ws: Workspace, key: tuple[str, int]) -> list[Finding] | None
         return None
 
 
-def _remember_findings(
+def _save_findings(
     ws: Workspace, key: tuple[str, int], outside: set[str], found: list[Finding]
 ) -> None:
+    """Save this lint's findings for the next run in the same state (a cache: a checkout that
+    cannot be written is no error)."""
     data = {
         "key": key[0],
         "saved_ns": time.time_ns(),

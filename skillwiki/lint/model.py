@@ -107,35 +107,62 @@ def load_context(ws: Workspace, config: Config, plan: Plan) -> LintContext:
     """
     cache = statcache.load_files(cache_path(ws), FORMAT)
     ctx = LintContext(ws, config, plan)
-    wanted: list[tuple[str, statcache.Stat, dict[str, File] | None, str]] = []
+    wanted = _wanted(ws, ctx)
+    facts = _facts(ws, config, wanted, cache)
+    for file in wanted:
+        if file.into is None:
+            ctx.others.append(File(file.path, facts[file.path]))
+        else:
+            file.into[file.rel] = File(file.path, facts[file.path])
+    cache.prune([file.path for file in wanted])
+    statcache.save_files(cache_path(ws), cache, FORMAT)
+    return ctx
+
+
+class _Wanted(NamedTuple):
+    """A file lint reads: its path from the root, its stat, and the folder's files it joins
+    as `rel` (the raw files or the articles; None: the others)."""
+
+    path: str
+    stat: statcache.Stat
+    into: dict[str, File] | None
+    rel: str
+
+
+def _wanted(ws: Workspace, ctx: LintContext) -> list[_Wanted]:
+    """Every file lint reads: the raw files and the articles the plan found, then the wiki's
+    index and log where they exist."""
+    plan = ctx.plan
+    wanted: list[_Wanted] = []
     for folder, stats, into in (
         ("raw", plan.raw_stats, ctx.raw),
         ("wiki", plan.wiki_stats, ctx.articles),
     ):
-        wanted += [(f".wiki/{folder}/{rel}", stats[rel], into, rel) for rel in sorted(stats)]
+        wanted += [_Wanted(f".wiki/{folder}/{rel}", stats[rel], into, rel) for rel in sorted(stats)]
     for extra in (ws.index_md, ws.index_json, ws.log_md):
         try:
-            wanted.append((ws.rel(extra), statcache.stat_of(extra), None, ""))
+            wanted.append(_Wanted(ws.rel(extra), statcache.stat_of(extra), None, ""))
         except OSError:
             continue
+    return wanted
+
+
+def _facts(
+    ws: Workspace, config: Config, wanted: list[_Wanted], cache: statcache.FileCache
+) -> dict[str, FileFacts]:
+    """The facts of each wanted file: from the cache while its stat is the same, else read and
+    analysed (across the machine's cores when there are many) and put in the cache."""
     facts: dict[str, FileFacts] = {}
-    for path, stat, _, _ in wanted:
-        known = cache.get(path, stat)
-        if isinstance(known, tuple) and len(known) == len(FileFacts._fields):
-            facts[path] = FileFacts._make(known)
-    unknown = [(path, stat) for path, stat, _, _ in wanted if path not in facts]
-    jobs = [(str(ws.root), path, config.max_file_bytes) for path, _ in unknown]
-    for (path, stat), found in zip(unknown, parallel.imap(_analyze, jobs), strict=True):
-        cache.put(path, stat, tuple(found))
-        facts[path] = found
-    for path, _, folder_files, rel in wanted:
-        if folder_files is None:
-            ctx.others.append(File(path, facts[path]))
-        else:
-            folder_files[rel] = File(path, facts[path])
-    cache.prune([path for path, *_ in wanted])
-    statcache.save_files(cache_path(ws), cache, FORMAT)
-    return ctx
+    for file in wanted:
+        cached = cache.get(file.path, file.stat)
+        if isinstance(cached, tuple) and len(cached) == len(FileFacts._fields):
+            facts[file.path] = FileFacts._make(cached)
+    unknown = [file for file in wanted if file.path not in facts]
+    jobs = [(str(ws.root), file.path, config.max_file_bytes) for file in unknown]
+    for file, found in zip(unknown, parallel.imap(_analyze, jobs), strict=True):
+        cache.put(file.path, file.stat, tuple(found))
+        facts[file.path] = found
+    return facts
 
 
 def _analyze(job: tuple[str, str, int]) -> FileFacts:

@@ -11,7 +11,7 @@ index.md and each article as resources, and a prompt that walks suggest, the use
 and record_lesson.
 
 Its reads compile the raw files changed since, as the CLI's do (their annotations say they
-write); a --read-only server writes nothing at all (warm.Warm.read_only) and says so. Errors
+write); a --read-only server writes nothing at all (live.Warm.read_only) and says so. Errors
 are the ones the MCP specification names, where the SDK answers otherwise: see WikiServer.
 
 The package: app (the server and how it answers), tools, resources (and the prompt), answers

@@ -68,7 +68,7 @@ WRITING = ("record_lesson", "feedback")
 # article its template matched that is not there.
 RESOURCE_NOT_FOUND = -32002
 RESOURCES_PAGE = 500  # resources per page of resources/list
-MAX_SAID = 500  # characters of an unexpected failure's text told to the client
+MAX_FAILURE_TEXT = 500  # characters of an unexpected failure's text sent to the client
 # An absolute path in an exception's text: from a slash after a space, a quote, a bracket or
 # the start, to the next space or quote (what str() of an OSError and most messages hold).
 _ABSOLUTE = re.compile(r"(?<![^\s'\"(\[=])/[^\s'\"]*")
@@ -284,7 +284,7 @@ def what_failed(error: BaseException, place: Place) -> str:
     while isinstance(error, UnexpectedToolError | UnexpectedResourceError) and error.__cause__:
         error = error.__cause__
     _LOG.error("Unexpected %s", type(error).__name__, exc_info=error)
-    roots = _known_roots(place)
+    roots = _workspace_roots(place)
 
     def shown(found: re.Match[str]) -> str:
         path = Path(found.group())
@@ -293,13 +293,13 @@ def what_failed(error: BaseException, place: Place) -> str:
                 return path.relative_to(root).as_posix()
         return "<a path outside the workspace>"
 
-    said = _ABSOLUTE.sub(shown, " ".join(str(error).split()))
-    if len(said) > MAX_SAID:
-        said = said[: MAX_SAID - 1] + "…"
-    return f"unexpected {type(error).__name__}" + (f": {said}" if said else "")
+    text = _ABSOLUTE.sub(shown, " ".join(str(error).split()))
+    if len(text) > MAX_FAILURE_TEXT:
+        text = text[: MAX_FAILURE_TEXT - 1] + "…"
+    return f"unexpected {type(error).__name__}" + (f": {text}" if text else "")
 
 
-def _known_roots(place: Place) -> list[Path]:
+def _workspace_roots(place: Place) -> list[Path]:
     """The workspace's root, as found and as named (-w): none when there is no workspace."""
     try:
         if place.explicit is not None:
