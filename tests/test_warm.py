@@ -707,8 +707,8 @@ def test_a_follower_makes_the_compiler_ready_once_idle(
     time.sleep(3 * warm_module._POLL)
     assert len(made) == 1
     assert not isinstance(made[0], Problem)  # the sample compiles: it warms the whole path
-    _, text, row, told, _ = made[0]
-    assert text.startswith(b"---\n") and '"sample"' in row[2] and told[1]  # headings found
+    _, text, row, outline, _ = made[0]
+    assert text.startswith(b"---\n") and '"sample"' in row[2] and outline[1]  # headings found
     warm.close()
 
 
@@ -924,11 +924,11 @@ def test_each_look_after_changes_in_a_big_folder_plans_as_a_look_at_every_file(
     def counted(*args: Any) -> Any:
         alike = alike_of(*args)
 
-        def told(key: Any) -> bool:
+        def alike_counted(key: Any) -> bool:
             alike_answered[0] += alike(key)
             return bool(alike(key))
 
-        return told
+        return alike_counted
 
     monkeypatch.setattr(apply, "make_plan", kept_plan)
     monkeypatch.setattr(plan, "_keys_alike", counted)
