@@ -62,8 +62,7 @@ def held_near(body: bytes, roots: Sequence[str]) -> int:
     (the others are all before it, and further), nor is it the nearest of its root to any
     match after the run. The words between the first and the last are counted at once, which
     is their sum piece by piece (a match's first byte is never white space, so no gap runs
-    over it) up to NEAR_WORDS + 1. That took a quarter off this function's time on the
-    pages rust-book's evaluation queries read.
+    over it) up to NEAR_WORDS + 1.
     """
     cut = body.find(_SOURCES)
     text = body if cut < 0 else body[:cut]
@@ -74,17 +73,30 @@ def held_near(body: bytes, roots: Sequence[str]) -> int:
     present = sum(1 for found in starts if found)
     if present < 2:
         return present
-    found = sorted((start, index) for index, each in enumerate(starts) for start in each)
-    found = [
+    found = _ends_of_runs(
+        sorted((start, index) for index, each in enumerate(starts) for start in each)
+    )
+    return _most_in_reach(text, found, len(roots), present)
+
+
+def _ends_of_runs(found: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The (start, root) matches in order, each run of one root's matches (no other root's
+    between them) cut to its first and its last."""
+    return [
         entry
         for number, entry in enumerate(found)
         if not (
             0 < number < len(found) - 1 and found[number - 1][1] == entry[1] == found[number + 1][1]
         )
     ]
+
+
+def _most_in_reach(text: bytes, found: list[tuple[int, int]], roots: int, present: int) -> int:
+    """The most distinct roots among the (start, root) matches `found` within NEAR_WORDS words
+    of one another in `text`; it stops at `present`, the number of roots found at all."""
     best = held = 0
     window: deque[tuple[int, int]] = deque()  # (word number, root) of the matches in reach
-    counts = [0] * len(roots)
+    counts = [0] * roots
     position, last = 0, found[0][0]
     for start, index in found:
         if start > last:  # a byte between: a gap of white space, perhaps

@@ -310,21 +310,33 @@ def _closeness(
             if counts[rowid] + 1 <= best[0]:  # nor can any after it, holding no more words
                 break
             continue
-        data, whole = files.article_head(f"{wiki}/{rel}")
-        if whole and data is not None:
-            bodies[rel] = data
-        together = counts[rowid]
-        if data is not None:
-            mask = masks[rowid]
-            own = list(dict.fromkeys(root for bit, root in enumerate(roots) if mask >> bit & 1))
-            together = max(1, min(together, near.held_near(body_of(data), own)))
+        own = [root for bit, root in enumerate(roots) if masks[rowid] >> bit & 1]
+        together = _held_together(f"{wiki}/{rel}", rel, own, counts[rowid], bodies)
         close[rowid] = Close(counts[rowid], together)
-        score = together + part[rowid]
-        if len(best) < limit:
-            heapq.heappush(best, score)
-        elif score > best[0]:
-            heapq.heapreplace(best, score)
+        _keep_best(best, together + part[rowid], limit)
     return close
+
+
+def _keep_best(best: list[float], score: float, limit: int) -> None:
+    """Keep `score` in the heap `best` if it is among the `limit` best so far."""
+    if len(best) < limit:
+        heapq.heappush(best, score)
+    elif score > best[0]:
+        heapq.heapreplace(best, score)
+
+
+def _held_together(
+    path: str, rel: str, own: Sequence[str], count: int, bodies: dict[str, bytes]
+) -> int:
+    """How many of the roots `own` (those the index found in it, `count` distinct) the article
+    at `path` holds close together, at least one; its body is left in `bodies` when read whole.
+    An article that cannot be read keeps `count`."""
+    data, whole = files.article_head(path)
+    if whole and data is not None:
+        bodies[rel] = data
+    if data is None:
+        return count
+    return max(1, min(count, near.held_near(body_of(data), list(dict.fromkeys(own)))))
 
 
 def _inbound(db: sqlite3.Connection, ids: list[int]) -> dict[int, int]:

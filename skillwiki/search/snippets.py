@@ -250,13 +250,7 @@ class Marks:
             yield from (match.span() for match in self.pattern.finditer(text))
             return
         if self.each and lowered is not None:
-            # Each root's matches, in order of their starts; two roots matching at the same
-            # start match the same word to its end: one span.
-            last = -1
-            for start, end in sorted(m.span() for one in self.each for m in one.finditer(lowered)):
-                if start != last and (start == 0 or not _is_word(text[start - 1])):
-                    yield start, end
-                last = start
+            yield from self._spans_root_by_root(text, lowered)
             return
         found = self.scan.finditer(text)
         if self.lowered is not None and lowered is not None:
@@ -265,6 +259,16 @@ class Marks:
             start = match.start()
             if start == 0 or not _is_word(text[start - 1]):
                 yield match.span()
+
+    def _spans_root_by_root(self, text: str, lowered: str) -> Iterator[tuple[int, int]]:
+        """`spans` by each root's own pattern (`each`) over `lowered`, in order of their
+        starts; two roots matching at the same start match the same word to its end: one
+        span."""
+        last = -1
+        for start, end in sorted(m.span() for one in self.each for m in one.finditer(lowered)):
+            if start != last and (start == 0 or not _is_word(text[start - 1])):
+                yield start, end
+            last = start
 
 
 # The letters outside ASCII that the regex engine, ignoring case, matches to an ASCII word
@@ -290,7 +294,17 @@ def _best_line(body: str, marks: Marks) -> str:
     if prose is None:
         return best_line_by_line(body, marks)
     text, lowered = prose
-    found: dict[int, dict[str, list[str]]] = {}  # start of a line -> its matches by root
+    return _most_held(text, _matches_by_line(text, lowered, marks), marks)
+
+
+# Per line of a text (by the offset of its start): the query's words matched in it, by root.
+ByLine = dict[int, dict[str, list[str]]]
+
+
+def _matches_by_line(text: str, lowered: str | None, marks: Marks) -> ByLine:
+    """The matches of the query's roots in `text`, in one pass over it, by line and root;
+    `lowered`: `text.lower()` when it holds no CASE_ODD letter (Marks.spans)."""
+    found: ByLine = {}
     roots: dict[str, str] = {}  # root_of each word matched (a page says the same few often)
     line_start = 0
     for start, end in marks.spans(text, lowered):
@@ -300,9 +314,18 @@ def _best_line(body: str, marks: Marks) -> str:
         if root is None:
             root = roots[match] = marks.root_of(match)
         found.setdefault(line_start, {}).setdefault(root, []).append(match)
-    # The lines by how many words they may hold, most first: a line holds no more than the
-    # roots matched in it, so the look at the words (Marks.counts) stops at the first line
-    # that cannot reach the best count; among equals the first line wins.
+    return found
+
+
+def _most_held(text: str, found: ByLine, marks: Marks) -> str:
+    """The line of `text` that holds the most of the query's words among those `found` in
+    it, a snippet may show it (not the title, a fence's marker, HTML tags alone), the first
+    among equals.
+
+    The lines are looked at by how many roots matched in each, most first: a line holds no
+    more words than that, so the look at the words (Marks.counts) stops at the first line
+    that cannot reach the best count.
+    """
     best, best_count, best_start = "", 0, -1
     for line_start, by_root in sorted(found.items(), key=lambda item: (-len(item[1]), item[0])):
         if len(by_root) < best_count:
