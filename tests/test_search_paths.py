@@ -45,8 +45,8 @@ def _queries(*sets: str) -> list[str]:
     return found
 
 
-def _pattern(query: str) -> snippets.Marks | None:
-    return snippets.Marks.of(words(query))
+def _pattern(query: str) -> snippets.Highlight | None:
+    return snippets.Highlight.of(words(query))
 
 
 def _pages(with_corpora: bool) -> list[Path]:
@@ -83,11 +83,11 @@ def _spans(matches: Iterator[re.Match[str]]) -> list[tuple[int, int]]:
     return [match.span() for match in matches]
 
 
-def _scanned(marks: snippets.Marks, text: str) -> list[tuple[int, int]]:
-    """The spans `marks` finds in `text` (lower-cased too when it may be), either way."""
-    found = list(marks.spans(text))
+def _scanned(highlight: snippets.Highlight, text: str) -> list[tuple[int, int]]:
+    """The spans `highlight` finds in `text` (lower-cased too when it may be), either way."""
+    found = list(highlight.spans(text))
     if not any(letter in text for letter in snippets.CASE_ODD):
-        assert list(marks.spans(text, text.lower())) == found
+        assert list(highlight.spans(text, text.lower())) == found
     return found
 
 
@@ -96,15 +96,15 @@ def _scanned(marks: snippets.Marks, text: str) -> list[tuple[int, int]]:
     text=st.text(alphabet="abcAB_1 -.\n重试策ſKİıéÉΣς", max_size=60),
     query=st.text(alphabet="abcAB_1 重试策ſéÉ", min_size=1, max_size=20),
 )
-def test_marks_found_by_scanning_for_roots_equal_the_word_start_pattern(
+def test_highlights_found_by_scanning_for_roots_equal_the_word_start_pattern(
     text: str, query: str
 ) -> None:
     """The scan for the roots alone, kept at word starts, finds what `\\broot\\w*` finds: in
     any case, beside `_`, digits, CJK roots (then the pattern itself) and letters whose case
     folds oddly (ſ, K, İ)."""
-    marks = snippets.Marks.of(words(query))
-    if marks is not None:
-        assert _scanned(marks, text) == _spans(marks.pattern.finditer(text))
+    highlight = snippets.Highlight.of(words(query))
+    if highlight is not None:
+        assert _scanned(highlight, text) == _spans(highlight.pattern.finditer(text))
 
 
 @settings(max_examples=400, deadline=None)

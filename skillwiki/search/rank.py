@@ -16,7 +16,7 @@ from skillwiki.search import files, index, near, semantic
 from skillwiki.search.filters import Filters, filter_sql
 from skillwiki.search.hits import Hit, Signals
 from skillwiki.search.schema import in_chunks
-from skillwiki.search.snippets import Marks, marked_snippet
+from skillwiki.search.snippets import Highlight, marked_snippet
 from skillwiki.search.terms import MAX_QUERY_WORDS, distinct_words, prefixed, terms_of, word_root
 from skillwiki.search.text import (
     words,
@@ -148,7 +148,7 @@ def search(
             Shown(page.score, page.path, page.title, page.type, signals_of(page.id), page.id)
             for page in ranked[:limit]
         ]
-    marks = Marks.of(kept, prefix=prefixed(kept))
+    highlight = Highlight.of(kept, prefix=prefixed(kept))
     wiki = str(ws.wiki)
     return [
         Hit(
@@ -158,7 +158,7 @@ def search(
             round(page.score, 4),
             marked_snippet(
                 f"{wiki}/{page.path}",
-                marks,
+                highlight,
                 opening=page.signals.words == 0,
                 data=bodies.get(page.path),
             ),

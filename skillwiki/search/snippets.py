@@ -22,7 +22,7 @@ from skillwiki.search.text import (
     word_forms,
 )
 
-# Up to this many roots in ASCII are each looked for on their own (Marks.each); more are
+# Up to this many roots in ASCII are each looked for on their own (Highlight.each); more are
 # looked for in one pass of one expression.
 _EACH_AT_MOST = 4
 
@@ -48,20 +48,20 @@ def snippet(path: Path, terms: Sequence[str], width: int = 160, *, opening: bool
     """Return the line of the article that matches the most terms, with them in **bold**; with
     `opening` (a page found by meaning alone, holding none of them), its first line of text."""
     kept = kept_of(terms)
-    return marked_snippet(path, Marks.of(kept, prefix=prefixed(kept)), width, opening=opening)
+    return marked_snippet(path, Highlight.of(kept, prefix=prefixed(kept)), width, opening=opening)
 
 
 def marked_snippet(
     path: str | Path,
-    marks: Marks | None,
+    highlight: Highlight | None,
     width: int = 160,
     *,
     opening: bool = False,
     data: bytes | None = None,
 ) -> str:
-    """`snippet`, with the query's Marks made once for all the hits; `data`: the article's
+    """`snippet`, with the query's Highlight made once for all the hits; `data`: the article's
     bytes if read already (None: read it here)."""
-    if marks is None:
+    if highlight is None:
         return ""
     body = article_body(path) if data is None else body_of(decoded(data))
     if body is None:
@@ -69,20 +69,22 @@ def marked_snippet(
     # Words are found as the index finds them, in the text with marked letters unmarked
     # (`E[x]tract`); the line is shown as written (code such as `v[0]` stays as it is).
     plain = unmark(body) if marked_letters(body) else body
-    best = _best_line(plain, marks)
+    best = _best_line(plain, highlight)
     if not best and opening:
-        best = best_line_by_line(plain, Marks(re.compile(r"\A")))  # the first line
+        best = best_line_by_line(plain, Highlight(re.compile(r"\A")))  # the first line
     if not best:
         return ""
     written = _as_written(body, plain, best) if plain is not body else None
     if written is not None:
-        return _marked_as_written(_text_of(written).replace("**", ""), marks, width)
+        return _marked_as_written(_text_of(written).replace("**", ""), highlight, width)
     best = _text_of(best).replace("**", "")  # the text's own bold: a mark inside it would nest
-    first = next((m for m in marks.pattern.finditer(best) if marks.counts(m.group(0))), None)
+    first = next(
+        (m for m in highlight.pattern.finditer(best) if highlight.counts(m.group(0))), None
+    )
     start = max(0, (first.start() if first else 0) - width // 3)
     cut = best[start : start + width]
     cut = ("…" if start else "") + cut + ("…" if start + width < len(best) else "")
-    return marks.pattern.sub(_bold(marks), cut)
+    return highlight.pattern.sub(_bold(highlight), cut)
 
 
 def _text_of(line: str) -> str:
@@ -115,14 +117,14 @@ def _as_written(body: str, plain: str, best: str) -> str | None:
     return None
 
 
-def _marked_as_written(line: str, marks: Marks, width: int) -> str:
+def _marked_as_written(line: str, highlight: Highlight, width: int) -> str:
     """`line` cut to `width` around its first of the query's words and those in **bold**,
     the words found in it with its marked letters unmarked, each marked whole as written."""
     plain, starts, ends = unmarked_places(line)
     spans = [
         (starts[match.start()], ends[match.end() - 1])
-        for match in marks.pattern.finditer(plain)
-        if match.end() > match.start() and marks.counts(match.group(0))
+        for match in highlight.pattern.finditer(plain)
+        if match.end() > match.start() and highlight.counts(match.group(0))
     ]
     start = max(0, (spans[0][0] if spans else 0) - width // 3)
     stop = start + width
@@ -136,17 +138,17 @@ def _marked_as_written(line: str, marks: Marks, width: int) -> str:
     return "".join(parts)
 
 
-def _bold(marks: Marks) -> Callable[[re.Match[str]], str]:
+def _bold(highlight: Highlight) -> Callable[[re.Match[str]], str]:
     def bold(match: re.Match[str]) -> str:
         found = match.group(0)
-        return f"**{found}**" if marks.counts(found) else found
+        return f"**{found}**" if highlight.counts(found) else found
 
     return bold
 
 
 @dataclass(frozen=True)
-class Marks:
-    """What a snippet marks: each root of the query's words at the start of a word (a CJK
+class Highlight:
+    """What a snippet marks in bold: each root of the query's words at the start of a word (a CJK
     root anywhere), in any case, as `pattern` matches them.
 
     `spans` gives the spans of `pattern.finditer`, found faster on long bodies. A pattern that
@@ -178,8 +180,8 @@ class Marks:
     words: Mapping[str, tuple[frozenset[str], bool]] | None = None
 
     @classmethod
-    def of(cls, terms: Sequence[str], *, prefix: str | None = None) -> Marks | None:
-        """The marks of the query's words `terms`; `prefix`: the one the index matches by its
+    def of(cls, terms: Sequence[str], *, prefix: str | None = None) -> Highlight | None:
+        """The highlight of the query's words `terms`; `prefix`: the one the index matches by its
         start alone too."""
         found: set[str] = set()
         meant: dict[str, tuple[frozenset[str], bool]] = {}
@@ -282,7 +284,7 @@ def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
-def _best_line(body: str, marks: Marks) -> str:
+def _best_line(body: str, highlight: Highlight) -> str:
     """The article's line (link markup removed) holding the most of the query's words (a word
     matched in two forms counts once); the first wins.
 
@@ -292,38 +294,38 @@ def _best_line(body: str, marks: Marks) -> str:
     """
     prose = _prose(body)
     if prose is None:
-        return best_line_by_line(body, marks)
+        return best_line_by_line(body, highlight)
     text, lowered = prose
-    return _most_held(text, _matches_by_line(text, lowered, marks), marks)
+    return _most_held(text, _matches_by_line(text, lowered, highlight), highlight)
 
 
 # Per line of a text (by the offset of its start): the query's words matched in it, by root.
 ByLine = dict[int, dict[str, list[str]]]
 
 
-def _matches_by_line(text: str, lowered: str | None, marks: Marks) -> ByLine:
+def _matches_by_line(text: str, lowered: str | None, highlight: Highlight) -> ByLine:
     """The matches of the query's roots in `text`, in one pass over it, by line and root;
-    `lowered`: `text.lower()` when it holds no CASE_ODD letter (Marks.spans)."""
+    `lowered`: `text.lower()` when it holds no CASE_ODD letter (Highlight.spans)."""
     found: ByLine = {}
     roots: dict[str, str] = {}  # root_of each word matched (a page says the same few often)
     line_start = 0
-    for start, end in marks.spans(text, lowered):
+    for start, end in highlight.spans(text, lowered):
         line_start = text.rfind("\n", line_start, start) + 1 or line_start
         match = text[start:end]
         root = roots.get(match)
         if root is None:
-            root = roots[match] = marks.root_of(match)
+            root = roots[match] = highlight.root_of(match)
         found.setdefault(line_start, {}).setdefault(root, []).append(match)
     return found
 
 
-def _most_held(text: str, found: ByLine, marks: Marks) -> str:
+def _most_held(text: str, found: ByLine, highlight: Highlight) -> str:
     """The line of `text` that holds the most of the query's words among those `found` in
     it, a snippet may show it (not the title, a fence's marker, HTML tags alone), the first
     among equals.
 
     The lines are looked at by how many roots matched in each, most first: a line holds no
-    more words than that, so the look at the words (Marks.counts) stops at the first line
+    more words than that, so the look at the words (Highlight.counts) stops at the first line
     that cannot reach the best count.
     """
     best, best_count, best_start = "", 0, -1
@@ -336,7 +338,7 @@ def _most_held(text: str, found: ByLine, marks: Marks) -> str:
         line = text[line_start : end if end >= 0 else len(text)].strip()
         if line.startswith(_NOT_SHOWN) or _TAGS_ONLY.fullmatch(line):
             continue
-        count = sum(1 for matches in by_root.values() if any(map(marks.counts, matches)))
+        count = sum(1 for matches in by_root.values() if any(map(highlight.counts, matches)))
         if count > best_count or (count and count == best_count and line_start < best_start):
             best, best_count, best_start = line, count, line_start
     return best
@@ -383,7 +385,7 @@ def _holds_any(text: str, chars: str) -> bool:
     return any(char in text for char in chars)
 
 
-def best_line_by_line(body: str, marks: Marks) -> str:
+def best_line_by_line(body: str, highlight: Highlight) -> str:
     """`_best_line`, a line at a time as str.splitlines cuts them."""
     best, best_count = "", 0
     for raw_line in body.splitlines():
@@ -394,9 +396,9 @@ def best_line_by_line(body: str, marks: Marks) -> str:
             continue
         count = len(
             {
-                marks.root_of(match.group(0))
-                for match in marks.pattern.finditer(line)
-                if marks.counts(match.group(0))
+                highlight.root_of(match.group(0))
+                for match in highlight.pattern.finditer(line)
+                if highlight.counts(match.group(0))
             }
         )
         if count > best_count:
