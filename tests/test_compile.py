@@ -286,14 +286,14 @@ def test_a_hand_edit_made_while_compile_runs_is_kept(
     from skillwiki.compiler import apply
 
     _, article = _stale_ci(demo)
-    real = apply._compile_one
+    real = apply.compile_one
 
     def edit_meanwhile(job: tuple[str, str, str, str, int]) -> apply.Compiled:
         if job[1] == "docs/ci.md":  # after the plan looked, before the article is written
             article.write_text(article.read_text() + "\nTyped while compile ran.\n")
         return real(job)
 
-    monkeypatch.setattr(apply, "_compile_one", edit_meanwhile)
+    monkeypatch.setattr(apply, "compile_one", edit_meanwhile)
     result = invoke("compile", "-w", str(demo))
     assert "Typed while compile ran." in article.read_text()
     assert "Warning: .wiki/wiki/docs/ci.md was edited by hand" in result.stderr
@@ -370,7 +370,7 @@ def test_a_raw_file_saved_while_compile_runs_is_compiled_again(
 
     monkeypatch.setattr(statcache.cache, "RACY_NS", 0)  # no recent stat looked at twice
     raw, article = _stale_ci(demo)
-    real = apply._compile_one
+    real = apply.compile_one
 
     def save_meanwhile(job: tuple[str, str, str, str, int]) -> apply.Compiled:
         compiled = real(job)
@@ -379,10 +379,10 @@ def test_a_raw_file_saved_while_compile_runs_is_compiled_again(
             raw.write_text(raw.read_text() + "\nSaved while compile ran.\n")
         return compiled
 
-    monkeypatch.setattr(apply, "_compile_one", save_meanwhile)
+    monkeypatch.setattr(apply, "compile_one", save_meanwhile)
     assert invoke("compile", "-w", str(demo)).exit_code == 0
     assert "Saved while compile ran." not in article.read_text()  # compiled as it was read
-    monkeypatch.setattr(apply, "_compile_one", real)
+    monkeypatch.setattr(apply, "compile_one", real)
     assert "Saved while compile ran." in invoke("show", "-w", str(demo), "docs/ci.md").stdout
 
 

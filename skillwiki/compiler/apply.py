@@ -183,7 +183,7 @@ def _compile_all(
 ) -> None:
     """Compile each entry (across cores when many), writing the articles batch by batch."""
     jobs = [_job(ws, config, raw, entry.article) for entry in todo if (raw := entry.raw)]
-    compiled = parallel.imap(_compile_one, jobs)
+    compiled = parallel.imap(compile_one, jobs)
     for start in range(0, len(todo), BATCH):
         batch = todo[start : start + BATCH]
         _write_batch(ws, plan, list(zip(batch, islice(compiled, len(batch)), strict=True)), result)
@@ -219,7 +219,7 @@ def _job(ws: Workspace, config: Config, raw_rel: str, article: str) -> Job:
     return (raw_rel, article, str(ws.raw / raw_rel), config.fingerprint, config.max_file_bytes)
 
 
-def _compile_one(job: Job) -> Compiled:
+def compile_one(job: Job) -> Compiled:
     """Compile one raw file into its article's bytes and catalog row (in a worker, if many)."""
     raw_rel, target, path, algorithm, max_bytes = job
     data, stat = read_with_stat(Path(path))
