@@ -14,9 +14,10 @@ _TEMPLATE_CLOSE = {"{{<": ">}}", "{{%": "%}}", "{{": "}}", "{%": "%}"}
 def _closing(state: StateInline, marker: str, start: int) -> int:
     """Where `marker` next stands in the inline text from `start` (before posMax), or -1.
 
-    The last place of each marker in the text is found once: a text of thousands of openers
-    (`{{` or `[[`) and no closer is then answered at once for each, not searched to its end
-    by each (which took seconds for 100 kB). markdown-it's html_inline rule does the same.
+    The last place of each marker in the text is found once: in a text of thousands of
+    openers (`{{` or `[[`) and no closer, each opener then costs one comparison, not a search
+    to the text's end (which took seconds for 100 kB). markdown-it's html_inline rule does
+    the same.
     """
     lasts = state.env.setdefault("skillwiki_last", {})
     key = (marker, state.src)
