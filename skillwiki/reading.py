@@ -1,4 +1,4 @@
-"""Read paths: query and show, each first bringing the wiki up to date unless told not to."""
+"""Read paths: query and show, each first bringing the wiki up to date unless asked not to."""
 
 from __future__ import annotations
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from skillwiki.api import suggest_json
+from skillwiki import api
 from skillwiki.config import SuggestConfig
 from skillwiki.memory.lessons import TEMPLATE_TEXT
-from skillwiki.memory.suggest import read_run, suggest
+from skillwiki.memory.suggest import read_run
 from tests.support import DATA, Invoke, snapshot
 
 
@@ -68,7 +68,7 @@ OK = {"tool": "fetch", "success": True}
     ],
 )
 def test_triggers(feedback: dict, trigger: str | None) -> None:
-    result = suggest_json(suggest(read_run(feedback, "feedback"), SuggestConfig()))
+    result = api.suggest(feedback, SuggestConfig()).to_json()
     assert result.get("trigger") == trigger
     assert result["suggest"] is (trigger is not None)
 

@@ -1,4 +1,4 @@
-"""What every command shares: the workspace option, opening the workspace, refreshing it."""
+"""What every command shares: the workspace option, opening the workspace, opening it for a read."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:  # the core is imported when a command runs, not when the CLI starts
+    from skillwiki.api import Wiki
     from skillwiki.config import Config
     from skillwiki.workspace import Workspace
 
@@ -53,3 +54,23 @@ def open_workspace(ctx: typer.Context, given: Path | None) -> tuple[Workspace, C
 
     ws = find_workspace(Path(os.getcwd()), chosen_workspace(ctx, given))
     return ws, load_config(ws.config_file, shown=ws.rel(ws.config_file))
+
+
+def open_wiki(
+    ctx: typer.Context, given: Path | None, *, compile_first: bool, with_index: bool = True
+) -> Wiki:
+    """Find the workspace and open it for a read (see `opened`)."""
+    ws, config = open_workspace(ctx, given)
+    return opened(ws, config, compile_first=compile_first, with_index=with_index)
+
+
+def opened(ws: Workspace, config: Config, *, compile_first: bool, with_index: bool = True) -> Wiki:
+    """Open the workspace for a read: compiled first (with a progress bar on a terminal)
+    unless `compile_first` is off. The caller closes it with a `with` block."""
+    from skillwiki import api
+    from skillwiki.cli import render
+
+    if not compile_first:
+        return api.open_wiki(ws, config, compile_first=False, with_index=with_index)
+    with render.progress("Compiling") as progress:
+        return api.open_wiki(ws, config, progress=progress)

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import asdict
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from skillwiki.cli import render
 from skillwiki.cli.common import ExpectOption, JsonOption, WorkspaceOption, open_workspace
 from skillwiki.kinds import Severity, Trigger
+
+if TYPE_CHECKING:
+    from skillwiki.memory.lessons import Recorded
 
 
 def register(app: typer.Typer) -> None:
@@ -89,11 +91,12 @@ def record_lesson(
         --prevention-rule "Check allowedTools covers every tool the prompt asks for."
       git log -1 --format=%B | skillwiki record-lesson --title "..." --summary "..." --body -
     """
-    from skillwiki.compiler import compile_workspace
-    from skillwiki.memory.lessons import lesson_input, record
+    from skillwiki import api
 
     ws, config = open_workspace(ctx, workspace)
-    lesson = lesson_input(
+    answer = api.record_lesson(
+        ws,
+        config,
         title,
         summary,
         body=sys.stdin.read() if body == "-" else body,
@@ -109,12 +112,17 @@ def record_lesson(
         category=category,
         prevention_rule=prevention_rule,
         path=path,
+        dedupe=dedupe,
+        expected=expect_fingerprint,
     )
-    recorded = record(ws, config, lesson, dedupe=dedupe, expected=expect_fingerprint)
-    compile_workspace(ws, config)
     if as_json:
-        render.print_json(asdict(recorded))
+        render.print_json(answer.to_json())
         return
+    _print_recorded(answer.recorded)
+
+
+def _print_recorded(recorded: Recorded) -> None:
+    """Say what was recorded (or why not), where, and the similar lessons."""
     if recorded.redacted:
         render.warn(f"redacted secrets from the lesson: {', '.join(recorded.redacted)}")
     if recorded.created:

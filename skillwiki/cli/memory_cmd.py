@@ -14,7 +14,7 @@ from skillwiki.cli import render
 from skillwiki.kinds import Outcome
 
 if TYPE_CHECKING:
-    from skillwiki.memory.recall import Recalled
+    from skillwiki.api import RecallAnswer
 
 from skillwiki.cli.common import (
     ExpectOption,
@@ -23,6 +23,7 @@ from skillwiki.cli.common import (
     WorkspaceOption,
     chosen_workspace,
     open_workspace,
+    opened,
 )
 
 
@@ -60,11 +61,9 @@ def suggest(
       skillwiki suggest run-feedback.json
       my-agent --feedback-json | skillwiki suggest -
     """
-    from skillwiki.api import suggest_json
+    from skillwiki import api
     from skillwiki.config import SuggestConfig
-    from skillwiki.errors import InputError, WorkspaceNotFound
-    from skillwiki.memory.suggest import parse
-    from skillwiki.memory.suggest import suggest as run
+    from skillwiki.errors import WorkspaceNotFound
 
     try:
         config = open_workspace(ctx, workspace)[1].suggest
@@ -73,6 +72,13 @@ def suggest(
             raise
         config = SuggestConfig()  # suggest works outside a workspace, with the defaults
     where = "stdin" if source == "-" else source
+    render.print_json(api.suggest(_read_feedback(source, where), config, where=where).to_json())
+
+
+def _read_feedback(source: str, where: str) -> str:
+    """The feedback's text, from the file `source` or stdin (`-`), MAX_FEEDBACK at most."""
+    from skillwiki.errors import InputError
+
     try:
         if source == "-":
             data = sys.stdin.buffer.read(MAX_FEEDBACK + 1)
@@ -82,10 +88,9 @@ def suggest(
         if len(data) > MAX_FEEDBACK:  # /dev/zero, or a run's whole log: never read it all
             limit = f"is larger than {MAX_FEEDBACK >> 20} MiB"
             raise InputError(where, f"{limit}: not a run's feedback or a hook payload")
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(where, f"cannot be read ({exc})") from None
-    render.print_json(suggest_json(run(parse(text, where), config)))
 
 
 def recall(
@@ -123,41 +128,33 @@ def recall(
       skillwiki recall --tag allowedTools --format json
       skillwiki recall --agent coder --write AGENTS.md
     """
-    from skillwiki import clock
-    from skillwiki.memory import usage
+    from skillwiki import api
     from skillwiki.memory.block import write_block, write_target
-    from skillwiki.memory.recall import Request, recall_for_task
-    from skillwiki.reading import Refresh, notices, refresh
 
     ws, config = open_workspace(ctx, workspace)
     target = None if write is None else write_target(ws, write)
-    done = Refresh(0)  # with --no-compile, the index is opened by the search itself
-    if not no_compile:
-        with render.progress("Compiling") as progress:
-            done = refresh(ws, config, progress)
-        for notice in notices(done.skipped, done.problems):
+    # With --no-compile, no index is opened: the recall opens what it needs.
+    with opened(ws, config, compile_first=not no_compile, with_index=False) as wiki:
+        for notice in api.opened_notices(wiki):
             render.warn(notice)
-    request = Request(agent, tuple(tag or ()), tuple(path or ()), task, budget)
-    with done:
-        result = recall_for_task(ws, config, request, done.index)
-    usage.count(ws, result.included, clock.stamp())
+        answer = api.recall(
+            wiki, agent=agent, tags=tag or (), paths=path or (), task=task, budget=budget
+        )
     if write is not None and target is not None:
-        changed = write_block(target, result.block, paths=tuple(path or ()))
+        changed = write_block(target, answer.block, paths=tuple(path or ()))
         state = "updated" if changed else "unchanged"
-        render.warn_free(f"{state} {write} ({len(result.included)} lesson(s))")
-    _show_recalled(result, as_json or output is BlockFormat.json, write is None, trace)
+        render.warn_free(f"{state} {write} ({len(answer.included)} lesson(s))")
+    _show_recalled(answer, as_json or output is BlockFormat.json, write is None, trace)
 
 
-def _show_recalled(result: Recalled, as_json: bool, block: bool, trace: bool) -> None:
+def _show_recalled(answer: RecallAnswer, as_json: bool, block: bool, trace: bool) -> None:
     """Print the block (or the JSON answer), and with --trace each lesson's score on stderr."""
     if as_json:
-        from skillwiki.api import recall_json
-
-        render.print_json(recall_json(result))
+        render.print_json(answer.to_json())
     elif block:
-        render.text(result.block, nl=False)
+        render.text(answer.block, nl=False)
     if trace:
-        for item in result.lessons:
+        for item in answer.recalled.lessons:
             parts = " ".join(f"{key}={value:g}" for key, value in item.parts.items())
             render.text(f"{item.score:7.4f} {item.id}: {item.reason} [{parts}]", err=True)
 
@@ -180,16 +177,16 @@ def feedback(
       skillwiki feedback 2026-11-30-telegram-send-missing --outcome helped
       skillwiki feedback 2026-11-30-telegram-send-missing --outcome failed-again --note "new tool"
     """
-    from skillwiki.compiler import compile_workspace
-    from skillwiki.memory.evidence import feedback as run
-    from skillwiki.memory.evidence import today
+    from skillwiki import api
 
     ws, config = open_workspace(ctx, workspace)
-    result = run(ws, config, lesson_id, outcome.value, note, today(), expect_fingerprint)
-    compile_workspace(ws, config)
+    answer = api.feedback(
+        ws, config, lesson_id, outcome.value, note=note, expected=expect_fingerprint
+    )
     if as_json:
-        render.print_json(asdict(result))
+        render.print_json(answer.to_json())
         return
+    result = answer.result
     pieces = f"{result.evidence} piece{'s' if result.evidence != 1 else ''} of evidence"
     render.echo(
         f"recorded {result.outcome} for {result.id}: confidence {result.confidence:.2f} ({pieces})"
@@ -221,34 +218,24 @@ def review(
       skillwiki review 2026-11-30-retry-storms --accept
       skillwiki review 2026-11-30-retry-storms --reject --reason "one-off outage"
     """
-    from skillwiki.compiler import compile_workspace
-    from skillwiki.errors import InputError
-    from skillwiki.memory.evidence import decide, pending_review, today
+    from skillwiki import api
 
     ws, config = open_workspace(ctx, workspace)
-    if lesson_id is None:
-        if accept or reject:
-            raise InputError(None, "name the lesson to decide: skillwiki review ID --accept")
-        waiting = pending_review(ws, config, today())
-        if as_json:
-            render.print_json({"pending": [asdict(item) for item in waiting]})
-            return
-        for item in waiting:
-            age = f"{item.age_days}d" if item.age_days is not None else "?"
-            render.echo(
-                f"{item.id}  [{item.severity}] {item.title}  ({item.status}, {age}, "
-                f"{item.evidence} evidence) {item.reason}"
-            )
-        render.echo(f"{len(waiting)} lesson(s) waiting for review")
-        return
-    if accept == reject:
-        raise InputError(None, "give exactly one of --accept or --reject")
-    status = decide(ws, config, lesson_id, accept, reason)
-    compile_workspace(ws, config)
+    answer = api.review(ws, config, lesson_id, accept=accept, reject=reject, reason=reason)
     if as_json:
-        render.print_json({"id": lesson_id, "status": status})
-    else:
-        render.echo(f"{lesson_id} is now {status}")
+        render.print_json(answer.to_json())
+        return
+    match answer:
+        case api.Waiting(pending):
+            for item in pending:
+                age = f"{item.age_days}d" if item.age_days is not None else "?"
+                render.echo(
+                    f"{item.id}  [{item.severity}] {item.title}  ({item.status}, {age}, "
+                    f"{item.evidence} evidence) {item.reason}"
+                )
+            render.echo(f"{len(pending)} lesson(s) waiting for review")
+        case api.Decided(decided, status):
+            render.echo(f"{decided} is now {status}")
 
 
 def maintain(

@@ -8,10 +8,10 @@ import typer
 
 from skillwiki.api import LIMIT_MAX, ArticleType
 from skillwiki.cli import render
-from skillwiki.cli.common import JsonOption, NoCompileOption, WorkspaceOption, open_workspace
+from skillwiki.cli.common import JsonOption, NoCompileOption, WorkspaceOption, open_wiki
 
 if TYPE_CHECKING:
-    from skillwiki.reading import Refresh
+    from skillwiki.search import Hit
 
 
 def register(app: typer.Typer) -> None:
@@ -50,54 +50,50 @@ def query(
       skillwiki query "deploy" --tag ci --limit 3 --json
       skillwiki query "sync two folders" --explain
     """
-    from skillwiki.api import query_json
-    from skillwiki.reading import query as run
-    from skillwiki.reading import query_notices
+    from skillwiki import api
 
-    ws, config = open_workspace(ctx, workspace)
-    with render.progress("Compiling") as progress:
-        hits, done = run(
-            ws,
-            config,
+    with open_wiki(ctx, workspace, compile_first=not no_compile) as wiki:
+        answer = api.query(
+            wiki,
             text,
             limit=limit,
             kind=kind.value if kind else None,
             tags=tag or (),
             include_hidden=show_all,
-            compile_first=not no_compile,
-            progress=progress,
+            explain=explain,
         )
-    _warn_problems(done)
-    for notice in query_notices(text):
+    for notice in answer.notices:
         render.warn(notice)
     if as_json:
-        render.print_json(query_json(text, done.refreshed, hits, explain))
+        render.print_json(answer.to_json())
         return
-    if not hits:
+    if not answer.hits:
         render.echo(f"No results for {text!r}.")
-    for number, hit in enumerate(hits, start=1):
-        render.echo(f"{number}. {hit.title}  [{hit.type}, {hit.score:.2f}]", style="bold")
-        render.echo(f"   {hit.path}", style="cyan")
-        if hit.snippet:
-            render.echo(f"   {hit.snippet}")
-        if explain and hit.signals is not None:
-            signals = hit.signals
-            together = "" if signals.near is None else f" ({signals.near} close together)"
-            render.echo(
-                f"   ranked by: {signals.words} of the query's words{together}, "
-                f"BM25 {signals.bm25:.2f}, "
-                f"referred to by {signals.referred_by} (BM25 ×{signals.boost:.2f})",
-                style="dim",
-            )
-            if signals.fused:
-                text_place = f"#{signals.text_rank}" if signals.text_rank else "not among"
-                meaning = f"#{signals.semantic_rank}" if signals.semantic_rank else "not among"
-                similar = (
-                    "" if signals.similarity is None else f" (similarity {signals.similarity:.2f})"
-                )
-                render.echo(
-                    f"   fused: {text_place} by words, {meaning} by meaning{similar}", style="dim"
-                )
+    for number, hit in enumerate(answer.hits, start=1):
+        _print_hit(number, hit, explain)
+
+
+def _print_hit(number: int, hit: Hit, explain: bool) -> None:
+    """One hit: its title, type and score, its path and snippet; with `explain`, what ranked it."""
+    render.echo(f"{number}. {hit.title}  [{hit.type}, {hit.score:.2f}]", style="bold")
+    render.echo(f"   {hit.path}", style="cyan")
+    if hit.snippet:
+        render.echo(f"   {hit.snippet}")
+    signals = hit.signals
+    if not explain or signals is None:
+        return
+    together = "" if signals.near is None else f" ({signals.near} close together)"
+    render.echo(
+        f"   ranked by: {signals.words} of the query's words{together}, "
+        f"BM25 {signals.bm25:.2f}, "
+        f"referred to by {signals.referred_by} (BM25 ×{signals.boost:.2f})",
+        style="dim",
+    )
+    if signals.fused:
+        text_place = f"#{signals.text_rank}" if signals.text_rank else "not among"
+        meaning = f"#{signals.semantic_rank}" if signals.semantic_rank else "not among"
+        similar = "" if signals.similarity is None else f" (similarity {signals.similarity:.2f})"
+        render.echo(f"   fused: {text_place} by words, {meaning} by meaning{similar}", style="dim")
 
 
 def show(
@@ -116,25 +112,15 @@ def show(
       skillwiki show .wiki/wiki/docs/design.md
       skillwiki show raw/docs/design.md --json
     """
-    from skillwiki.api import show_json
-    from skillwiki.reading import refresh
-    from skillwiki.reading import show as run
+    from skillwiki import api
 
-    ws, config = open_workspace(ctx, workspace)
-    if not no_compile:
-        with render.progress("Compiling") as progress:
-            with refresh(ws, config, progress) as done:
-                pass  # compiled and the search index in step: nothing more to read from it
-        _warn_problems(done)
-    shown = run(ws, key, config.fingerprint)
-    if as_json:
-        render.print_json(show_json(shown))
-    else:
-        render.text(shown.text, nl=False)
-
-
-def _warn_problems(done: Refresh) -> None:
-    from skillwiki.reading import notices
-
-    for notice in notices(done.skipped, done.problems):
+    wiki = open_wiki(ctx, workspace, compile_first=not no_compile, with_index=False)
+    with wiki:  # compiled and the search index in step: nothing more to read from it
+        pass
+    for notice in api.opened_notices(wiki):
         render.warn(notice)
+    answer = api.show(wiki, key)
+    if as_json:
+        render.print_json(answer.to_json())
+    else:
+        render.text(answer.text, nl=False)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -21,10 +20,7 @@ from skillwiki.cli.common import (
 from skillwiki.errors import InputError
 
 if TYPE_CHECKING:
-    from skillwiki.compiler import CompileResult, Plan
-    from skillwiki.config import Config
-    from skillwiki.ingest import IngestResult
-    from skillwiki.workspace import Workspace
+    from skillwiki.api import CompileAnswer, IngestAnswer, StatusAnswer
 
 
 def register(app: typer.Typer) -> None:
@@ -80,43 +76,39 @@ def ingest(
       skillwiki ingest README.md notes/design.md --tags design,api
       echo "# Deploy notes" | skillwiki ingest - --name deploy.md
     """
-    from skillwiki.api import file_fingerprint
-    from skillwiki.ingest import STDIN, Overrides
-    from skillwiki.ingest import ingest as run
+    from skillwiki import api
+    from skillwiki.ingest import STDIN
 
     ws, config = open_workspace(ctx, workspace)
     tag_list = tuple(tag.strip() for tag in (tags or "").split(",") if tag.strip())
     data = sys.stdin.buffer.read() if STDIN in paths else None
-    overrides = Overrides(title, summary, tag_list)
-    result = run(
-        ws, config, paths, stdin=data, name=name, overrides=overrides, expected=expect_fingerprint
-    )
-    compiled = None if no_compile else _compile(ws, config, force=False)
-    if as_json:
-        render.print_json(
-            {
-                "files": [
-                    {**asdict(item), "fingerprint": file_fingerprint(ws.raw / item.raw, config)}
-                    for item in result.files
-                ],
-                "skipped": result.skipped,
-                "empty": result.empty,
-                "environments": result.environments,
-                "ignored": result.ignored,
-                "refused": [asdict(item) for item in result.refused],
-                "compile": None if compiled is None else _compile_json(ws, compiled),
-            }
+    with render.progress("Compiling") as progress:
+        answer = api.ingest(
+            ws,
+            config,
+            paths,
+            stdin=data,
+            name=name,
+            title=title,
+            summary=summary,
+            tags=tag_list,
+            expected=expect_fingerprint,
+            compile_after=not no_compile,
+            progress=progress,
         )
+    if as_json:
+        render.print_json(answer.to_json())
     else:
-        _print_ingested(result, compiled)
-    for refused in result.refused:
+        _print_ingested(answer)
+    for refused in answer.result.refused:
         render.warn_free(f"refused {refused.path}: {refused.reason}")
-    _raise_problems(compiled)
-    if result.refused:
+    _raise_problems(answer.compiled)
+    if answer.result.refused:
         raise typer.Exit(1)
 
 
-def _print_ingested(result: IngestResult, compiled: CompileResult | None) -> None:
+def _print_ingested(answer: IngestAnswer) -> None:
+    result = answer.result
     for item in result.files:
         verb = "ingested" if item.changed else "unchanged"
         render.echo(f"{verb} {item.origin} -> .wiki/raw/{item.raw}")
@@ -128,8 +120,8 @@ def _print_ingested(result: IngestResult, compiled: CompileResult | None) -> Non
         render.echo(f"skipped {result.ignored} file(s) and folder(s) that .gitignore leaves out")
     for folder in result.environments:
         render.echo(f"skipped {folder}/: a virtual environment (pyvenv.cfg is in it)")
-    if compiled is not None:
-        _print_compile(compiled)
+    if answer.compiled is not None:
+        _print_compile(answer.compiled)
 
 
 def compile_(
@@ -146,13 +138,16 @@ def compile_(
       skillwiki compile
       skillwiki compile --force
     """
+    from skillwiki import api
+
     ws, config = open_workspace(ctx, workspace)
-    result = _compile(ws, config, force=force)
+    with render.progress("Compiling") as progress:
+        answer = api.compile(ws, config, force=force, progress=progress)
     if as_json:
-        render.print_json(_compile_json(ws, result))
+        render.print_json(answer.to_json())
     else:
-        _print_compile(result)
-    _raise_problems(result)
+        _print_compile(answer)
+    _raise_problems(answer)
 
 
 def status(
@@ -177,56 +172,31 @@ def status(
       skillwiki status --check
       skillwiki status --json --not-fresh
     """
-    from skillwiki.api import all_fresh, status_json
-    from skillwiki.compiler import make_plan
+    from skillwiki import api
 
     ws, config = open_workspace(ctx, workspace)
-    plan = make_plan(ws, config)
+    # Without --json, the files that are not fresh are listed, with the totals of every state.
+    answer = api.status(ws, config, not_fresh=not_fresh or not as_json)
     if as_json:
-        render.print_json(status_json(ws, config, plan, not_fresh=not_fresh))
+        render.print_json(answer.to_json())
     else:
-        _print_status(ws, config, plan)
-    if check and not all_fresh(plan):
+        _print_status(answer)
+    if check and not answer.fresh:
         raise typer.Exit(1)
 
 
-def _print_status(ws: Workspace, config: Config, plan: Plan) -> None:
-    from skillwiki.compiler import State, refused
-
-    for entry in plan.others:  # sorted, none of them fresh
-        shown = (
-            f".wiki/raw/{entry.raw}" if entry.state is State.NEW else f".wiki/wiki/{entry.article}"
-        )
-        render.echo(f"{entry.state.value:<7} {shown}")
-    for problem in refused(ws, config, plan):
+def _print_status(answer: StatusAnswer) -> None:
+    for item in answer.files:  # none of them fresh
+        shown = item.raw if item.state == "new" and item.raw is not None else item.article
+        render.echo(f"{item.state:<7} {shown}")
+    for problem in answer.problems:
         render.warn(f"{problem.path}: {problem.message}")
-    counts = plan.count()
-    totals = ", ".join(f"{counts[state]} {state.value}" for state in State)
-    render.echo(f"{sum(counts.values())} articles: {totals}")
+    totals = ", ".join(f"{count} {state}" for state, count in answer.totals.items())
+    render.echo(f"{sum(answer.totals.values())} articles: {totals}")
 
 
-def _compile(ws: Workspace, config: Config, *, force: bool) -> CompileResult:
-    from skillwiki.compiler import compile_workspace
-
-    with render.progress("Compiling") as progress:
-        return compile_workspace(ws, config, force=force, progress=progress)
-
-
-def _compile_json(ws: Workspace, result: CompileResult) -> dict[str, object]:
-    from skillwiki.compiler import State
-
-    return {
-        "counts": {state.value: result.counts[state] for state in State},
-        "written": [f".wiki/wiki/{rel}" for rel in result.written],
-        "removed": [f".wiki/wiki/{rel}" for rel in result.removed],
-        "kept_edited": [f".wiki/wiki/{rel}" for rel in result.kept_edited],
-        "backups": result.backups,
-        "indexes_written": result.indexes_written,
-        "problems": [asdict(problem) for problem in result.problems],
-    }
-
-
-def _print_compile(result: CompileResult) -> None:
+def _print_compile(answer: CompileAnswer) -> None:
+    result = answer.result
     for rel in result.kept_edited:
         render.warn(
             f".wiki/wiki/{rel} was edited by hand and was left as it is; "
@@ -244,12 +214,14 @@ def _print_compile(result: CompileResult) -> None:
     )
 
 
-def _raise_problems(result: CompileResult | None) -> None:
-    if result is None or not result.problems:
+def _raise_problems(answer: CompileAnswer | None) -> None:
+    """Warn of each raw file that could not be compiled but the first, which is the error."""
+    if answer is None or not answer.problems:
         return
-    for problem in result.problems[1:]:
+    problems = answer.problems
+    for problem in problems[1:]:
         render.warn(f"{problem.path}: {problem.message}")
-    first = result.problems[0]
-    count = len(result.problems)
+    first = problems[0]
+    count = len(problems)
     prefix = f"{count} raw files could not be compiled; first: " if count > 1 else ""
     raise InputError(None, f"{prefix}{first.path}: {first.message}")

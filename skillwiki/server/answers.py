@@ -64,21 +64,18 @@ def guarded(work: Callable[[], Answer]) -> Answer:
         return cast(Answer, failed)
 
 
-def noted(answer: dict[str, Any], read: Reading, more: Sequence[str] = ()) -> dict[str, Any]:
-    """The answer, and beside it what the CLI would warn of on stderr (nothing compiled while
-    another process writes; a raw file that could not be compiled; `more`, such as the words a
-    query left out) in a text block of its own: the answer's own block and its structured
-    content stay the CLI's --json object."""
-    from skillwiki.reading import notices  # with the compiler: not before the first call
-
-    said = [*notices(read.skipped, read.problems), *more]
-    if not said:
+def noted(answer: dict[str, Any], notices: Sequence[str] = ()) -> dict[str, Any]:
+    """The answer, and beside it what the CLI would warn of on stderr (the answer value's
+    `notices`: nothing compiled while another process writes, a raw file that could not be
+    compiled, the words a query left out) in a text block of its own: the answer's own block
+    and its structured content stay the CLI's --json object."""
+    if not notices:
         return answer
     import pydantic_core
 
     text = pydantic_core.to_json(answer, fallback=str, indent=2).decode()  # as the SDK writes it
     blocks: list[ContentBlock] = [TextContent(type="text", text=text)]
-    blocks += [TextContent(type="text", text=f"Warning: {notice}") for notice in said]
+    blocks += [TextContent(type="text", text=f"Warning: {notice}") for notice in notices]
     return cast(dict[str, Any], CallToolResult(content=blocks, structured_content=answer))
 
 

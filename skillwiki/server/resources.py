@@ -15,13 +15,13 @@ INDEX_URI = "skillwiki://index"
 
 def register_resources(server: WikiServer) -> None:
     warm = server.warm
-    told = AS_THEY_ARE if warm.read_only else COMPILES_FIRST
+    compiles = AS_THEY_ARE if warm.read_only else COMPILES_FIRST
 
     @server.resource(
         INDEX_URI,
         name="index",
         title="Wiki index",
-        description=f"index.md: every article of the wiki with its summary, by folder. {told}",
+        description=f"index.md: every article of the wiki with its summary, by folder. {compiles}",
         mime_type="text/markdown",
     )
     def index() -> str:
@@ -35,15 +35,15 @@ def register_resources(server: WikiServer) -> None:
         ARTICLE_URI + "{+path}",
         name="article",
         title="Wiki article",
-        description=f"One compiled article of the wiki, by its path below .wiki/wiki/. {told}",
+        description=f"One compiled article of the wiki, by its path below .wiki/wiki/. {compiles}",
         mime_type="text/markdown",
     )
     def article(path: str) -> str:
-        from skillwiki.reading import show as run
+        from skillwiki import api
 
         def work() -> str:
             with warm.reading() as read:
-                return run(read.ws, "wiki/" + path, read.config.fingerprint).text
+                return api.show(read, "wiki/" + path).text
 
         return _resource(work)
 

@@ -1,29 +1,19 @@
 """The tools: the reads (query, show), the memory (recall, status, suggest) and, unless the
-server is read-only, the writes (record_lesson, feedback). Each answers with the object the
-CLI prints for `--json`, built for both by skillwiki.api."""
+server is read-only, the writes (record_lesson, feedback). Each calls one function of
+skillwiki.api and answers with its value's JSON form: the object the CLI prints for `--json`."""
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import asdict
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from skillwiki import clock
-from skillwiki.api import (
-    LIMIT_MAX,
-    ArticleType,
-    query_json,
-    recall_json,
-    record_lesson_fields,
-    show_json,
-    status_json,
-    suggest_json,
-)
+from skillwiki import api
+from skillwiki.api import LIMIT_MAX, ArticleType
 from skillwiki.kinds import Outcome, Scope, Severity, Trigger
 from skillwiki.server._sdk import read_as_sent
 from skillwiki.server.answers import (
@@ -34,7 +24,11 @@ from skillwiki.server.answers import (
     transcript_inside,
 )
 from skillwiki.server.app import AS_THEY_ARE, COMPILES_FIRST, WikiServer
-from skillwiki.server.live import Reading
+from skillwiki.server.live import Reading, Warm
+
+if TYPE_CHECKING:
+    from skillwiki.config import Config
+    from skillwiki.workspace import Workspace
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -50,13 +44,13 @@ Tool = TypeVar("Tool", bound=Callable[..., Any])
 
 
 def register(
-    server: MCPServer[Any], annotations: ToolAnnotations, told: str = ""
+    server: MCPServer[Any], annotations: ToolAnnotations, compiles: str = ""
 ) -> Callable[[Tool], Tool]:
-    """Register a tool with its docstring, dedented, and `told`, as the description a model
-    reads."""
+    """Register a tool with its docstring, dedented, and `compiles` (whether it compiles
+    first), as the description a model reads."""
 
     def add(function: Tool) -> Tool:
-        description = " ".join(filter(None, [inspect.getdoc(function) or "", told]))
+        description = " ".join(filter(None, [inspect.getdoc(function) or "", compiles]))
         server.tool(description=description, annotations=annotations)(function)
         read_as_sent(server, function.__name__)
         return function
@@ -90,23 +84,18 @@ def reading_tools(server: WikiServer) -> None:
         """Search the wiki's compiled articles and lessons, best first. Use it before answering
         a question about this project; `type` narrows to "document" or "lesson", each `tag`
         must be on the article; `explain` adds what ranked each hit."""
-        from skillwiki.search import search
 
         def work(read: Reading) -> dict[str, Any]:
-            hits = search(
-                read.ws,
+            value = api.query(
+                read,
                 text,
                 limit=limit,
                 kind=type,
-                tags=tuple(tag or ()),
+                tags=tag or (),
                 include_hidden=include_hidden,
-                db=read.index,
-                vectors=read.vectors,
+                explain=explain,
             )
-            from skillwiki.reading import query_notices
-
-            answer = query_json(text, read.refreshed, hits, explain)
-            return noted(answer, read, query_notices(text))
+            return noted(value.to_json(), value.notices)
 
         return await read_answer(work, warm, ctx)
 
@@ -118,11 +107,10 @@ def reading_tools(server: WikiServer) -> None:
     ) -> dict[str, Any]:
         """Read one article or lesson in full, by its path (`docs/ci.md`, `raw/docs/ci.md`) or a
         lesson's id. Bodies longer than `max_chars` are cut, and `truncated` says so."""
-        from skillwiki.reading import show as run
 
         def work(read: Reading) -> dict[str, Any]:
-            shown = run(read.ws, key, read.config.fingerprint)
-            return noted(show_json(shown, max_chars), read)
+            value = api.show(read, key, max_chars=max_chars)
+            return noted(value.to_json(), value.notices)
 
         return await read_answer(work, warm, ctx)
 
@@ -143,15 +131,18 @@ def memory_tools(server: WikiServer) -> None:
         mind before starting it: give the agent's name, the task in plain words, the files
         (or globs) it touches and its topics. Only active, finished lessons, best first (counted
         for maintain, unless the server is read-only)."""
-        from skillwiki.memory import usage
-        from skillwiki.memory.recall import Request, recall_for_task
 
         def work(read: Reading) -> dict[str, Any]:
-            request = Request(agent, tuple(tag or ()), tuple(path or ()), task, budget)
-            result = recall_for_task(read.ws, read.config, request, read.index)
-            if not warm.read_only:
-                usage.count(read.ws, result.included, clock.stamp())
-            return noted(recall_json(result), read)
+            value = api.recall(
+                read,
+                agent=agent,
+                tags=tag or (),
+                paths=path or (),
+                task=task,
+                budget=budget,
+                count=not warm.read_only,
+            )
+            return noted(value.to_json(), value.notices)
 
         return await read_answer(work, warm, ctx)
 
@@ -163,11 +154,10 @@ def memory_tools(server: WikiServer) -> None:
         of each state, the files that are not fresh (with `not_fresh` false, every file, as
         `status --json` lists them: thousands on a big wiki), the raw files that cannot be
         compiled, and the catalog's fingerprint (for record_lesson's expect_fingerprint)."""
-        from skillwiki.compiler import make_plan
 
         def work() -> dict[str, Any]:
             ws, config = warm.place.open()
-            return status_json(ws, config, make_plan(ws, config), not_fresh=not_fresh)
+            return api.status(ws, config, not_fresh=not_fresh).to_json()
 
         return await answer(work, warm.place, ctx)
 
@@ -182,9 +172,6 @@ def memory_tools(server: WikiServer) -> None:
         declared. A proposal carries `record_lesson`: the arguments to call that tool with,
         only after the user agreed (and `command`, the same as a command line). Never
         writes."""
-        from skillwiki.memory.suggest import read_run
-        from skillwiki.memory.suggest import suggest as run
-
         named = feedback.get("transcript_path")
         roots = await declared_roots(ctx) if isinstance(named, str) and named else []
 
@@ -193,11 +180,8 @@ def memory_tools(server: WikiServer) -> None:
             given = feedback
             if isinstance(named, str) and named:
                 given = {**feedback, "transcript_path": transcript_inside(named, ws.root, roots)}
-            proposal = run(read_run(given, "feedback"), config.suggest)
-            answered = suggest_json(proposal)
-            if proposal is not None:
-                answered["record_lesson"] = record_lesson_fields(proposal.lesson)
-            return answered
+            value = api.suggest(given, config.suggest, where="feedback")
+            return value.to_json(arguments=True)
 
         return await answer(work, warm.place, ctx)
 
@@ -231,12 +215,12 @@ def writing_tools(server: WikiServer) -> None:
         optimization and next_time (or a body with those `## ` headings). Secrets are
         redacted; a lesson with a section left as the template's placeholder or no
         prevention rule is kept as a candidate that recall does not show yet."""
-        from skillwiki.compiler import compile_workspace
-        from skillwiki.memory.lessons import lesson_input, record
 
         def work() -> dict[str, Any]:
             ws, config = warm.place.open()
-            lesson = lesson_input(
+            value = api.record_lesson(
+                ws,
+                config,
                 title,
                 summary,
                 body=body,
@@ -252,17 +236,11 @@ def writing_tools(server: WikiServer) -> None:
                 category=category,
                 prevention_rule=prevention_rule,
                 path=path,
+                dedupe=dedupe,
+                expected=expect_fingerprint,
+                after=lambda ws, config: compiled_by_a_look(warm, ws, config),
             )
-            recorded = record(ws, config, lesson, dedupe=dedupe, expected=expect_fingerprint)
-            # Compiled by a look as a read makes it, which the watcher tells what changed: a
-            # whole compile would list every file. When
-            # another process writes, the look leaves it: then wait for the lock, as the CLI.
-            warm.forget()
-            with warm.reading() as read:
-                skipped = read.skipped
-            if skipped is not None:
-                compile_workspace(ws, config)
-            return asdict(recorded)
+            return value.to_json()
 
         return await answer(work, warm.place, ctx)
 
@@ -277,13 +255,31 @@ def writing_tools(server: WikiServer) -> None:
         """Record whether a recalled lesson helped: `outcome` is helped, not-helped or
         failed-again (after a recall, it flags the lesson for review). Adds a dated evidence
         line to the lesson; its confidence follows."""
-        from skillwiki.memory.evidence import feedback as run
 
         def work() -> dict[str, Any]:
             ws, config = warm.place.open()
-            today = clock.today()
-            result = run(ws, config, lesson_id, outcome.value, note, today, expect_fingerprint)
-            warm.forget()
-            return asdict(result)
+            value = api.feedback(
+                ws,
+                config,
+                lesson_id,
+                outcome.value,
+                note=note,
+                expected=expect_fingerprint,
+                after=lambda ws, config: warm.forget(),  # the next read looks again
+            )
+            return value.to_json()
 
         return await answer(work, warm.place, ctx)
+
+
+def compiled_by_a_look(warm: Warm, ws: Workspace, config: Config) -> None:
+    """Compile a lesson just written by a look as a read makes it, which the watcher tells
+    what changed (a whole compile would list every file). When another process writes, the
+    look leaves it: then wait for the lock and compile, as the CLI does."""
+    from skillwiki.compiler import compile_workspace
+
+    warm.forget()
+    with warm.reading() as read:
+        skipped = read.skipped
+    if skipped is not None:
+        compile_workspace(ws, config)

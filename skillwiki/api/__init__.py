@@ -1,0 +1,85 @@
+"""The library API the faces share: one function per use-case, plain values in, a frozen
+value out whose `to_json()` is its one JSON form.
+
+The command line prints that form for `--json` (and renders the same value as text), the MCP
+server returns it as the tool's answer, the hooks render it for their client: so the MCP
+answer is the CLI's `--json` by construction. Nothing here parses arguments, prints or knows
+a face; the faces import this package, never each other. The core is imported inside the
+functions, so a face that imports this package at start-up pays for nothing it does not use.
+
+- reads: `query`, `show`, `status`, on a workspace opened for them (`open_wiki`, `Opened`);
+- memory: `recall`, `suggest` (the proposed lesson as data);
+- writes: `compile`, `ingest`, `record_lesson`, `feedback`, `review`.
+"""
+
+from skillwiki.api.memory import (
+    RecallAnswer,
+    SuggestAnswer,
+    recall,
+    record_lesson_command,
+    record_lesson_fields,
+    suggest,
+)
+from skillwiki.api.reads import (
+    LIMIT_MAX,
+    ArticleType,
+    Opened,
+    QueryAnswer,
+    ShowAnswer,
+    StatusAnswer,
+    StatusFile,
+    Wiki,
+    file_fingerprint,
+    open_wiki,
+    opened_notices,
+    query,
+    show,
+    status,
+)
+from skillwiki.api.writes import (
+    CompileAnswer,
+    Decided,
+    FeedbackAnswer,
+    IngestAnswer,
+    RecordAnswer,
+    Waiting,
+    compile,
+    feedback,
+    ingest,
+    record_lesson,
+    review,
+)
+
+__all__ = [
+    "LIMIT_MAX",
+    "ArticleType",
+    "CompileAnswer",
+    "Decided",
+    "FeedbackAnswer",
+    "IngestAnswer",
+    "Opened",
+    "QueryAnswer",
+    "RecallAnswer",
+    "RecordAnswer",
+    "ShowAnswer",
+    "StatusAnswer",
+    "StatusFile",
+    "SuggestAnswer",
+    "Waiting",
+    "Wiki",
+    "compile",
+    "feedback",
+    "file_fingerprint",
+    "ingest",
+    "open_wiki",
+    "opened_notices",
+    "query",
+    "recall",
+    "record_lesson",
+    "record_lesson_command",
+    "record_lesson_fields",
+    "review",
+    "show",
+    "status",
+    "suggest",
+]

@@ -1,0 +1,247 @@
+"""The reads: query, show and status, and the workspace opened for them.
+
+A read is made on an opened workspace (`Opened`): the command line opens one for its single
+call (`open_wiki`), the MCP server keeps one open between calls (server.live.Reading has the
+same fields). Each answer is a frozen value whose `to_json()` is what `--json` prints and
+what the MCP tool returns; `notices` is what the face says beside it (the CLI as warnings on
+stderr, the server in a block of its own), never part of the JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import sqlite3
+    from pathlib import Path
+
+    from skillwiki.compiler import Problem, Progress
+    from skillwiki.config import Config
+    from skillwiki.reading import Shown
+    from skillwiki.search import Hit, VectorCache
+    from skillwiki.workspace import Workspace
+
+LIMIT_MAX = 1000  # the most hits a query shows, from the command line or the MCP server
+
+
+class ArticleType(StrEnum):
+    """What a query may be narrowed to."""
+
+    document = "document"
+    lesson = "lesson"
+
+
+class Opened(Protocol):
+    """A workspace opened for reading: its search index in step with the articles (None: each
+    read opens what it needs), and what bringing it up to date did."""
+
+    @property
+    def ws(self) -> Workspace: ...
+    @property
+    def config(self) -> Config: ...
+    @property
+    def index(self) -> sqlite3.Connection | None: ...
+    @property
+    def refreshed(self) -> int: ...
+    @property
+    def skipped(self) -> str | None: ...
+    @property
+    def problems(self) -> Sequence[Problem]: ...
+    @property
+    def vectors(self) -> VectorCache | None: ...
+
+
+@dataclass(frozen=True)
+class Wiki:
+    """A workspace opened for one call; a `with` block around it closes its index."""
+
+    ws: Workspace
+    config: Config
+    index: sqlite3.Connection | None = None
+    refreshed: int = 0
+    skipped: str | None = None  # why nothing was compiled, when a writer was at work
+    problems: Sequence[Problem] = ()
+    vectors: VectorCache | None = None
+
+    def __enter__(self) -> Wiki:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.index is not None:
+            self.index.close()
+
+
+def open_wiki(
+    ws: Workspace,
+    config: Config,
+    *,
+    compile_first: bool = True,
+    with_index: bool = True,
+    progress: Progress | None = None,
+) -> Wiki:
+    """Open the workspace for a read: compile what changed and bring the search index in step
+    (reading.refresh), or with `compile_first` off, open the index as it is (`with_index` off:
+    none, each read opens what it needs)."""
+    from skillwiki import search, statcache
+    from skillwiki.reading import refresh
+
+    if compile_first:
+        done = refresh(ws, config, progress)
+        return Wiki(ws, config, done.index, done.refreshed, done.skipped, tuple(done.problems))
+    if not with_index:
+        return Wiki(ws, config)
+    snapshot = search.Snapshot(lambda: statcache.scan(ws.wiki))
+    return Wiki(ws, config, search.open_index(ws, snapshot))
+
+
+def opened_notices(wiki: Opened) -> tuple[str, ...]:
+    """What opening the workspace has to say beside any answer: why nothing was compiled, and
+    each raw file that could not be."""
+    from skillwiki.reading import notices
+
+    return tuple(notices(wiki.skipped, wiki.problems))
+
+
+@dataclass(frozen=True)
+class QueryAnswer:
+    """The ranked hits for a query, and how many articles were compiled first."""
+
+    query: str
+    refreshed: int
+    hits: tuple[Hit, ...]
+    explain: bool = False  # the JSON says what ranked each hit
+    notices: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """`query --json`: the query, how many articles were compiled first, and the hits."""
+        return {
+            "query": self.query,
+            "refreshed": self.refreshed,
+            "results": [hit.to_json(self.explain) for hit in self.hits],
+        }
+
+
+def query(
+    wiki: Opened,
+    text: str,
+    *,
+    limit: int = 10,
+    kind: str | None = None,
+    tags: Sequence[str] = (),
+    include_hidden: bool = False,
+    explain: bool = False,
+) -> QueryAnswer:
+    """Search the compiled articles for `text`, best first."""
+    from skillwiki.reading import query_notices
+    from skillwiki.search import search
+
+    hits = search(
+        wiki.ws,
+        text,
+        limit=limit,
+        kind=kind,
+        tags=tuple(tags),
+        include_hidden=include_hidden,
+        db=wiki.index,
+        vectors=wiki.vectors,
+    )
+    notices = (*opened_notices(wiki), *query_notices(text))
+    return QueryAnswer(text, wiki.refreshed, tuple(hits), explain, notices)
+
+
+@dataclass(frozen=True)
+class ShowAnswer:
+    """One article in full; with `max_chars`, its JSON body is cut there."""
+
+    shown: Shown
+    max_chars: int | None = None
+    notices: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """The article's file as it is: what `show` prints without --json."""
+        return self.shown.text
+
+    def to_json(self) -> dict[str, Any]:
+        """`show --json`: the article's path, frontmatter, body, raw file and its fingerprint.
+        With `max_chars`, the body is cut there and `truncated` says whether it was."""
+        shown = self.shown
+        answer: dict[str, Any] = {"path": shown.path, "meta": shown.meta}
+        if self.max_chars is None:
+            answer["body"] = shown.body
+        else:
+            answer["body"] = shown.body[: self.max_chars]
+            answer["truncated"] = len(shown.body) > self.max_chars
+        answer["source"] = shown.source
+        answer["fingerprint"] = shown.fingerprint
+        return answer
+
+
+def show(wiki: Opened, key: str, *, max_chars: int | None = None) -> ShowAnswer:
+    """Read one article or lesson, by lesson id, article path or raw path."""
+    from skillwiki.reading import show as find
+
+    shown = find(wiki.ws, key, wiki.config.fingerprint)
+    return ShowAnswer(shown, max_chars, opened_notices(wiki))
+
+
+@dataclass(frozen=True)
+class StatusFile:
+    """An article and its raw file (None for an orphan), as paths from the root, and its state."""
+
+    article: str
+    raw: str | None
+    state: str
+
+
+@dataclass(frozen=True)
+class StatusAnswer:
+    """The freshness of the wiki; never written by reading it."""
+
+    fresh: bool  # every article fresh and every raw file can be compiled
+    catalog: str  # index.json's fingerprint, or "none"
+    totals: dict[str, int]  # how many articles in each state, in the states' order
+    files: tuple[StatusFile, ...]
+    problems: tuple[Problem, ...]  # every raw file compile would refuse, with why
+
+    def to_json(self) -> dict[str, Any]:
+        """`status --json`: the totals, each file's state and the raw files that cannot be
+        compiled, with why."""
+        return {
+            "fresh": self.fresh,
+            "catalog": self.catalog,
+            "totals": dict(self.totals),
+            "files": [asdict(item) for item in self.files],
+            "problems": [asdict(problem) for problem in self.problems],
+        }
+
+
+def status(ws: Workspace, config: Config, *, not_fresh: bool = False) -> StatusAnswer:
+    """Say how fresh every article is (`not_fresh`: list only those that are not)."""
+    from skillwiki.compiler import State, make_plan, refused
+
+    plan = make_plan(ws, config)
+    counts = plan.count()
+    entries = plan.others if not_fresh else plan.entries  # others: sorted, none of them fresh
+    files = tuple(
+        StatusFile(
+            f".wiki/wiki/{entry.article}",
+            None if entry.raw is None else f".wiki/raw/{entry.raw}",
+            entry.state.value,
+        )
+        for entry in entries
+    )
+    fresh = counts[State.FRESH] == sum(counts.values()) and not plan.problems
+    catalog = file_fingerprint(ws.index_json, config) if ws.index_json.exists() else "none"
+    totals = {state.value: counts[state] for state in State}
+    return StatusAnswer(fresh, catalog, totals, files, tuple(refused(ws, config, plan)))
+
+
+def file_fingerprint(path: Path, config: Config) -> str:
+    """A file's fingerprint, by the workspace's algorithm: what --expect-fingerprint compares."""
+    from skillwiki.fingerprint import fingerprint
+
+    return fingerprint(path.read_bytes(), config.fingerprint)

@@ -1,0 +1,278 @@
+"""The writes: compile, ingest, record_lesson, feedback and review. Each writes through the
+core (under the workspace lock), brings the wiki up to date after it, and answers with a frozen
+value whose `to_json()` is what `--json` prints and what the MCP tool returns.
+
+How the wiki is brought up to date after a lesson is written is the caller's (`after`): by
+default a whole compile, as the command line does; a server that keeps the workspace open
+passes its own look, which its watcher tells what changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from skillwiki.api.reads import file_fingerprint
+from skillwiki.kinds import Severity, Trigger
+
+if TYPE_CHECKING:
+    from skillwiki.compiler import CompileResult, Problem, Progress
+    from skillwiki.config import Config
+    from skillwiki.ingest import IngestResult
+    from skillwiki.memory.evidence import FeedbackResult, Pending
+    from skillwiki.memory.lessons import Recorded
+    from skillwiki.workspace import Workspace
+
+# What brings the wiki up to date after a write; None: a whole compile.
+After = Callable[["Workspace", "Config"], object] | None
+
+
+def _bring_up_to_date(ws: Workspace, config: Config, after: After) -> None:
+    if after is not None:
+        after(ws, config)
+        return
+    from skillwiki.compiler import compile_workspace
+
+    compile_workspace(ws, config)
+
+
+@dataclass(frozen=True)
+class CompileAnswer:
+    """What a compile did: each state's count, what it wrote, removed and left alone."""
+
+    result: CompileResult
+
+    @property
+    def problems(self) -> list[Problem]:
+        """The raw files that could not be compiled, with why."""
+        return self.result.problems
+
+    def to_json(self) -> dict[str, Any]:
+        """`compile --json`: counts, the articles written, removed and kept as edited, the
+        backups made, whether the indexes were written, and the problems."""
+        from skillwiki.compiler import State
+
+        result = self.result
+        return {
+            "counts": {state.value: result.counts[state] for state in State},
+            "written": [f".wiki/wiki/{rel}" for rel in result.written],
+            "removed": [f".wiki/wiki/{rel}" for rel in result.removed],
+            "kept_edited": [f".wiki/wiki/{rel}" for rel in result.kept_edited],
+            "backups": result.backups,
+            "indexes_written": result.indexes_written,
+            "problems": [asdict(problem) for problem in result.problems],
+        }
+
+
+def compile(
+    ws: Workspace, config: Config, *, force: bool = False, progress: Progress | None = None
+) -> CompileAnswer:
+    """Bring wiki/ and the indexes up to date with raw/ (`force`: over hand-edited articles,
+    each backed up first)."""
+    return _compiled(ws, config, force=force, progress=progress)
+
+
+def _compiled(
+    ws: Workspace, config: Config, *, force: bool, progress: Progress | None
+) -> CompileAnswer:
+    from skillwiki.compiler import compile_workspace
+
+    return CompileAnswer(compile_workspace(ws, config, force=force, progress=progress))
+
+
+@dataclass(frozen=True)
+class IngestAnswer:
+    """What an ingest copied, left out and refused, and the compile after it (None: none)."""
+
+    result: IngestResult
+    fingerprints: tuple[str, ...]  # of each ingested file's raw copy, in result.files' order
+    compiled: CompileAnswer | None
+
+    def to_json(self) -> dict[str, Any]:
+        """`ingest --json`: each file with its raw copy's fingerprint, the counts of what was
+        left out, the files refused with why, and the compile's answer."""
+        result = self.result
+        files = [
+            {**asdict(item), "fingerprint": fingerprint}
+            for item, fingerprint in zip(result.files, self.fingerprints, strict=True)
+        ]
+        return {
+            "files": files,
+            "skipped": result.skipped,
+            "empty": result.empty,
+            "environments": result.environments,
+            "ignored": result.ignored,
+            "refused": [asdict(item) for item in result.refused],
+            "compile": None if self.compiled is None else self.compiled.to_json(),
+        }
+
+
+def ingest(
+    ws: Workspace,
+    config: Config,
+    paths: Sequence[str],
+    *,
+    stdin: bytes | None = None,
+    name: str | None = None,
+    title: str | None = None,
+    summary: str | None = None,
+    tags: Sequence[str] = (),
+    expected: str | None = None,
+    compile_after: bool = True,
+    progress: Progress | None = None,
+) -> IngestAnswer:
+    """Copy files, folders or `stdin` (the path `-`, named `name`) into raw/, with the title,
+    summary and tags given, then compile (unless `compile_after` is off). `expected`: the
+    fingerprint the target must still have."""
+    from skillwiki.ingest import Overrides
+    from skillwiki.ingest import ingest as copy
+
+    overrides = Overrides(title, summary, tuple(tags))
+    result = copy(ws, config, paths, stdin=stdin, name=name, overrides=overrides, expected=expected)
+    compiled = _compiled(ws, config, force=False, progress=progress) if compile_after else None
+    fingerprints = tuple(file_fingerprint(ws.raw / item.raw, config) for item in result.files)
+    return IngestAnswer(result, fingerprints, compiled)
+
+
+@dataclass(frozen=True)
+class RecordAnswer:
+    """A lesson recorded (or found recorded already, or a near-duplicate named)."""
+
+    recorded: Recorded
+
+    def to_json(self) -> dict[str, Any]:
+        """`record-lesson --json`: the lesson's id, path, status, whether it was created, the
+        similar lessons, the secrets redacted and what keeps it a candidate."""
+        return asdict(self.recorded)
+
+
+def record_lesson(
+    ws: Workspace,
+    config: Config,
+    title: str,
+    summary: str,
+    *,
+    body: str | None = None,
+    what_happened: str | None = None,
+    root_cause: str | None = None,
+    optimization: str | None = None,
+    next_time: str | None = None,
+    trigger: str = Trigger.MANUAL,
+    severity: str = Severity.MEDIUM,
+    scope: str | None = None,
+    agent: Sequence[str] | None = None,
+    tag: Sequence[str] | None = None,
+    category: str | None = None,
+    prevention_rule: str | None = None,
+    path: Sequence[str] | None = None,
+    dedupe: bool = False,
+    expected: str | None = None,
+    after: After = None,
+) -> RecordAnswer:
+    """Record a lesson in raw/lessons/ (secrets redacted), then bring the wiki up to date.
+
+    The arguments are record-lesson's, as the CLI and the MCP tool name them. `dedupe`: do not
+    record a near-duplicate, name it; `expected`: index.json's fingerprint as read.
+    """
+    from skillwiki.memory.lessons import lesson_input, record
+
+    lesson = lesson_input(
+        title,
+        summary,
+        body=body,
+        what_happened=what_happened,
+        root_cause=root_cause,
+        optimization=optimization,
+        next_time=next_time,
+        trigger=trigger,
+        severity=severity,
+        scope=scope,
+        agent=agent,
+        tag=tag,
+        category=category,
+        prevention_rule=prevention_rule,
+        path=path,
+    )
+    recorded = record(ws, config, lesson, dedupe=dedupe, expected=expected)
+    _bring_up_to_date(ws, config, after)
+    return RecordAnswer(recorded)
+
+
+@dataclass(frozen=True)
+class FeedbackAnswer:
+    """A recalled lesson's new evidence and the confidence that follows."""
+
+    result: FeedbackResult
+
+    def to_json(self) -> dict[str, Any]:
+        """`feedback --json`: the lesson's id, the outcome, its confidence and evidence count,
+        whether it was flagged for review, and its raw file's fingerprint now."""
+        return asdict(self.result)
+
+
+def feedback(
+    ws: Workspace,
+    config: Config,
+    lesson_id: str,
+    outcome: str,
+    *,
+    note: str | None = None,
+    expected: str | None = None,
+    after: After = None,
+) -> FeedbackAnswer:
+    """Add a dated evidence line (helped, not-helped or failed-again) to a lesson, then bring
+    the wiki up to date."""
+    from skillwiki import clock
+    from skillwiki.memory.evidence import feedback as add_evidence
+
+    result = add_evidence(ws, config, lesson_id, outcome, note, clock.today(), expected)
+    _bring_up_to_date(ws, config, after)
+    return FeedbackAnswer(result)
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """The lessons waiting for a person: candidates, and those flagged for review."""
+
+    pending: tuple[Pending, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"pending": [asdict(item) for item in self.pending]}
+
+
+@dataclass(frozen=True)
+class Decided:
+    """A lesson accepted (now active) or rejected (now archived)."""
+
+    id: str
+    status: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "status": self.status}
+
+
+def review(
+    ws: Workspace,
+    config: Config,
+    lesson_id: str | None = None,
+    *,
+    accept: bool = False,
+    reject: bool = False,
+    reason: str | None = None,
+) -> Waiting | Decided:
+    """List the lessons waiting for review (no `lesson_id`), or accept or reject one (exactly
+    one of `accept` and `reject`), then compile."""
+    from skillwiki import clock
+    from skillwiki.errors import InputError
+    from skillwiki.memory.evidence import decide, pending_review
+
+    if lesson_id is None:
+        if accept or reject:
+            raise InputError(None, "name the lesson to decide: skillwiki review ID --accept")
+        return Waiting(tuple(pending_review(ws, config, clock.today())))
+    if accept == reject:
+        raise InputError(None, "give exactly one of --accept or --reject")
+    status = decide(ws, config, lesson_id, accept, reason)
+    _bring_up_to_date(ws, config, None)
+    return Decided(lesson_id, status)
