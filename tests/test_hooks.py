@@ -189,15 +189,15 @@ def test_the_sessions_log_keeps_its_newest_half(
 ) -> None:
     """Every hook reads the log of what each session was shown: once it outgrows its size it
     keeps its newest whole lines, and what the current session was shown is still known."""
-    from skillwiki import hooks
+    from skillwiki.hooks import sessions
     from skillwiki.workspace import find_workspace
 
     ws = find_workspace(demo)
-    monkeypatch.setattr(hooks, "SESSIONS_BYTES", 2000)
+    monkeypatch.setattr(sessions, "SESSIONS_BYTES", 2000)
     log = demo / ".wiki" / ".cache" / "hook-sessions.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text("".join(f"old-{n:03d} lesson-{n}\n" for n in range(200)))
-    assert hooks._claim(ws, "new-session", ["lesson-a", "lesson-b"]) == ["lesson-a", "lesson-b"]
+    assert sessions.claim(ws, "new-session", ["lesson-a", "lesson-b"]) == ["lesson-a", "lesson-b"]
     kept = log.read_text().splitlines()
     assert len(log.read_bytes()) <= 2000
     assert [line.partition("\t")[0] for line in kept[-2:]] == [
@@ -206,10 +206,10 @@ def test_the_sessions_log_keeps_its_newest_half(
     ]
     assert all(line.startswith(("old-", "new-session ")) and " lesson-" in line for line in kept)
     assert "old-000 lesson-0" not in kept and "old-199 lesson-199" in kept
-    assert hooks._shown_in(ws, "new-session") == {"lesson-a", "lesson-b"}
-    assert hooks._claim(ws, "new-session", ["lesson-c"]) == ["lesson-c"]  # only appended
+    assert sessions.shown_in(ws, "new-session") == {"lesson-a", "lesson-b"}
+    assert sessions.claim(ws, "new-session", ["lesson-c"]) == ["lesson-c"]  # only appended
     assert log.read_text().splitlines()[:-1] == kept
-    assert hooks._claim(ws, "new-session", ["lesson-a"]) == []  # claimed before: not again
+    assert sessions.claim(ws, "new-session", ["lesson-a"]) == []  # claimed before: not again
 
 
 def test_a_fresh_clone_is_answered_from_the_lessons_alone(demo: Path, invoke: Invoke) -> None:

@@ -26,7 +26,7 @@ prompt and edit events read nothing, so there the hook answers nothing and recal
 rule carries the lessons.
 
 A lesson counts one recall hit per session, however often the session is shown it, and
-however many of its hooks run at once (see `_claim`).
+however many of its hooks run at once (see `sessions.claim`).
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skillwiki import clock, fsio
+from skillwiki import clock
 from skillwiki.config import Config
-from skillwiki.errors import SkillwikiError
+from skillwiki.hooks import sessions
 from skillwiki.workspace import Workspace
 
 CLIENTS = ("claude-code", "codex", "cursor")
@@ -90,8 +90,8 @@ def answer(ws: Workspace, config: Config, hook: Hook) -> str:
 
 
 def _recall(ws: Workspace, config: Config, hook: Hook) -> str:
+    from skillwiki import api
     from skillwiki.memory import usage
-    from skillwiki.memory.recall import Request, recall_for_task
 
     task = hook.payload.get("prompt") if hook.event == "user-prompt" else None
     task = task if isinstance(task, str) and task.strip() else None
@@ -100,42 +100,40 @@ def _recall(ws: Workspace, config: Config, hook: Hook) -> str:
         paths = _edited_files(ws, hook.payload)
         if not paths:
             return ""
-    seen = _shown_in(ws, hook.session)
+    seen = sessions.shown_in(ws, hook.session)
     # After a start (or a clear or compaction) the context holds nothing: show it all again.
     skip = seen if hook.event != "session-start" else frozenset()
-    request = Request(agent=hook.agent, task=task, paths=paths, skip=skip, paths_only=bool(paths))
     # Nothing is compiled and the wiki's search index is not opened: lessons are read from
-    # raw/ and a task is scored against an index of the lessons alone (recall_for_task), so a
-    # hook on a fresh clone answers within its budget where building the wiki's index would
-    # not, and leaves that to the first query.
-    result = recall_for_task(ws, config, request, None)
-    new = [lesson_id for lesson_id in result.included if lesson_id not in seen]
-    usage.count(ws, _claim(ws, hook.session, new), clock.stamp())
-    if not result.block:
+    # raw/ and a task is scored against an index of the lessons alone, so a hook on a fresh
+    # clone answers within its budget where building the wiki's index would not, and leaves
+    # that to the first query. A lesson counts once a session: the ones this call claims.
+    answer = api.recall(
+        api.Wiki(ws, config),
+        agent=hook.agent,
+        task=task,
+        paths=paths,
+        skip=skip,
+        paths_only=bool(paths),
+        count=False,
+    )
+    new = [lesson_id for lesson_id in answer.included if lesson_id not in seen]
+    usage.count(ws, sessions.claim(ws, hook.session, new), clock.stamp())
+    if not answer.block:
         return ""
-    return _context(hook, result.block)
+    return _context(hook, answer.block)
 
 
 def _judge_run(ws: Workspace, config: Config, hook: Hook) -> str:
-    from skillwiki.memory.store import load_lessons
-    from skillwiki.memory.suggest import read_run, suggest
+    """Name a lesson the session's run calls for, once a session for each event: to the model
+    after a failure and to the user at the end (Claude Code's Stop comes at the end of every
+    turn), and not once the lesson is recorded (its title is the proposal's, unless the user
+    changed it)."""
+    from skillwiki import api
 
-    run = read_run({**hook.payload, "hook_event_name": EVENTS[hook.event]}, "stdin")
-    proposal = suggest(run, config.suggest)
-    if proposal is None:
+    payload = {**hook.payload, "hook_event_name": EVENTS[hook.event]}
+    proposal = api.suggest(payload, config.suggest, where="stdin").proposal
+    if proposal is None or not _first_to_say(ws, config, hook, proposal.proposed_title):
         return ""
-    # Once a session for each event, to the model after a failure and to the user at the
-    # end (Claude Code's Stop comes at the end of every turn), and not once the lesson is
-    # recorded (its title is the proposal's, unless the user changed it).
-    if hook.client == "cursor" and hook.payload.get("loop_count", 0) != 0:
-        return ""  # the stop that follows Cursor's own follow-up message: said already
-    told = f"proposed at {hook.event}: {' '.join(proposal.proposed_title.split())}"
-    if told in _shown_in(ws, hook.session):
-        return ""
-    if any(lesson.title == proposal.proposed_title for lesson in load_lessons(ws, config).values()):
-        return ""
-    if hook.session and not _claim(ws, hook.session, [told]):
-        return ""  # a hook of this session running at once said it
     text = (
         # the title names the trigger: `consecutive_tool_failures: publish the digest`
         f"skillwiki: this session may hold a lesson: {proposal.proposed_title}. "
@@ -148,6 +146,22 @@ def _judge_run(ws: Workspace, config: Config, hook: Hook) -> str:
     if hook.event == "stop":
         return json.dumps({"systemMessage": text}, ensure_ascii=False)
     return _context(hook, text)
+
+
+def _first_to_say(ws: Workspace, config: Config, hook: Hook, title: str) -> bool:
+    """Whether this hook call is the one to propose the lesson titled `title`: not said in this
+    session at this event, not recorded already, and claimed before any other call of the
+    session running at once."""
+    from skillwiki.memory.store import load_lessons
+
+    if hook.client == "cursor" and hook.payload.get("loop_count", 0) != 0:
+        return False  # the stop that follows Cursor's own follow-up message: said already
+    proposed = f"proposed at {hook.event}: {' '.join(title.split())}"
+    if proposed in sessions.shown_in(ws, hook.session):
+        return False
+    if any(lesson.title == title for lesson in load_lessons(ws, config).values()):
+        return False
+    return not hook.session or bool(sessions.claim(ws, hook.session, [proposed]))
 
 
 def _context(hook: Hook, text: str) -> str:
@@ -202,81 +216,3 @@ def patched_files(command: object) -> list[str]:
         for mark in _PATCH_FILE_LINES
         if line.startswith(mark)
     ]
-
-
-# The log of what each session was shown is read by every hook call, under the hooks' time
-# budget: past this size it keeps its newest half (the sessions of the last days).
-SESSIONS_BYTES = 256 * 1024
-
-
-def _sessions(ws: Workspace) -> Path:
-    return ws.cache / "hook-sessions.log"
-
-
-def _shown_in(ws: Workspace, session: str) -> frozenset[str]:
-    """The lessons this session was shown (and counted) already."""
-    return frozenset(_claims(ws, session))
-
-
-def _claims(ws: Workspace, session: str) -> dict[str, str]:
-    """What this session was shown, each with the token of the hook call that claimed it first
-    ("" for a line of earlier versions, which had none)."""
-    if not session:
-        return {}
-    try:
-        lines = _sessions(ws).read_text(encoding="utf-8", errors="replace").split("\n")
-    except OSError:
-        return {}
-    prefix = session + " "
-    found: dict[str, str] = {}
-    for line in lines:
-        if line.startswith(prefix):
-            entry, _, token = line[len(prefix) :].partition("\t")
-            found.setdefault(entry, token)
-    return found
-
-
-def _claim(ws: Workspace, session: str, entries: list[str]) -> list[str]:
-    """The entries this hook call is the first of its session to show (and count): those it
-    claims in the sessions log before any other call does.
-
-    Hooks of one session run at once (a prompt and the edits it starts; Cursor's and Claude
-    Code's events overlap): each reads the log before it recalls, and so may find an entry
-    unclaimed that another is about to claim. So each appends its claims with a token of its
-    own, in one O_APPEND write (appenders never interleave, and the file keeps one order), and
-    then reads the log back: an entry is this call's if its first line there has this call's
-    token. No lock, and no reader waits. Without a session, or if the log cannot be written,
-    every entry is counted, as before there was a log.
-    """
-    if not session:
-        return list(entries)
-    lines = [entry for entry in entries if "\n" not in entry and "\t" not in entry]
-    if not lines:
-        return []
-    token = os.urandom(8).hex()
-    try:
-        fsio.make_dirs(ws.cache)
-        fsio.append(
-            _sessions(ws),
-            "".join(f"{session} {entry}\t{token}\n" for entry in lines).encode(),
-            durable=False,
-        )
-    except (OSError, SkillwikiError):
-        return lines
-    first = _claims(ws, session)
-    try:
-        _keep_newest(_sessions(ws))
-    except (OSError, SkillwikiError):
-        pass
-    return [entry for entry in lines if first.get(entry) == token]
-
-
-def _keep_newest(log: Path) -> None:
-    """Cut the sessions log to its newest half once it outgrows SESSIONS_BYTES, whole lines
-    only. Two hooks cutting at once, or a line appended meanwhile, can lose a line: then a
-    lesson is shown (and counted) once more in that session, no worse."""
-    if log.stat().st_size <= SESSIONS_BYTES:
-        return
-    data = log.read_bytes()
-    start = data.find(b"\n", len(data) - SESSIONS_BYTES // 2) + 1
-    fsio.atomic_write(log, data[start:] if start > 0 else b"", durable=False)
