@@ -193,6 +193,17 @@ def build_body(lesson: LessonInput) -> str:
             f"What Happened is given twice, by --what-happened and by --body's text{before}; "
             "give it once",
         )
+    texts = _section_texts(lesson, preface, written, flags)
+    return "\n\n".join(f"## {name}\n\n{texts[name]}" for name in SECTIONS) + "\n"
+
+
+def _section_texts(
+    lesson: LessonInput, preface: str, written: dict[str, str], flags: dict[str, str]
+) -> dict[str, str]:
+    """Each section's text: its flag's, else the body's, else the template's guidance (What
+    Happened: the body's text before its sections, else the summary; Next Time: the
+    prevention rule as a list item). What Happened not written under its own heading ends
+    with the trigger."""
     happened = "\n\n".join(text for text in (preface, written.get("What Happened")) if text)
     rule = (lesson.prevention_rule or "").strip()
     texts = {
@@ -204,7 +215,7 @@ def build_body(lesson: LessonInput) -> str:
     texts |= {name: text for name, text in written.items() if text} | flags
     if "What Happened" not in written:  # written by the body under its heading: kept as is
         texts["What Happened"] += f"\n\nTrigger: {lesson.trigger}."
-    return "\n\n".join(f"## {name}\n\n{texts[name]}" for name in SECTIONS) + "\n"
+    return texts
 
 
 def _written(parts: list[tuple[str, str]], flags: dict[str, str]) -> dict[str, str]:
