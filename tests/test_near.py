@@ -96,9 +96,8 @@ def _held_by_pairs(body: bytes, roots: tuple[str, ...]) -> int:
     are found as held_near finds them; only the counting differs."""
     cut = body.find(b"\n## Sources\n")
     text = body if cut < 0 else body[:cut]
-    if b"[" in text:
-        text = near._BRACKETED.sub(near._letters, text)
-    starts = [near._starts(text, text.lower(), root) for root in roots]
+    text = near.unmark(text)
+    starts = [near.root_starts(text, text.lower(), root) for root in roots]
     present = sum(1 for found in starts if found)
     if present < 2:
         return present

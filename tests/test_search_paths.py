@@ -71,7 +71,7 @@ def test_best_line_in_one_pass_equals_a_line_at_a_time(with_corpora: bool) -> No
         for pattern in [*chosen, *([own] if own else [])]:
             if _scanned(pattern, body) != _spans(pattern.pattern.finditer(body)):
                 differ.append((str(path), f"scan {pattern.pattern.pattern}"))
-            best = snippets._best_line(body, pattern)
+            best = snippets.best_line(body, pattern)
             matched += bool(best)
             if best != snippets.best_line_by_line(body, pattern):
                 differ.append((str(path), pattern.pattern.pattern))
@@ -110,8 +110,8 @@ def test_highlights_found_by_scanning_for_roots_equal_the_word_start_pattern(
 @settings(max_examples=400, deadline=None)
 @given(text=st.text(alphabet="ab![]()\n ", max_size=60))
 def test_links_stripped_at_once_equal_a_line_at_a_time(text: str) -> None:
-    lines = [snippets._LINK_TEXT.sub(snippets._link_text, line) for line in text.split("\n")]
-    assert snippets._strip_links(text) == "\n".join(lines)
+    lines = [snippets.links_as_text(line) for line in text.split("\n")]
+    assert snippets.strip_links(text) == "\n".join(lines)
 
 
 def _heading_text(line: str) -> str:
@@ -142,14 +142,14 @@ def test_a_heading_s_text_is_what_markdown_it_reads(with_corpora: bool) -> None:
     lines |= {"## Install { #install }", "## Sets {a} and {b}", "### Ids ### { #ids }"}
     assert len(lines) > (1000 if with_corpora else 40)
     for line in sorted(lines):
-        assert snippets._text_of(line) == _heading_text(line), line
+        assert snippets.shown_text(line) == _heading_text(line), line
 
 
 @settings(max_examples=1000, deadline=None)
 @given(line=st.text(alphabet="#ab \t\\\u00a0{}", max_size=14))
 def test_a_heading_s_text_agrees_on_any_line(line: str) -> None:
     line = line.strip()  # as a snippet's line is
-    assert snippets._text_of(line) == _heading_text(line)
+    assert snippets.shown_text(line) == _heading_text(line)
 
 
 def test_the_letters_odd_in_case_are_all_there_are() -> None:
@@ -163,7 +163,7 @@ def test_the_letters_odd_in_case_are_all_there_are() -> None:
     odd.update(
         char
         for char in cased
-        if len(lower := char.lower()) != 1 or snippets._is_word(lower) != snippets._is_word(char)
+        if len(lower := char.lower()) != 1 or snippets.is_word(lower) != snippets.is_word(char)
     )
     assert "".join(sorted(odd)) == snippets.CASE_ODD
 
@@ -177,7 +177,7 @@ def test_best_line_agrees_on_any_body(body: str, query: str) -> None:
     pattern = _pattern(query)
     assert pattern is not None
     body = body.replace("Sources", "\n## Sources\n", 1) if "Sources" in body else body
-    assert snippets._best_line(body, pattern) == snippets.best_line_by_line(body, pattern)
+    assert snippets.best_line(body, pattern) == snippets.best_line_by_line(body, pattern)
 
 
 @pytest.mark.corpus
@@ -214,8 +214,8 @@ def test_best_matches_from_fts5_alone_equal_the_joined_query(
                 Filters(kind="lesson"),
                 Filters(tags=("ci",)),
             ):
-                fast = rank._best_matches(db, match, filters, wanted)
-                plain = rank._best_matches(db, match, filters, wanted, fast=False)
+                fast = rank.best_matches(db, match, filters, wanted)
+                plain = rank.best_matches(db, match, filters, wanted, fast=False)
                 assert fast == plain, (query, wanted, filters)
                 compared += bool(plain)
     db.close()
@@ -258,10 +258,10 @@ def test_reading_only_the_candidates_that_may_rank_changes_nothing(
     demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch, with_corpora: bool
 ) -> None:
     """The best `limit` hits are the same when every candidate's article is read for how many
-    of the query's words it holds together (rank._closeness), and so are their signals; and
+    of the query's words it holds together (rank.closeness), and so are their signals; and
     skipping the pages that could not outscore the `limit`-th best even holding all their
     words together reads well under the pages that holding fewer words alone would leave."""
-    closeness = rank._closeness
+    closeness = rank.closeness
     reads = [0]
     head = files.article_head
 
@@ -282,11 +282,11 @@ def test_reading_only_the_candidates_that_may_rank_changes_nothing(
     with _hits_with_fastapi(demo, invoke, with_corpora) as hits:
         some = hits()
         read_some = reads[0]
-        monkeypatch.setattr(rank, "_closeness", by_words_alone)
+        monkeypatch.setattr(rank, "closeness", by_words_alone)
         reads[0] = 0
         assert hits() == some
         read_by_words = reads[0]
-        monkeypatch.setattr(rank, "_closeness", read_all)
+        monkeypatch.setattr(rank, "closeness", read_all)
         every = hits()
         assert some == every
         assert all(signals and signals.near for found in some for _, signals in found)
@@ -364,4 +364,4 @@ def test_marks_are_unmarked_as_the_one_expression_says(text: str) -> None:
     def letters(match: re.Match[bytes]) -> bytes:
         return match.group(1) or match.group(2)
 
-    assert near._BRACKETED.sub(near._letters, data) == re.sub(_MARK_BYTES, letters, data)
+    assert near.unmark(data) == re.sub(_MARK_BYTES, letters, data)

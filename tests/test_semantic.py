@@ -62,10 +62,10 @@ def test_vectors_equal_wordllamas_own(monkeypatch: pytest.MonkeyPatch, with_corp
     from wordllama import WordLlama
 
     texts = _texts(with_corpora)
-    package = semantic._package_dir()
+    package = semantic.package_dir()
     assert package is not None
     library = WordLlama.load(cache_dir=package, disable_download=True)
-    semantic._model.cache_clear()
+    semantic.loaded_model.cache_clear()
     ours = semantic.embed(texts)
     assert ours.shape == (len(texts), semantic.DIMENSIONS)
     for row, text in enumerate(texts):
@@ -111,10 +111,10 @@ def test_vectors_of_another_model_are_made_again(ws: Path, invoke: Invoke) -> No
     assert lengths == {semantic.PACKED} and model == semantic.MODEL
 
 
-def _pieces() -> semantic._Pieces:
-    package = semantic._package_dir()
+def _pieces() -> semantic.Pieces:
+    package = semantic.package_dir()
     assert package is not None
-    return semantic._Pieces(json.loads((package / semantic._TOKENIZER).read_bytes()))
+    return semantic.Pieces(json.loads((package / semantic.TOKENIZER_FILE).read_bytes()))
 
 
 # Text whose tokens are hardest to get right: runs of spaces and `▁`, line breaks and tabs,
@@ -128,7 +128,7 @@ ODD = st.lists(
 def test_a_query_is_split_into_the_tokenizer_s_own_tokens(with_corpora: bool) -> None:
     """_Pieces gives the tokenizer's ids for every line of real Markdown and every query of the
     evaluation (or leaves the line to the tokenizer: a special token in it, a word too long)."""
-    tokenizer = semantic._model().tokenizer
+    tokenizer = semantic.loaded_model().tokenizer
     pieces = _pieces()
     assert pieces.usable
     lines = list(dict.fromkeys(line for text in _texts(with_corpora) for line in text.split("\n")))
@@ -149,15 +149,15 @@ def test_a_tokenizer_file_of_other_rules_is_left_to_the_tokenizer() -> None:
     """_Pieces takes only a file whose rules it follows: another normalizer, a pre-tokenizer,
     merges written as pairs, a byte missing from the vocabulary, or a token that spans the
     start of a word, and every text goes to the tokenizer."""
-    package = semantic._package_dir()
+    package = semantic.package_dir()
     assert package is not None
-    config = json.loads((package / semantic._TOKENIZER).read_bytes())
-    assert semantic._Pieces(config).ids("keep a process") is not None
+    config = json.loads((package / semantic.TOKENIZER_FILE).read_bytes())
+    assert semantic.Pieces(config).ids("keep a process") is not None
 
-    def changed(change: Any) -> semantic._Pieces:
+    def changed(change: Any) -> semantic.Pieces:
         altered = json.loads(json.dumps(config))
         change(altered)
-        return semantic._Pieces(altered)
+        return semantic.Pieces(altered)
 
     changes = [
         lambda c: c["normalizer"]["normalizers"].pop(),
@@ -177,7 +177,7 @@ def test_odd_text_is_split_as_the_tokenizer_splits_it(text: str) -> None:
     assert _PIECES is not None
     ours = _PIECES.ids(text)
     if ours is not None:
-        assert ours == semantic._model().tokenizer.encode(text, add_special_tokens=False).ids
+        assert ours == semantic.loaded_model().tokenizer.encode(text, add_special_tokens=False).ids
 
 
 _PIECES = _pieces() if semantic._installed() else None
@@ -188,15 +188,15 @@ def test_a_query_s_vector_is_the_one_embed_gives(monkeypatch: pytest.MonkeyPatch
     weights file), gives the very vector embed gives, opening no socket; with the model
     loaded it uses it."""
     _no_sockets(monkeypatch)
-    semantic._pieces.cache_clear()
+    semantic.query_pieces.cache_clear()
     queries = [line.split("\t")[0] for line in (EVAL / "en.tsv").read_text().splitlines()]
     queries += ["", "重试策略", "a <s> b", "x" * 80]
     expected = semantic.embed(queries)
     for row, query in enumerate(queries):
-        semantic._model.cache_clear()
+        semantic.loaded_model.cache_clear()
         assert np.array_equal(semantic.embed_query(query), expected[row]), query
-        assert semantic._model.cache_info().currsize == (query in ("a <s> b", "x" * 80))
-    semantic._model()
+        assert semantic.loaded_model.cache_info().currsize == (query in ("a <s> b", "x" * 80))
+    semantic.loaded_model()
     assert np.array_equal(semantic.embed_query(queries[0]), expected[0])
 
 

@@ -66,10 +66,9 @@ def held_near(body: bytes, roots: Sequence[str]) -> int:
     """
     cut = body.find(_SOURCES)
     text = body if cut < 0 else body[:cut]
-    if b"[" in text:
-        text = _BRACKETED.sub(_letters, text)
+    text = unmark(text)
     lowered = text.lower()
-    starts = [_starts(text, lowered, root) for root in roots]
+    starts = [root_starts(text, lowered, root) for root in roots]
     present = sum(1 for found in starts if found)
     if present < 2:
         return present
@@ -118,6 +117,12 @@ def _most_in_reach(text: bytes, found: list[tuple[int, int]], roots: int, presen
     return best
 
 
+def unmark(text: bytes) -> bytes:
+    """`text` (UTF-8) with the letters marked inside a word unmarked (`E[x]tract`), as
+    text.unmark unmarks a str and the index reads them."""
+    return _BRACKETED.sub(_letters, text) if b"[" in text else text
+
+
 def _letters(match: re.Match[bytes]) -> bytes:
     """A mark's letters; anything else bracketed as it is."""
     text, start, end = match.string, match.start(), match.end()
@@ -139,8 +144,9 @@ def _words_between(text: bytes, start: int, end: int) -> int:
     return sum(1 for _ in islice(_GAP.finditer(text, start, end), _OUT_OF_REACH))
 
 
-def _starts(text: bytes, lowered: bytes, root: str) -> list[int]:
-    """Where `root` begins a word of `text` (anywhere, for a CJK root)."""
+def root_starts(text: bytes, lowered: bytes, root: str) -> list[int]:
+    """Where `root` (lower case) begins a word of `text` (anywhere, for a CJK root);
+    `lowered`: `text.lower()`."""
     forms = [root.encode()]
     if not root.isascii():
         forms = list(

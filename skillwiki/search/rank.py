@@ -113,12 +113,12 @@ def search(
     def run(
         db: sqlite3.Connection,
     ) -> tuple[list[Match], dict[int, Close], dict[int, int], dict[int, float], list[Nearest]]:
-        rows = _best_matches(db, match, filters, wanted)
+        rows = best_matches(db, match, filters, wanted)
         ids = [row.id for row in rows]
         held = _coverage(db, terms, ids) if len(terms) > 1 else {}
         inbound = _inbound(db, ids)
         parts = _parts(rows, inbound)
-        close = _closeness(ws, rows, held, roots, limit, bodies, parts)
+        close = closeness(ws, rows, held, roots, limit, bodies, parts)
         # Semantic search only reorders and widens what the text found: never a hit for a
         # query whose words are in no article.
         similar = (
@@ -142,7 +142,7 @@ def search(
         return Signals(held, round(bm25_of[rowid], 4), referring, round(boost, 4), near=together)
 
     if nearest:
-        shown = _fuse(ranked, nearest, limit, signals_of)
+        shown = fuse(ranked, nearest, limit, signals_of)
     else:
         shown = [
             Shown(page.score, page.path, page.title, page.type, signals_of(page.id), page.id)
@@ -168,7 +168,7 @@ def search(
     ]
 
 
-def _fuse(
+def fuse(
     ranked: list[Ranked],
     near: list[Nearest],
     limit: int,
@@ -208,7 +208,7 @@ def _fuse(
     return fused
 
 
-def _best_matches(
+def best_matches(
     db: sqlite3.Connection, match: str, filters: Filters, wanted: int, *, fast: bool = True
 ) -> list[Match]:
     """The `wanted` best matches by weighted BM25 that pass the filters (ties by path).
@@ -274,7 +274,7 @@ def _squash(bm25: float) -> float:
     return positive / (1.0 + positive)
 
 
-def _closeness(
+def closeness(
     ws: Workspace,
     rows: list[Match],
     held: dict[int, int],

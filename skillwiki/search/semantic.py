@@ -9,7 +9,7 @@ half a second (it brings pydantic and requests) and a query must stay quick.
 
 A query's vector (`embed_query`) is found without loading the tokenizer, which takes longer
 than the rest of a query: its vocabulary and merges are read from the same file with the json
-module, and the query's words merged by the same BPE rules, one word at a time (`_Pieces`); only
+module, and the query's words merged by the same BPE rules, one word at a time (`Pieces`); only
 the rows of its tokens are read from the weights. A test holds its tokens equal to the
 tokenizer's on real Markdown, and the vector equal to `embed`'s. A process that has loaded the
 model (to embed articles) uses the model.
@@ -38,7 +38,7 @@ MODEL = "wordllama l2_supercat 256 int8"
 DIMENSIONS = 256
 PACKED = 4 + DIMENSIONS  # bytes of a stored vector (`pack`): its scale, then a byte a dimension
 _WEIGHTS = "weights/l2_supercat_256.safetensors"
-_TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
+TOKENIZER_FILE = "tokenizers/l2_supercat_tokenizer_config.json"
 _NEEDED = ("numpy", "safetensors", "tokenizers")
 
 
@@ -51,21 +51,21 @@ def available() -> bool:
 
 @functools.cache
 def _installed() -> bool:
-    return _package_dir() is not None and all(
+    return package_dir() is not None and all(
         importlib.util.find_spec(name) is not None for name in _NEEDED
     )
 
 
-def _package_dir() -> Path | None:
+def package_dir() -> Path | None:
     """The installed wordllama package's folder, found without importing it."""
     spec = importlib.util.find_spec("wordllama")
     if spec is None or not spec.submodule_search_locations:
         return None
     folder = Path(next(iter(spec.submodule_search_locations)))
-    return folder if (folder / _WEIGHTS).is_file() and (folder / _TOKENIZER).is_file() else None
+    return folder if (folder / _WEIGHTS).is_file() and (folder / TOKENIZER_FILE).is_file() else None
 
 
-class _Model:
+class Model:
     """The tokenizer and the vector of every token, loaded once per process."""
 
     def __init__(self, folder: Path) -> None:
@@ -73,7 +73,7 @@ class _Model:
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
-        self.tokenizer = Tokenizer.from_file(str(folder / _TOKENIZER))
+        self.tokenizer = Tokenizer.from_file(str(folder / TOKENIZER_FILE))
         self.tokenizer.no_padding()
         self.tokenizer.no_truncation()
         # Kept in half precision as stored: a text's rows are widened when it is embedded,
@@ -83,22 +83,23 @@ class _Model:
 
 def _folder() -> Path:
     """The wordllama package's folder, asked for only once the extra is known installed."""
-    folder = _package_dir()
+    folder = package_dir()
     if folder is None:
         raise RuntimeError("the semantic extra is not installed")
     return folder
 
 
 @functools.cache
-def _model() -> _Model:
-    return _Model(_folder())
+def loaded_model() -> Model:
+    """The tokenizer and token vectors, loaded on the first call of a process and kept."""
+    return Model(_folder())
 
 
 def embed(texts: Sequence[str]) -> NDArray[np.float32]:
     """One unit vector per text (a row of zeros for a text with no tokens)."""
     import numpy as np
 
-    model = _model()
+    model = loaded_model()
     matrix = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
     last = model.vectors.shape[0] - 1
     encoded = model.tokenizer.encode_batch(list(texts), add_special_tokens=False)
@@ -121,10 +122,10 @@ def _unit_mean(rows: NDArray[np.float16]) -> NDArray[np.float32]:
 
 def embed_query(text: str) -> NDArray[np.float32]:
     """`embed([text])[0]`, the same bits, without loading the tokenizer or the whole table of
-    vectors unless they are loaded already (or `text` is one `_Pieces` does not take)."""
+    vectors unless they are loaded already (or `text` is one `Pieces` does not take)."""
     import numpy as np
 
-    ids = None if _model.cache_info().currsize else _pieces().ids(text)
+    ids = None if loaded_model.cache_info().currsize else query_pieces().ids(text)
     if ids is None:
         vector: NDArray[np.float32] = embed([text])[0]
         return vector
@@ -156,7 +157,7 @@ def _table() -> Any:
     return weights.get_slice("embedding.weight")
 
 
-class _Pieces:
+class Pieces:
     """The tokenizer's BPE, for short texts: its vocabulary and merge ranks, and the rules of its
     file (a `▁` before the text and for each space, no pre-tokenizer, bytes for a character
     not in the vocabulary, the pair of lowest rank merged first, the leftmost of equals).
@@ -243,8 +244,9 @@ class _Pieces:
 
 
 @functools.cache
-def _pieces() -> _Pieces:
-    return _Pieces(json.loads((_folder() / _TOKENIZER).read_bytes()))
+def query_pieces() -> Pieces:
+    """The tokenizer's rules for a query's words, loaded on the first call and kept."""
+    return Pieces(json.loads((_folder() / TOKENIZER_FILE).read_bytes()))
 
 
 def article_text(title: str, summary: str, body: str) -> str:

@@ -31,7 +31,7 @@ _EACH_AT_MOST = 4
 # and a line of thousands of them costs its length, not its square.
 _LINK_TEXT = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
 # The same without the `!` of an image, for a whole body at once: no match may run past the
-# end of its line. Opening with `[`, it lets the regex engine skip to each one (_strip_links).
+# end of its line. Opening with `[`, it lets the regex engine skip to each one (strip_links).
 _LINK_IN_A_LINE = re.compile(r"\[([^\[\]\n]*)\]\([^()\n]*\)")
 # A line of HTML tags alone (`<a id="x"></a>`, an anchor before a heading): not text to show.
 _TAGS_ONLY = re.compile(r"(?:<[^<>]*>\s*)+")
@@ -69,15 +69,15 @@ def marked_snippet(
     # Words are found as the index finds them, in the text with marked letters unmarked
     # (`E[x]tract`); the line is shown as written (code such as `v[0]` stays as it is).
     plain = unmark(body) if marked_letters(body) else body
-    best = _best_line(plain, highlight)
+    best = best_line(plain, highlight)
     if not best and opening:
         best = best_line_by_line(plain, Highlight(re.compile(r"\A")))  # the first line
     if not best:
         return ""
     written = _as_written(body, plain, best) if plain is not body else None
     if written is not None:
-        return _marked_as_written(_text_of(written).replace("**", ""), highlight, width)
-    best = _text_of(best).replace("**", "")  # the text's own bold: a mark inside it would nest
+        return _marked_as_written(shown_text(written).replace("**", ""), highlight, width)
+    best = shown_text(best).replace("**", "")  # the text's own bold: a mark inside it would nest
     first = next(
         (m for m in highlight.pattern.finditer(best) if highlight.counts(m.group(0))), None
     )
@@ -87,7 +87,7 @@ def marked_snippet(
     return highlight.pattern.sub(_bold(highlight), cut)
 
 
-def _text_of(line: str) -> str:
+def shown_text(line: str) -> str:
     """A line as a snippet shows it: a heading's text without its `#` marks (`## Install ##`
     shows `Install`), as markdown-it takes them off, and without an attribute list that names
     its anchor (`{ #install }`, markdown.trailing_attrs); any other line as it is."""
@@ -112,8 +112,8 @@ def _as_written(body: str, plain: str, best: str) -> str | None:
     """The line of `body` that `best`, a line of its unmarked text `plain`, was taken from,
     as snippets show a line (links as their text); None if no line of it is."""
     for written, line in zip(body.splitlines(), plain.splitlines(), strict=False):
-        if _LINK_TEXT.sub(_link_text, line).strip() == best:
-            return _LINK_TEXT.sub(_link_text, written).strip()
+        if links_as_text(line).strip() == best:
+            return links_as_text(written).strip()
     return None
 
 
@@ -259,7 +259,7 @@ class Highlight:
             found = self.lowered.finditer(lowered)
         for match in found:
             start = match.start()
-            if start == 0 or not _is_word(text[start - 1]):
+            if start == 0 or not is_word(text[start - 1]):
                 yield match.span()
 
     def _spans_root_by_root(self, text: str, lowered: str) -> Iterator[tuple[int, int]]:
@@ -268,7 +268,7 @@ class Highlight:
         span."""
         last = -1
         for start, end in sorted(m.span() for one in self.each for m in one.finditer(lowered)):
-            if start != last and (start == 0 or not _is_word(text[start - 1])):
+            if start != last and (start == 0 or not is_word(text[start - 1])):
                 yield start, end
             last = start
 
@@ -279,12 +279,12 @@ class Highlight:
 CASE_ODD = "\u0130\u0131\u017f\u212a"
 
 
-def _is_word(char: str) -> bool:
+def is_word(char: str) -> bool:
     """Whether `char` is a word character as the regex engine's `\\w` has it (str patterns)."""
     return char.isalnum() or char == "_"
 
 
-def _best_line(body: str, highlight: Highlight) -> str:
+def best_line(body: str, highlight: Highlight) -> str:
     """The article's line (link markup removed) holding the most of the query's words (a word
     matched in two forms counts once); the first wins.
 
@@ -360,12 +360,12 @@ def _prose(body: str) -> tuple[str, str | None] | None:
         lines = lines[: lines.index("## Sources")]
     text = "\n".join(lines)
     if "[" in text:
-        text = _strip_links(text)
+        text = strip_links(text)
     return text, None if _holds_any(text, CASE_ODD) else text.lower()
 
 
-def _strip_links(text: str) -> str:
-    """`_LINK_TEXT.sub(_link_text, line)` for every line of `text` at once: each link (with
+def strip_links(text: str) -> str:
+    """`links_as_text(line)` for every line of `text` at once: each link (with
     the `!` just before it, an image's) becomes its text."""
     parts: list[str] = []
     done = 0
@@ -386,12 +386,12 @@ def _holds_any(text: str, chars: str) -> bool:
 
 
 def best_line_by_line(body: str, highlight: Highlight) -> str:
-    """`_best_line`, a line at a time as str.splitlines cuts them."""
+    """`best_line`, a line at a time as str.splitlines cuts them."""
     best, best_count = "", 0
     for raw_line in body.splitlines():
         if raw_line == "## Sources":
             break
-        line = _LINK_TEXT.sub(_link_text, raw_line).strip()
+        line = links_as_text(raw_line).strip()
         if not line or line.startswith(_NOT_SHOWN) or _TAGS_ONLY.fullmatch(line):
             continue
         count = len(
@@ -404,6 +404,11 @@ def best_line_by_line(body: str, highlight: Highlight) -> str:
         if count > best_count:
             best, best_count = line, count
     return best
+
+
+def links_as_text(line: str) -> str:
+    """A line with each link (and image) replaced by its text, as snippets show it."""
+    return _LINK_TEXT.sub(_link_text, line)
 
 
 def _link_text(match: re.Match[str]) -> str:
