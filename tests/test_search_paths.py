@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillwiki import search
-from skillwiki.search import files, hits, rank, snippets
+from skillwiki.search import files, highlight, hits, rank, snippets
 from skillwiki.search.filters import Filters
 from skillwiki.search.terms import query_terms
 from skillwiki.search.text import words
@@ -45,8 +45,8 @@ def _queries(*sets: str) -> list[str]:
     return found
 
 
-def _pattern(query: str) -> snippets.Highlight | None:
-    return snippets.Highlight.of(words(query))
+def _pattern(query: str) -> highlight.Highlight | None:
+    return highlight.Highlight.of(words(query))
 
 
 def _pages(with_corpora: bool) -> list[Path]:
@@ -83,11 +83,11 @@ def _spans(matches: Iterator[re.Match[str]]) -> list[tuple[int, int]]:
     return [match.span() for match in matches]
 
 
-def _scanned(highlight: snippets.Highlight, text: str) -> list[tuple[int, int]]:
-    """The spans `highlight` finds in `text` (lower-cased too when it may be), either way."""
-    found = list(highlight.spans(text))
-    if not any(letter in text for letter in snippets.CASE_ODD):
-        assert list(highlight.spans(text, text.lower())) == found
+def _scanned(query_words: highlight.Highlight, text: str) -> list[tuple[int, int]]:
+    """The spans `query_words` finds in `text` (lower-cased too when it may be), either way."""
+    found = list(query_words.spans(text))
+    if not any(letter in text for letter in highlight.CASE_ODD):
+        assert list(query_words.spans(text, text.lower())) == found
     return found
 
 
@@ -102,9 +102,9 @@ def test_highlights_found_by_scanning_for_roots_equal_the_word_start_pattern(
     """The scan for the roots alone, kept at word starts, finds what `\\broot\\w*` finds: in
     any case, beside `_`, digits, CJK roots (then the pattern itself) and letters whose case
     folds oddly (ſ, K, İ)."""
-    highlight = snippets.Highlight.of(words(query))
-    if highlight is not None:
-        assert _scanned(highlight, text) == _spans(highlight.pattern.finditer(text))
+    query_words = highlight.Highlight.of(words(query))
+    if query_words is not None:
+        assert _scanned(query_words, text) == _spans(query_words.pattern.finditer(text))
 
 
 @settings(max_examples=400, deadline=None)
@@ -163,9 +163,9 @@ def test_the_letters_odd_in_case_are_all_there_are() -> None:
     odd.update(
         char
         for char in cased
-        if len(lower := char.lower()) != 1 or snippets.is_word(lower) != snippets.is_word(char)
+        if len(lower := char.lower()) != 1 or highlight.is_word(lower) != highlight.is_word(char)
     )
-    assert "".join(sorted(odd)) == snippets.CASE_ODD
+    assert "".join(sorted(odd)) == highlight.CASE_ODD
 
 
 @settings(max_examples=400, deadline=None)

@@ -6,7 +6,7 @@ step with wiki/ and reads it through busy writers and damage; `schema` holds its
 references between articles counted: `inbound`). A query's words are `terms`,
 `rank` turns them into ranked hits (`hits`), fused with the nearest vectors (`vectors`, its
 cache held by the connection's owner) when semantic search is on, each with a line of its
-article (`snippets`, read through `files`).
+article (`snippets`, the words in bold as `highlight` finds them, read through `files`).
 """
 
 from __future__ import annotations

@@ -14,9 +14,10 @@ from skillwiki.kinds import RETIRED
 from skillwiki.markdown import references
 from skillwiki.search import files, index, near, semantic
 from skillwiki.search.filters import Filters, filter_sql
+from skillwiki.search.highlight import Highlight
 from skillwiki.search.hits import Hit, Signals
 from skillwiki.search.schema import in_chunks
-from skillwiki.search.snippets import Highlight, marked_snippet
+from skillwiki.search.snippets import marked_snippet
 from skillwiki.search.terms import MAX_QUERY_WORDS, distinct_words, prefixed, terms_of, word_root
 from skillwiki.search.text import (
     words,
