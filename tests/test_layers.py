@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from skillwiki.frontmatter import flat_yaml
-from skillwiki.frontmatter.documents import split
+from skillwiki.frontmatter.documents import as_written, split
 from tests.support import real_pages
 
 # One row per shape of frontmatter: its text, then what it holds (None: it is no frontmatter).
@@ -34,10 +34,12 @@ SHAPES: list[tuple[str, str, dict[str, Any] | None]] = [
 @pytest.mark.parametrize(
     ("text", "meta"), [row[1:] for row in SHAPES], ids=[row[0] for row in SHAPES]
 )
-def test_frontmatter_is_split_once_by_the_library(
+def test_frontmatter_is_split_once(
     monkeypatch: pytest.MonkeyPatch, text: str, meta: dict[str, Any] | None
 ) -> None:
-    """python-frontmatter's handler cuts the block, and the flat reader runs once at most."""
+    """Each text is cut and read once: the flat YAML skillwiki writes by `as_written`, on the
+    handlers' boundary, anything else by python-frontmatter's handler; a block is read flat
+    once at most."""
     from frontmatter.default_handlers import BaseHandler
 
     splits: list[str] = []
@@ -55,26 +57,52 @@ def test_frontmatter_is_split_once_by_the_library(
 
     monkeypatch.setattr(BaseHandler, "split", counted_split)
     monkeypatch.setattr(flat_yaml, "load", counted_load)
+    written = as_written(text) is not None
+    flat_reads.clear()
     document = split(text, "note.md")
-    assert (len(splits), len(flat_reads) <= 1) == (1, True)
+    assert (len(splits), len(flat_reads) <= 1) == (0 if written else 1, True)
     if meta is None:
         assert (document.has_frontmatter, document.meta, document.body) == (False, {}, text)
     else:
         assert (document.has_frontmatter, document.meta, document.body) == (True, meta, "Body.\n")
 
 
-def test_a_text_without_a_fence_loads_no_library() -> None:
+def test_the_flat_shapes_are_read_without_the_library() -> None:
+    flat = {row[0] for row in SHAPES if as_written(row[1]) is not None}
+    assert flat == {
+        "as skillwiki writes it",
+        "a number",
+        "a date",
+        "closed by YAML's document end",
+        "spaces after the fences",
+        "an empty block",
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "loaded"),
+    [
+        ("# Title\n\n---\n\nBody.\n", []),
+        ("---\ntitle: A\ntags:\n  - x\n---\nBody.\n", []),
+        ("---\ntitle: A\nyear: 2026\n---\nBody.\n", ["yaml"]),
+        ("---\ntags: [x, y]\n---\nBody.\n", ["frontmatter", "yaml"]),
+    ],
+    ids=["no fence", "as skillwiki writes it", "a number", "a flow list"],
+)
+def test_a_text_loads_only_the_library_it_needs(text: str, loaded: list[str]) -> None:
+    """No library for a text without a fence or with the frontmatter skillwiki writes; PyYAML's
+    resolvers alone for a number; python-frontmatter for anything else."""
     import subprocess
     import sys
 
     code = (
         "import sys\n"
         "from skillwiki.frontmatter.documents import split\n"
-        "document = split('# Title\\n\\n---\\n\\nBody.\\n', 'note.md')\n"
-        "print(document.has_frontmatter, sorted({'frontmatter', 'yaml'} & set(sys.modules)))\n"
+        f"document = split({text!r}, 'note.md')\n"
+        "print(sorted({'frontmatter', 'yaml'} & set(sys.modules)))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout == "False []\n"
+    assert out.stdout == f"{loaded}\n"
 
 
 REPO = Path(__file__).resolve().parent.parent
@@ -135,14 +163,59 @@ def test_the_flat_reader_reads_real_frontmatter_as_the_yaml_loader_does() -> Non
 
     from skillwiki.frontmatter import strict_yaml
     from skillwiki.frontmatter.documents import decode
-    from skillwiki.frontmatter.handlers import YAML_BOUNDARY, YAML_OPENING
+    from skillwiki.frontmatter.fences import YAML_BOUNDARY, YAML_OPENING
 
     read = 0
     for path in real_pages("en"):
         text = decode(path.read_bytes(), path, 10**8)
         parts = YAML_BOUNDARY.split(text, 2) if YAML_OPENING.match(text) else []
-        flat = strict_yaml.flat(parts[1]) if len(parts) == 3 else None
+        flat = flat_yaml.read(parts[1]) if len(parts) == 3 else None
         if flat is not None:
             read += 1
             assert flat == yaml.load(parts[1], Loader=strict_yaml.StrictLoader), path  # noqa: S506
     assert read > 300
+
+
+def _by_the_library(text: str) -> tuple[bool, dict[str, Any], str] | str:
+    """What python-frontmatter's handlers make of `text`, or the error they raise."""
+    from skillwiki.errors import InputError
+    from skillwiki.frontmatter import handlers
+
+    try:
+        found = handlers.split(text, "note.md")
+    except InputError as exc:
+        return exc.detail
+    return (False, {}, text) if found is None else (True, *found)
+
+
+def _by_split(text: str) -> tuple[bool, dict[str, Any], str] | str:
+    from skillwiki.errors import InputError
+
+    try:
+        document = split(text, "note.md")
+    except InputError as exc:
+        return exc.detail
+    return (document.has_frontmatter, document.meta, document.body)
+
+
+@pytest.mark.paths
+def test_split_is_the_library_on_real_pages_and_on_what_skillwiki_writes_of_them() -> None:
+    """`split` (its flat path included) gives what python-frontmatter's handlers give, on every
+    real page, on the raw file ingest writes of it and on the article compile writes of that."""
+    from skillwiki.compiler.article import render
+    from skillwiki.frontmatter.documents import decode, join
+
+    written = 0
+    for number, path in enumerate(real_pages("en", "zh")):
+        page = decode(path.read_bytes(), path, 10**8)
+        found = _by_split(page)
+        assert found == _by_the_library(page), path
+        if isinstance(found, str) or (not found[1] and number % 3):  # a third of the plain ones
+            continue
+        head = found[2][:1000]  # what the article's frontmatter is made of comes first
+        raw = join({**found[1], "origin": path.name}, head)
+        article = render(f"pages/{path.name}", split(raw, "raw.md"), "xxh3:0", "xxh3").text
+        for text in (raw, article):
+            assert _by_split(text) == _by_the_library(text), (path, text[:200])
+            written += as_written(text) is not None
+    assert written > 1000

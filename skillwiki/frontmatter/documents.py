@@ -60,16 +60,42 @@ def split(text: str, where: Path | str) -> Document:
 
     YAML between `---` and `---` (or `...`), or TOML between `+++` lines; a block that is
     never closed is no frontmatter (a leading `---` is then a thematic break of the body).
-    A text that starts with neither opens no block, and loads no library to be told so.
+    A text that starts with neither opens no block, and loads no library to be told so; nor
+    does the flat frontmatter skillwiki writes (`as_written`).
     """
     if not text.startswith(("---", "+++")):
         return Document({}, text, False)
+    written = as_written(text)
+    if written is not None:
+        return written
     from skillwiki.frontmatter import handlers
 
     found = handlers.split(text, where)
     if found is None:
         return Document({}, text, False)
     meta, body = found
+    return Document(meta, body, True)
+
+
+def as_written(text: str) -> Document | None:
+    """Split the flat YAML frontmatter skillwiki writes without loading python-frontmatter, or
+    return None for any other text (the handlers split it).
+
+    The block is cut as the YAML handler cuts it (its detection, then the library's split on
+    its boundary: `fences`) and read by `flat_yaml.read`, which the handlers' loader would have
+    read it with. tests/test_layers.py holds the two equal over real documentation trees.
+    """
+    from skillwiki.frontmatter import fences, flat_yaml
+
+    if fences.YAML_OPENING.match(text) is None:
+        return None
+    parts = fences.YAML_BOUNDARY.split(text, 2)
+    if len(parts) != 3:
+        return None  # never closed: the handlers say what that is
+    meta = flat_yaml.read(parts[1])
+    if meta is None:
+        return None
+    body = parts[2][1:] if parts[2].startswith("\n") else parts[2]
     return Document(meta, body, True)
 
 

@@ -2,10 +2,10 @@
 
 Frontmatter as skillwiki writes it is flat: `key: scalar`, `key: []`, `key:` then `  - scalar`
 items. That subset is read and written here, exactly as PyYAML with skillwiki's rules would
-(tests hold the two to the same values and the same bytes); anything else, and any scalar
-whose type only YAML's resolvers can tell (numbers, dates), is left to `strict_yaml` (answer None).
-`strict_yaml.flat` reads frontmatter through `load` first; an article is written through `dump`
-without a YAML library or PyYAML's slower emitter.
+(tests hold the two to the same values and the same bytes); anything else is left to
+`strict_yaml` (answer None), and so is any scalar whose type only YAML's resolvers can tell
+(numbers, dates). `documents.split` reads frontmatter through `read` before it loads the
+library; an article is written through `dump` without a YAML library or PyYAML's slower emitter.
 """
 
 from __future__ import annotations
@@ -30,6 +30,24 @@ _WORDS: dict[str, Any] = {
 Resolve = Callable[[str], Any]
 
 
+def read(source: str) -> dict[str, Any] | None:
+    """Read the flat subset as `strict_yaml.load` reads it, or return None for anything else.
+
+    A plain scalar YAML's resolvers may type (one starting with RESOLVED_FIRST: a number, a
+    date) is typed by PyYAML's own resolvers, imported for it; no other text loads a YAML
+    library. The values are plain by construction: strings, numbers, booleans, None, lists.
+    """
+    if "&" in source or "*" in source:
+        return None  # an anchor or alias is StrictLoader's to refuse
+    return load(source, _typed)
+
+
+def _typed(raw: str) -> Any:
+    from skillwiki.frontmatter.strict_yaml import resolve
+
+    return resolve(raw)
+
+
 def load(source: str, resolve: Resolve | None = None) -> dict[str, Any] | None:
     """Read the flat subset, or return None for anything else (the real loader decides).
 
@@ -46,26 +64,42 @@ def load(source: str, resolve: Resolve | None = None) -> dict[str, Any] | None:
                 return None
             result[listing].append(value)
             continue
-        if listing is not None and not result[listing]:
-            result[listing] = None  # `key:` with nothing under it is null
+        _end_listing(result, listing)
         listing = None
         if not line:
             continue
-        key = _KEY.fullmatch(line)
-        if key is None or key.group(1) in result or scalar(key.group(1), resolve) != key.group(1):
-            return None  # not flat, a duplicate, or a key YAML reads as a non-string (true)
-        raw = key.group(2)
-        if raw is None:
-            listing = key.group(1)
-            result[listing] = []
-            continue
-        value = [] if raw == "[]" else scalar(raw, resolve)
-        if value is NO_VALUE:
+        entry = _entry(line, result, resolve)
+        if entry is None:
             return None
-        result[key.group(1)] = value
+        key, value = entry
+        listing = key if value is _OPENS_LIST else None
+        result[key] = [] if value is _OPENS_LIST else value
+    _end_listing(result, listing)
+    return result
+
+
+_OPENS_LIST: Any = object()  # `key:` alone: its `  - item` lines follow
+
+
+def _entry(line: str, taken: dict[str, Any], resolve: Resolve | None) -> tuple[str, Any] | None:
+    """The key and value of a `key: value` line (_OPENS_LIST for `key:` alone); None when the
+    line is not flat, repeats a key of `taken`, or has a key YAML reads as a non-string."""
+    found = _KEY.fullmatch(line)
+    if found is None:
+        return None
+    key, raw = found.group(1), found.group(2)
+    if key in taken or scalar(key, resolve) != key:  # `true:` is a boolean key
+        return None
+    if raw is None:
+        return key, _OPENS_LIST
+    value = [] if raw == "[]" else scalar(raw, resolve)
+    return None if value is NO_VALUE else (key, value)
+
+
+def _end_listing(result: dict[str, Any], listing: str | None) -> None:
+    """`key:` with no item under it is null."""
     if listing is not None and not result[listing]:
         result[listing] = None
-    return result
 
 
 def scalar(raw: str, resolve: Resolve | None = None) -> Any:

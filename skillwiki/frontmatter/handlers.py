@@ -1,10 +1,11 @@
 """python-frontmatter handlers for the frontmatter skillwiki reads: strict YAML and TOML.
 
-python-frontmatter detects the format and splits the block from the body, the one place
-frontmatter is split; the handlers here load it the way skillwiki must: YAML with the strict
-safe loader of `strict_yaml` (no duplicate keys, no aliases, dates as text) and closed by `---` or
-`...`; TOML with the standard library's `tomllib` (dates and times as text too, so both formats
-give the same values).
+python-frontmatter detects the format and splits the block from the body; the handlers here
+load it the way skillwiki must: YAML with the strict safe loader of `strict_yaml` (no duplicate
+keys, no aliases, dates as text) and closed by `---` or `...`; TOML with the standard library's
+`tomllib` (dates and times as text too, so both formats give the same values). The flat YAML
+that skillwiki itself writes never reaches them: `documents.split` reads it first, on the same
+boundaries, without importing the library (held equal to it by tests).
 """
 
 from __future__ import annotations
@@ -21,12 +22,7 @@ from frontmatter.default_handlers import BaseHandler, YAMLHandler
 
 from skillwiki.errors import InputError
 from skillwiki.frontmatter import strict_yaml
-
-# A block opens on the file's first line, `---` or `+++` alone (spaces after it allowed), and
-# closes on a later line of the same kind (YAML's document end `...` closes YAML too).
-YAML_OPENING = re.compile(r"---[ \t]*$", re.MULTILINE)
-YAML_BOUNDARY = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
-TOML_BOUNDARY = re.compile(r"^\+\+\+[ \t]*$", re.MULTILINE)
+from skillwiki.frontmatter.fences import TOML_BOUNDARY, YAML_BOUNDARY, YAML_OPENING
 
 
 class StrictYAMLHandler(YAMLHandler):
@@ -124,10 +120,6 @@ def _load(
 ) -> dict[str, Any]:
     kind = "TOML" if isinstance(handler, TOMLHandler) else "YAML"
     try:
-        if isinstance(handler, StrictYAMLHandler):
-            flat = strict_yaml.flat(metadata)  # what skillwiki writes: plain values, no YAML parser
-            if flat is not None:
-                return flat
         if _nesting(metadata) > MAX_LOADER_DEPTH:  # refused before a C parser recurses into it
             raise InputError(
                 where, f"unparsable {kind} frontmatter: nested more than {MAX_DEPTH} levels deep"

@@ -51,7 +51,7 @@ def load(source: str) -> Any:
 
     Text that could hold an alias (any `&` or `*`) takes the pure-Python loader; anything else
     goes to libyaml, and on any error to the pure-Python loader too: its messages are the ones
-    users see. (`flat` reads the subset skillwiki writes first, without either.)
+    users see. (`flat_yaml.read` reads the subset skillwiki writes first, without either.)
     """
     if "&" in source or "*" in source:
         return yaml.load(source, Loader=StrictLoader)  # noqa: S506 - a SafeLoader
@@ -127,19 +127,11 @@ _BUILD = {
 }
 
 
-def flat(source: str) -> dict[str, Any] | None:
-    """The flat subset skillwiki writes (see flat_yaml), read as `load` would read it, scalars
-    typed by PyYAML's own resolvers; None for any other text (then `load` reads it).
-
-    Its values are plain by construction: strings, numbers, booleans, None, lists of them.
-    """
-    if "&" in source or "*" in source:
-        return None  # an anchor or alias is StrictLoader's to refuse
-    return flat_yaml.load(source, _scalar)
-
-
 @lru_cache(maxsize=8192)  # frontmatter repeats itself: types, compiler, tags, dates
-def _scalar(raw: str) -> Any:
+def resolve(raw: str) -> Any:
+    """One scalar of the flat subset (see flat_yaml) as `load` would read it, a plain one typed
+    by PyYAML's own resolvers; flat_yaml.NO_VALUE when it is not one of plain values, or when
+    PyYAML cannot build it (an integer of thousands of digits: `load` says why)."""
     value = flat_yaml.quoted_or_plain(raw)
     if value is not flat_yaml.PLAIN:
         return value
@@ -151,4 +143,7 @@ def _scalar(raw: str) -> Any:
     build = _BUILD.get(tag)
     if build is None:
         return flat_yaml.NO_VALUE
-    return build(yaml.ScalarNode(tag, raw))
+    try:
+        return build(yaml.ScalarNode(tag, raw))
+    except ValueError:
+        return flat_yaml.NO_VALUE
