@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -114,36 +115,45 @@ def resolve(tree: Path, folder: Path, target: str, settings: dict[str, object]) 
     return candidate if candidate.is_dir() else None
 
 
+def link_targets(text: str) -> Iterator[str]:
+    """Every link and image target of a page's body (outside raw code), unquoted, that is
+    neither external, nor templated, nor an autolink."""
+    skip = raw_code_lines(text.split("\n"))
+    for token in PARSER.parse(text):
+        if token.type != "inline" or (token.map and token.map[0] in skip):
+            continue
+        for child in token.children or []:
+            href = child.attrs.get("href") if child.type == "link_open" else None
+            href = child.attrs.get("src") if child.type == "image" else href
+            if not isinstance(href, str) or child.markup == "autolink":
+                continue
+            target = unquote(href)
+            if target and not SCHEME.match(target) and "{{" not in target and "{%" not in target:
+                yield target
+
+
+def is_broken(
+    tree: Path, path: Path, target: str, settings: dict[str, object], anchors: dict[Path, set[str]]
+) -> bool:
+    """Whether a link of the page at `path` leads nowhere: no file, or no such heading."""
+    if target.startswith("#"):
+        return target[1:] not in anchors_of(path, anchors)
+    found = resolve(tree, path.parent, target, settings)
+    if found is None:
+        return True
+    fragment = target.partition("#")[2]
+    missing = fragment and fragment not in anchors_of(found, anchors) if found.is_file() else True
+    return found.suffix == ".md" and bool(missing)
+
+
 def reference(tree: Path, folder: Path, settings: dict[str, object]) -> set[tuple[str, str]]:
     broken: set[tuple[str, str]] = set()
     anchors: dict[Path, set[str]] = {}
     for path in sorted(folder.rglob("*.md")):
-        text = body(path.read_text(encoding="utf-8"))
-        skip = raw_code_lines(text.split("\n"))
         rel = path.relative_to(tree).as_posix()
-        for token in PARSER.parse(text):
-            if token.type != "inline" or (token.map and token.map[0] in skip):
-                continue
-            for child in token.children or []:
-                href = child.attrs.get("href") if child.type == "link_open" else None
-                href = child.attrs.get("src") if child.type == "image" else href
-                if not isinstance(href, str) or child.markup == "autolink":
-                    continue
-                target = unquote(href)
-                if not target or SCHEME.match(target) or "{{" in target or "{%" in target:
-                    continue
-                if target.startswith("#"):
-                    if target[1:] not in anchors_of(path, anchors):
-                        broken.add((rel, target))
-                    continue
-                found = resolve(tree, path.parent, target, settings)
-                fragment = target.partition("#")[2]
-                has_anchors = found is not None and found.is_file()
-                missing = (
-                    fragment and fragment not in anchors_of(found, anchors) if has_anchors else True
-                )
-                if found is None or (found.suffix == ".md" and missing):
-                    broken.add((rel, target))
+        for target in link_targets(body(path.read_text(encoding="utf-8"))):
+            if is_broken(tree, path, target, settings, anchors):
+                broken.add((rel, target))
     return broken
 
 

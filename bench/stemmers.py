@@ -77,45 +77,48 @@ def installed_size(distribution: str) -> float:
     return sum(Path(str(file.locate())).stat().st_size for file in files) / 1e6
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", type=Path, default=HERE.parent.parent / "shared")
-    parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
-    import Stemmer
-    from snowballstemmer.english_stemmer import EnglishStemmer
-
-    pages = texts(args.shared)
-    tokens = [word for page in pages for word in WORD.findall(page.lower())]
-    print(f"{len(pages)} pages, {sum(map(len, pages)) / 1e6:.1f} MB, {len(tokens)} words")
-
+def index_costs(pages: list[str], runs: int) -> None:
+    """Print what FTS5 takes to index the pages with and without `porter`."""
     # By turns, so that a slower spell of the machine weighs on both alike.
     turns: dict[str, list[float]] = {"unicode61 remove_diacritics 2": [], TOKENIZER: []}
-    for _ in range(args.runs):
+    for _ in range(runs):
         for tokenizer, times in turns.items():
             times.append(median_ms(fts_insert(pages, tokenizer), 1))
     plain, porter = (statistics.median(times) for times in turns.values())
     print(f"index, unicode61 alone: {plain:.0f} ms; with porter: {porter:.0f} ms")
     print(f"  porter's own cost: {porter - plain:.0f} ms")
 
+
+def python_costs(pages: list[str], tokens: list[str], runs: int) -> None:
+    """Print what each library takes to stem the words in Python, and its installed size."""
+    import Stemmer
+    from snowballstemmer.english_stemmer import EnglishStemmer
+
     fast = Stemmer.Stemmer("english")
     slow = EnglishStemmer()  # its own Python: `snowballstemmer.stemmer` hands out PyStemmer's
-    cut = median_ms(lambda: [WORD.findall(page.lower()) for page in pages], args.runs)
+    cut = median_ms(lambda: [WORD.findall(page.lower()) for page in pages], runs)
     print(f"cutting the words in Python (no stemming yet): {cut:.0f} ms")
-    py = median_ms(lambda: fast.stemWords(tokens), args.runs)
+    py = median_ms(lambda: fast.stemWords(tokens), runs)
     print(f"PyStemmer, the words stemmed (cut apart): {py:.0f} ms")
     sample = tokens[: len(tokens) // 20]  # its own Python is slow: a twentieth, scaled up
-    snow = median_ms(lambda: slow.stemWords(sample), args.runs) * len(tokens) / len(sample)
+    snow = median_ms(lambda: slow.stemWords(sample), runs) * len(tokens) / len(sample)
     print(f"snowballstemmer, the words stemmed (cut apart): {snow:.0f} ms")
     for name in ("PyStemmer", "snowballstemmer"):
         print(
             f"installed: {name} {importlib.metadata.version(name)}, {installed_size(name):.1f} MB"
         )
 
+
+def stem_classes(tokens: list[str]) -> None:
+    """Print how the English words fall into stems under Porter and under Snowball, and a few
+    words the two class differently."""
+    import Stemmer
+
     vocabulary = sorted(set(tokens))
     english = [word for word in vocabulary if word.isascii() and word.isalpha()]
     by_porter = {word: _stems(word)[0] for word in english}
-    by_snowball = dict(zip(english, fast.stemWords(english), strict=True))
+    stemmed = Stemmer.Stemmer("english").stemWords(english)
+    by_snowball = dict(zip(english, stemmed, strict=True))
     ours, theirs = classes(by_porter), classes(by_snowball)
     same = sum(1 for word in english if ours[word] == theirs[word])
     print(
@@ -123,13 +126,28 @@ def main() -> None:
         f"{len(set(by_snowball.values()))} Snowball stems; "
         f"{same / len(english):.1%} of the words have the same class under both"
     )
-    shown = 0
-    for word in english:
-        if ours[word] != theirs[word] and len(ours[word] | theirs[word]) <= 4 and shown < 12:
-            only_porter = sorted(ours[word] - theirs[word])
-            only_snowball = sorted(theirs[word] - ours[word])
-            print(f"  {word}: also {only_porter} by Porter, {only_snowball} by Snowball")
-            shown += 1
+    differ = [
+        word
+        for word in english
+        if ours[word] != theirs[word] and len(ours[word] | theirs[word]) <= 4
+    ]
+    for word in differ[:12]:
+        only_porter = sorted(ours[word] - theirs[word])
+        only_snowball = sorted(theirs[word] - ours[word])
+        print(f"  {word}: also {only_porter} by Porter, {only_snowball} by Snowball")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shared", type=Path, default=HERE.parent.parent / "shared")
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    pages = texts(args.shared)
+    tokens = [word for page in pages for word in WORD.findall(page.lower())]
+    print(f"{len(pages)} pages, {sum(map(len, pages)) / 1e6:.1f} MB, {len(tokens)} words")
+    index_costs(pages, args.runs)
+    python_costs(pages, tokens, args.runs)
+    stem_classes(tokens)
 
 
 if __name__ == "__main__":
