@@ -107,19 +107,19 @@ def figures(origin: Path, root: Path, runs: int, env: dict[str, str]) -> list[st
     for event in ("SessionStart", "UserPromptSubmit"):
         cold: list[float] = []
         warm: list[float] = []
-        answered = 0
+        with_lessons = 0
         for number in range(runs):
             clone = root / f"clone-{event}-{number}"
             git("clone", "-q", str(origin), str(clone), cwd=root)
-            seconds, said = hook(clone, event, f"cold-{number}", env)
+            seconds, lessons = hook(clone, event, f"cold-{number}", env)
             cold.append(seconds)
-            answered += said
+            with_lessons += lessons
             warm.append(hook(clone, event, f"warm-{number}", env)[0])
             shutil.rmtree(clone)
         for label, times in ((f"{event}, fresh clone", cold), (f"{event}, again", warm)):
             value = statistics.median(times) * 1000
-            told = f"{answered}/{runs}" if times is cold else ""
-            rows.append(f"| {label} | {value:.0f} ms | {value / base:.1f} | {told} |")
+            shown = f"{with_lessons}/{runs}" if times is cold else ""
+            rows.append(f"| {label} | {value:.0f} ms | {value / base:.1f} | {shown} |")
     return rows
 
 
@@ -149,7 +149,7 @@ def main() -> None:
         modes = [("SKILLWIKI_SEMANTIC=0", "0")] + ([("semantic extra", "")] if semantic else [])
         for label, value in modes:
             env = {**os.environ, "SKILLWIKI_SEMANTIC": value}
-            print(f"{label}:\n\n| figure | median | × start-up | answered |\n|---|---|---|---|")
+            print(f"{label}:\n\n| figure | median | × start-up | with lessons |\n|---|---|---|---|")
             print("\n".join(figures(origin, root, args.runs, env)) + "\n")
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -1,5 +1,5 @@
 """The call made at once after a raw change, in-process: a warm workspace as the MCP server
-keeps it (warm.Warm, following the wiki), without the client's round trip and its noise.
+keeps it (`server.live`, following the wiki), without the client's round trip and its noise.
 
 Usage:
   python bench/warm_change.py WORKSPACE [--change pages/common/tar.md] [--runs 20]
