@@ -28,7 +28,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-from skillwiki.search.index import TOKENIZER  # noqa: E402
+from skillwiki.search.schema import TOKENIZER  # noqa: E402
 from skillwiki.search.terms import word_stems as _stems  # noqa: E402  (the index's own stems of a word)
 
 CORPORA = ("tldr/en", "docs/fastapi", "docs/rust-book", "docs/hugo-docs")

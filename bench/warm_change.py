@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from skillwiki.search import search
-from skillwiki.server.live import Place, Warm
+from skillwiki.server.live import LiveWorkspace, WorkspaceLookup
 from skillwiki.statcache import StatCache
 
 
@@ -43,7 +43,7 @@ def main() -> None:
             return done
 
         StatCache.take_over = counted  # type: ignore[method-assign]
-    warm = Warm(Place(args.workspace), follow=True)
+    warm = LiveWorkspace(WorkspaceLookup(args.workspace), follow=True)
 
     def timed() -> float:
         started = time.perf_counter()

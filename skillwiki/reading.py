@@ -45,7 +45,7 @@ def refresh(
     progress: Progress | None = None,
     *,
     shared: bool = False,
-    earlier: statcache.Earlier | None = None,
+    changes: statcache.Changes | None = None,
     write_cache: bool = True,
     kept: sqlite3.Connection | None = None,
     read_only: bool = False,
@@ -56,7 +56,7 @@ def refresh(
     checkout cannot be written), nothing is compiled and the answer comes from the articles
     as they are. In a checkout that cannot be written, the index is built in memory. A
     `shared` index may be used from other threads (one at a time), as a server does, which
-    also tells what changed since its `earlier` look, may leave the stat cache for it to
+    also tells what changed since its `changes` look, may leave the stat cache for it to
     write (`write_cache` off), and may give the index connection it keeps (`kept`, see
     search.open_index), which then comes back if it could serve. `read_only` (a server told
     to write nothing) compiles nothing and writes nothing, not even the caches: the raw files
@@ -71,7 +71,7 @@ def refresh(
             progress=progress,
             trust_articles=True,
             wait=False,
-            earlier=earlier,
+            changes=changes,
             write_cache=write_cache,
         )
     except (LockTimeout, ReadOnlyWorkspace) as exc:

@@ -54,13 +54,13 @@ def _tool(root: Path, name: str, arguments: dict[str, Any]) -> Any:
     """The MCP tool's answer, called in-process on a server kept open on `root`."""
     pytest.importorskip("mcp")
     from skillwiki import server
-    from skillwiki.server.live import Place
+    from skillwiki.server.live import WorkspaceLookup
 
-    wiki = server.build(Place(root), read_only=False)
+    wiki = server.build(WorkspaceLookup(root), read_only=False)
     try:
         result = anyio.run(wiki.call_tool, name, arguments)
     finally:
-        wiki.warm.close()
+        wiki.workspace.close()
     assert not result.is_error, result.content
     return result.structured_content
 

@@ -283,12 +283,12 @@ def _kept_next_time(invoke: Invoke, demo: Path, article: Path, typed: str) -> An
 def test_a_hand_edit_made_while_compile_runs_is_kept(
     demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from skillwiki.compiler import apply
+    from skillwiki.compiler import Problem, apply
 
     _, article = _stale_ci(demo)
     real = apply.compile_one
 
-    def edit_meanwhile(job: tuple[str, str, str, str, int]) -> apply.Compiled:
+    def edit_meanwhile(job: tuple[str, str, str, str, int]) -> apply.Compiled | Problem:
         if job[1] == "docs/ci.md":  # after the plan looked, before the article is written
             article.write_text(article.read_text() + "\nTyped while compile ran.\n")
         return real(job)
@@ -366,13 +366,13 @@ def test_a_raw_file_saved_while_compile_runs_is_compiled_again(
     it: saved again after that read (here before its article is written), it differs from
     that stat, and the next look compiles it again, however long after the save that is."""
     from skillwiki import statcache
-    from skillwiki.compiler import apply
+    from skillwiki.compiler import Problem, apply
 
     monkeypatch.setattr(statcache.cache, "RACY_NS", 0)  # no recent stat looked at twice
     raw, article = _stale_ci(demo)
     real = apply.compile_one
 
-    def save_meanwhile(job: tuple[str, str, str, str, int]) -> apply.Compiled:
+    def save_meanwhile(job: tuple[str, str, str, str, int]) -> apply.Compiled | Problem:
         compiled = real(job)
         if job[1] == "docs/ci.md":  # read and compiled; saved again before it is written
             time.sleep(0.05)  # past the file system's clock tick: the stat moves

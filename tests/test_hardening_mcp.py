@@ -511,7 +511,7 @@ def test_an_unexpected_failure_says_what_failed(
     from mcp import Client
 
     from skillwiki import server
-    from skillwiki.server.live import Place
+    from skillwiki.server.live import WorkspaceLookup
 
     target, tool, kind, named = FAULTS[row]
     module, _, name = target.rpartition(".")
@@ -522,7 +522,7 @@ def test_an_unexpected_failure_says_what_failed(
 
     monkeypatch.setattr(importlib.import_module(module), name, raising)
     monkeypatch.chdir(demo)
-    wiki = server.build(Place(demo), read_only=False)
+    wiki = server.build(WorkspaceLookup(demo), read_only=False)
 
     async def call() -> tuple[bool, str]:
         async with Client(wiki, mode="legacy") as client:
@@ -532,7 +532,7 @@ def test_an_unexpected_failure_says_what_failed(
     try:
         failed, text = anyio.run(call)
     finally:
-        wiki.warm.close()
+        wiki.workspace.close()
     _says_what_failed(tool, failed, text, Path("/srv/elsewhere"))
     assert text.startswith(f"Error: {tool}: ") and named in text
     assert str(demo) not in text
@@ -544,13 +544,13 @@ def test_an_unexpected_failure_reading_a_resource_says_what_failed(
     from mcp import Client
 
     from skillwiki import reading, server
-    from skillwiki.server.live import Place
+    from skillwiki.server.live import WorkspaceLookup
 
     def raising(*args: Any, **kwargs: Any) -> Any:
         raise ValueError(f"cannot read {demo}/.wiki/wiki/docs/ci.md")
 
     monkeypatch.setattr(reading, "show", raising)
-    wiki = server.build(Place(demo), read_only=False)
+    wiki = server.build(WorkspaceLookup(demo), read_only=False)
 
     async def read() -> tuple[int, str]:
         async with Client(wiki, mode="legacy") as client:
@@ -563,7 +563,7 @@ def test_an_unexpected_failure_reading_a_resource_says_what_failed(
     try:
         code, message = anyio.run(read)
     finally:
-        wiki.warm.close()
+        wiki.workspace.close()
     assert code == -32603
     assert message.startswith("Error: skillwiki://wiki/docs/ci.md: unexpected ValueError: ")
     assert ".wiki/wiki/docs/ci.md" in message and str(demo) not in message

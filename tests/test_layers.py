@@ -105,6 +105,26 @@ def test_a_text_loads_only_the_library_it_needs(text: str, loaded: list[str]) ->
     assert out.stdout == f"{loaded}\n"
 
 
+@pytest.mark.parametrize(
+    "module",
+    ["skillwiki.compiler.apply", "skillwiki.lint", "skillwiki.search.heading_cache"],
+)
+def test_what_never_searches_does_not_load_the_search_engine(module: str) -> None:
+    """Compile and lint take what compile hands the search index from skillwiki.search; that
+    must not load SQLite, the ranking or the snippets, which only a search needs."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, importlib\n"
+        f"importlib.import_module({module!r})\n"
+        "engine = {'sqlite3', 'skillwiki.search.rank', 'skillwiki.search.index'}\n"
+        "print(sorted(engine & set(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == "[]\n"
+
+
 REPO = Path(__file__).resolve().parent.parent
 
 # One row per import that ran back up a layer, or round a cycle: the importer, then the module

@@ -494,11 +494,11 @@ def test_the_sdk_internals_that_reading_arguments_as_sent_relies_on(demo: Path) 
 
     from skillwiki import server
     from skillwiki.server import _sdk
-    from skillwiki.server.live import Place
+    from skillwiki.server.live import WorkspaceLookup
 
     assert "self.fn_metadata.validate_arguments(" in inspect.getsource(Tool.run)
     assert "self.pre_parse_json(" in inspect.getsource(FuncMetadata.validate_arguments)
-    wiki = server.build(Place(demo), read_only=False)
+    wiki = server.build(WorkspaceLookup(demo), read_only=False)
     tools = wiki._tool_manager.list_tools()
     assert len(tools) == 7
     readers = {tool.name: tool.fn_metadata for tool in tools}
@@ -507,7 +507,7 @@ def test_the_sdk_internals_that_reading_arguments_as_sent_relies_on(demo: Path) 
     assert parsed["suggest"] == {"feedback": (dict,)}
     assert parsed["record_lesson"] == {"agent": (list,), "tag": (list,), "path": (list,)}
     assert parsed["show"] == {} and parsed["feedback"] == {}
-    wiki.warm.close()
+    wiki.workspace.close()
 
 
 def test_the_sdk_behaviour_that_paging_resources_relies_on(demo: Path) -> None:
@@ -519,14 +519,14 @@ def test_the_sdk_behaviour_that_paging_resources_relies_on(demo: Path) -> None:
     from mcp.server.mcpserver import MCPServer
 
     from skillwiki import server
-    from skillwiki.server.live import Place
+    from skillwiki.server.live import WorkspaceLookup
 
     assert "on_list_resources=self._handle_list_resources" in inspect.getsource(MCPServer)
     taken = list(inspect.signature(MCPServer._handle_list_resources).parameters)
     assert taken == ["self", "ctx", "params"]
-    wiki = server.build(Place(demo), read_only=False)
+    wiki = server.build(WorkspaceLookup(demo), read_only=False)
     entry = wiki._lowlevel_server.get_request_handler("resources/list")
-    wiki.warm.close()
+    wiki.workspace.close()
     assert entry is not None and entry.handler == wiki._handle_list_resources
 
 
@@ -818,10 +818,10 @@ def test_resources_come_a_page_at_a_time(demo: Path, monkeypatch: pytest.MonkeyP
     from mcp.shared.exceptions import MCPError
 
     from skillwiki import server
-    from skillwiki.server.live import Place
+    from skillwiki.server.live import WorkspaceLookup
 
     monkeypatch.setattr(server.app, "RESOURCES_PAGE", 3)
-    wiki = server.build(Place(demo), read_only=False)
+    wiki = server.build(WorkspaceLookup(demo), read_only=False)
 
     async def refused() -> str:
         with pytest.raises(MCPError) as raised:
@@ -839,7 +839,7 @@ def test_resources_come_a_page_at_a_time(demo: Path, monkeypatch: pytest.MonkeyP
     second = anyio.run(_pages, wiki, demo / ".wiki" / "raw" / "docs" / "architecture.md")
     assert sum(second, []) == [uri for uri in every if uri != going]
     assert "not a cursor of this server" in anyio.run(refused)
-    wiki.warm.close()
+    wiki.workspace.close()
 
 
 async def _pages(wiki: Any, gone_after_first: Path | None = None) -> list[list[str]]:
@@ -871,7 +871,7 @@ def test_a_quiet_workspace_is_answered_without_a_worker_thread(
 
     from skillwiki import server
     from skillwiki.server import live as warm_module
-    from skillwiki.server.live import Place
+    from skillwiki.server.live import WorkspaceLookup
 
     hops: list[str] = []
     hop = anyio.to_thread.run_sync
@@ -884,7 +884,7 @@ def test_a_quiet_workspace_is_answered_without_a_worker_thread(
     # The call after the change makes the look: the follower, which would make it once the
     # kernel's reports stop coming, waits past the test (on a loaded machine it came first).
     monkeypatch.setattr(warm_module, "QUIET", 60.0)
-    wiki = server.build(Place(demo), read_only=False)
+    wiki = server.build(WorkspaceLookup(demo), read_only=False)
     raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
 
     async def calls() -> list[tuple[int, Any]]:
@@ -909,7 +909,7 @@ def test_a_quiet_workspace_is_answered_without_a_worker_thread(
         return made
 
     made = anyio.run(calls)
-    wiki.warm.close()
+    wiki.workspace.close()
     assert [count for count, _ in made] == [1, 0, 0, 0, 0, 1, 1, 0]
     assert made[0][1] == made[1][1] == made[4][1] and made[0][1]["results"]
     assert made[3][1]["lessons"]
@@ -928,13 +928,13 @@ def test_a_client_that_does_not_list_its_roots_is_not_waited_for(
     from mcp import Client
 
     from skillwiki import server
-    from skillwiki.server.live import Place
+    from skillwiki.server.live import WorkspaceLookup
 
     monkeypatch.setattr(server.answers, "ROOTS_WAIT", 0.3)
     monkeypatch.chdir(demo)
     monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
     monkeypatch.delenv("SKILLWIKI_WORKSPACE", raising=False)
-    wiki = server.build(Place(None), read_only=True)
+    wiki = server.build(WorkspaceLookup(None), read_only=True)
     asked: list[int] = []
 
     async def never(context: Any) -> types.ListRootsResult:
@@ -958,7 +958,7 @@ def test_a_client_that_does_not_list_its_roots_is_not_waited_for(
         return answers
 
     answers = anyio.run(calls)
-    wiki.warm.close()
+    wiki.workspace.close()
     assert asked == [1]
     assert len(answers) == 3 and all(answer == answers[0] for answer in answers)
     assert answers[0]["results"]
@@ -972,7 +972,7 @@ def test_resources_read_the_catalog_again_only_when_it_changed(
     article, read from the catalog the change rewrote."""
     from skillwiki import server
     from skillwiki.compiler import catalog
-    from skillwiki.server.live import Place
+    from skillwiki.server.live import WorkspaceLookup
 
     monkeypatch.setattr(server.app, "RESOURCES_PAGE", 3)
     reads: list[int] = []
@@ -983,7 +983,7 @@ def test_resources_read_the_catalog_again_only_when_it_changed(
         return listed(ws)
 
     monkeypatch.setattr(catalog, "listed", counted)
-    wiki = server.build(Place(demo), read_only=False)
+    wiki = server.build(WorkspaceLookup(demo), read_only=False)
 
     def every() -> list[str]:
         return sum(anyio.run(_pages, wiki), [])
@@ -994,7 +994,7 @@ def test_resources_read_the_catalog_again_only_when_it_changed(
     write(demo / ".wiki" / "raw" / "docs" / "zebra.md", "# Zebra\n\nStripes.\n")
     second = every()
     assert second == sorted([*first, "skillwiki://wiki/docs/zebra.md"]) and reads == [1, 1]
-    wiki.warm.close()
+    wiki.workspace.close()
 
 
 async def _read_error(session: ClientSession, uri: str) -> str:
@@ -1064,7 +1064,7 @@ def test_a_recorded_lesson_is_compiled_by_a_watched_look(
         pytest.skip("without a watcher every look lists every folder")
     from skillwiki import compiler, fsio, reading, server, statcache
     from skillwiki.reading import Refresh
-    from skillwiki.server.live import Place
+    from skillwiki.server.live import WorkspaceLookup
 
     listed: list[Path] = []
     scan = statcache.scan_folders
@@ -1074,7 +1074,7 @@ def test_a_recorded_lesson_is_compiled_by_a_watched_look(
         return scan(root, *args, **options)
 
     monkeypatch.setattr(statcache, "scan_folders", counted)
-    wiki = server.build(Place(demo), read_only=False)
+    wiki = server.build(WorkspaceLookup(demo), read_only=False)
     lesson = {"title": "Pin the kookaburra", "summary": "S.", "prevention_rule": "Pin it."}
 
     async def calls() -> list[Any]:
@@ -1104,7 +1104,7 @@ def test_a_recorded_lesson_is_compiled_by_a_watched_look(
     monkeypatch.setattr(reading, "refresh", busy)
     monkeypatch.setattr(compiler, "compile_workspace", waited)
     again = anyio.run(wiki.call_tool, "record_lesson", {**lesson, "title": "Pin the lyrebird"})
-    wiki.warm.close()
+    wiki.workspace.close()
     assert compiles == [demo] and not again.is_error
     again_raw = again.structured_content["path"].removeprefix(".wiki/raw/")
     assert (demo / ".wiki" / "wiki" / again_raw).is_file()

@@ -198,10 +198,10 @@ _SECRETISH = st.lists(
 def test_the_cheap_triggers_never_hide_a_secret(text: str) -> None:
     # The reference: every pattern run over the whole text, no trigger consulted but those
     # that give a pattern its context (a Secret manifest's `kind: Secret`).
-    everything = dict.fromkeys(kind for kind, _, _ in secrets._PATTERNS)
+    everything = dict.fromkeys(kind for kind, _, _ in secrets.PATTERNS)
     parts = [("", kind) for kind in everything if kind not in secrets.CONTEXTUAL]
-    parts += [(part, kind) for part, kind in secrets._PARTS if kind in secrets.CONTEXTUAL]
-    with patch.object(secrets, "_PARTS", tuple(parts)):
+    parts += [(part, kind) for part, kind in secrets.TRIGGER_PARTS if kind in secrets.CONTEXTUAL]
+    with patch.object(secrets, "TRIGGER_PARTS", tuple(parts)):
         expected = secrets.find(text)
     assert secrets.find(text) == expected
 

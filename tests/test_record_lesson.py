@@ -353,7 +353,7 @@ def test_the_mcp_tool_takes_the_section_arguments(ws: Path) -> None:
     from skillwiki.api import record_lesson_fields
     from skillwiki.config import SuggestConfig
     from skillwiki.memory.suggest import read_run, suggest
-    from skillwiki.server.live import Place
+    from skillwiki.server.live import WorkspaceLookup
 
     arguments = {
         "title": "Pin the runner image",
@@ -368,7 +368,7 @@ def test_the_mcp_tool_takes_the_section_arguments(ws: Path) -> None:
     assert proposal is not None
     proposed = record_lesson_fields(proposal.lesson)
     filled = {**proposed, "root_cause": "The tag moved.", "optimization": "Pinned by digest."}
-    wiki = server.build(Place(ws), read_only=False)
+    wiki = server.build(WorkspaceLookup(ws), read_only=False)
     try:
         calls = [
             anyio.run(wiki.call_tool, "record_lesson", given)
@@ -380,7 +380,7 @@ def test_the_mcp_tool_takes_the_section_arguments(ws: Path) -> None:
             )
         ]
     finally:
-        wiki.warm.close()
+        wiki.workspace.close()
     recorded, twice, as_proposed, as_filled = calls
     assert not recorded.is_error, recorded.content
     report = recorded.structured_content

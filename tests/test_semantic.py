@@ -26,7 +26,7 @@ from skillwiki.workspace import find_workspace
 from tests.support import DATA, DEMO, REPO, Invoke, corpora, write
 
 pytestmark = pytest.mark.skipif(
-    not semantic._installed(), reason="the semantic extra is not installed"
+    not semantic.installed(), reason="the semantic extra is not installed"
 )
 EVAL = REPO / "bench" / "eval"
 
@@ -180,7 +180,7 @@ def test_odd_text_is_split_as_the_tokenizer_splits_it(text: str) -> None:
         assert ours == semantic.loaded_model().tokenizer.encode(text, add_special_tokens=False).ids
 
 
-_PIECES = _pieces() if semantic._installed() else None
+_PIECES = _pieces() if semantic.installed() else None
 
 
 def test_a_query_s_vector_is_the_one_embed_gives(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -414,10 +414,10 @@ def test_a_warm_server_sees_new_vectors(ws: Path, invoke: Invoke) -> None:
     """The vectors read once for an open index are read again after the index changed: a page
     written between two queries is ranked by meaning in the second."""
     from skillwiki.search import search
-    from skillwiki.server.live import Place, Warm
+    from skillwiki.server.live import LiveWorkspace, WorkspaceLookup
 
     _workspace(ws, invoke, PAGES)
-    warm = Warm(Place(ws))
+    warm = LiveWorkspace(WorkspaceLookup(ws))
     text = "keep a process running after logging out"
 
     def ranked() -> dict[str, Any]:
@@ -446,10 +446,10 @@ def test_after_a_change_a_warm_server_reads_only_the_new_vectors(
     """A look that changed the index opens it anew; the vectors of the articles that stayed
     are kept from the last read (an id is never given again), and only those of the articles
     that came are read: the same ids and vectors as reading them all."""
-    from skillwiki.server.live import Place, Warm
+    from skillwiki.server.live import LiveWorkspace, WorkspaceLookup
 
     _workspace(ws, invoke, PAGES)
-    warm = Warm(Place(ws))
+    warm = LiveWorkspace(WorkspaceLookup(ws))
     converted: list[int] = []
     real = semantic.matrix
 
@@ -486,10 +486,10 @@ def test_after_one_change_the_ids_are_told_without_listing_them(ws: Path, invoke
     the ids from those above its last read's and from the rows' count and sum, without
     listing every id; after two went it lists them. Each time the ids and vectors are those
     of reading them all."""
-    from skillwiki.server.live import Place, Warm
+    from skillwiki.server.live import LiveWorkspace, WorkspaceLookup
 
     _workspace(ws, invoke, PAGES)
-    warm = Warm(Place(ws))
+    warm = LiveWorkspace(WorkspaceLookup(ws))
     raw = ws / ".wiki" / "raw" / "notes"
     names = sorted(PAGES)
 
@@ -535,10 +535,10 @@ def test_vectors_kept_from_another_build_of_the_index_are_not_used(
 ) -> None:
     """An index built again (deleted, or of another schema) gives its ids from 1 again: what
     was read of the old one is not taken for it."""
-    from skillwiki.server.live import Place, Warm
+    from skillwiki.server.live import LiveWorkspace, WorkspaceLookup
 
     _workspace(ws, invoke, PAGES)
-    warm = Warm(Place(ws))
+    warm = LiveWorkspace(WorkspaceLookup(ws))
     with warm.reading() as reading:
         SHARED.read(reading.index)
     warm.close()
@@ -551,7 +551,7 @@ def test_vectors_kept_from_another_build_of_the_index_are_not_used(
     for raw in (ws / ".wiki" / "raw" / "notes").iterdir():
         if raw.name == "nohup.md":
             raw.unlink()
-    warm = Warm(Place(ws))
+    warm = LiveWorkspace(WorkspaceLookup(ws))
     with warm.reading() as reading:
         ids, vectors = SHARED.read(reading.index)
         expected_ids, expected = _read_anew(reading.index)

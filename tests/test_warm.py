@@ -16,7 +16,7 @@ import pytest
 from skillwiki.errors import WorkspaceNotFound
 from skillwiki.search import search, semantic
 from skillwiki.server import watch
-from skillwiki.server.live import Place, Warm
+from skillwiki.server.live import LiveWorkspace, WorkspaceLookup
 from tests.support import Invoke, write
 
 
@@ -31,7 +31,7 @@ def _has_inotify() -> bool:
 needs_inotify = pytest.mark.skipif(not _has_inotify(), reason="no inotify on this system")
 
 
-def _hits(warm: Warm, text: str) -> tuple[bool, list[str]]:
+def _hits(warm: LiveWorkspace, text: str) -> tuple[bool, list[str]]:
     with warm.reading() as read:
         hits = search(read.ws, text, db=read.index, vectors=read.vectors)  # as the server asks
         return read.unchanged, [hit.path for hit in hits]
@@ -39,7 +39,7 @@ def _hits(warm: Warm, text: str) -> tuple[bool, list[str]]:
 
 @needs_inotify
 def test_an_unchanged_workspace_is_answered_without_a_look(demo: Path) -> None:
-    warm = Warm(Place(demo))
+    warm = LiveWorkspace(WorkspaceLookup(demo))
     first, _ = _hits(warm, "retry")  # compiles the demo: its own writes are not a change
     second, hits = _hits(warm, "retry")
     assert (first, second) == (False, True)
@@ -57,7 +57,7 @@ def test_an_unchanged_workspace_is_answered_without_a_look(demo: Path) -> None:
 
 @needs_inotify
 def test_at_once_answers_only_an_unchanged_workspace_and_never_waits(demo: Path) -> None:
-    warm = Warm(Place(demo))
+    warm = LiveWorkspace(WorkspaceLookup(demo))
     with warm.at_once() as read:
         assert read is None  # no look yet: nothing known to be in step
     assert _hits(warm, "retry")[0] is False
@@ -109,7 +109,7 @@ def _until(done: Callable[[], bool]) -> None:
 
 @needs_inotify
 def test_a_follower_looks_before_the_next_call(demo: Path) -> None:
-    warm = Warm(Place(demo), follow=True)
+    warm = LiveWorkspace(WorkspaceLookup(demo), follow=True)
     assert _hits(warm, "retry")[0] is False
     raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
     article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
@@ -127,7 +127,7 @@ def test_a_problem_a_follower_s_look_found_is_told_by_the_reads_after_it(demo: P
     """A raw file that cannot be compiled, found by the follower's look (not by a call), is
     told by every read after it, and still after looks at other changes, in its folder or
     another."""
-    warm = Warm(Place(demo), follow=True)
+    warm = LiveWorkspace(WorkspaceLookup(demo), follow=True)
     with warm.reading() as read:
         assert read.problems == ()
     raw, wiki = demo / ".wiki" / "raw", demo / ".wiki" / "wiki"
@@ -147,7 +147,7 @@ def test_a_problem_a_follower_s_look_found_is_told_by_the_reads_after_it(demo: P
 def test_closing_waits_for_the_follower_s_look(demo: Path) -> None:
     """A look the follower began ends before `close` returns: a server's process does not end
     in the middle of writing articles."""
-    warm = Warm(Place(demo), follow=True)
+    warm = LiveWorkspace(WorkspaceLookup(demo), follow=True)
     _hits(warm, "retry")
     began, ended = threading.Event(), threading.Event()
     read = warm._read
@@ -171,7 +171,7 @@ def test_closing_waits_for_the_follower_s_look(demo: Path) -> None:
 
 @needs_inotify
 def test_a_follower_whose_look_fails_waits_for_the_next_change(demo: Path) -> None:
-    warm = Warm(Place(demo), follow=True)
+    warm = LiveWorkspace(WorkspaceLookup(demo), follow=True)
     _hits(warm, "retry")
     looks = []
     read = warm._read
@@ -199,12 +199,12 @@ def test_a_follower_whose_look_fails_waits_for_the_next_change(demo: Path) -> No
 
 
 @needs_inotify
-@pytest.mark.skipif(not semantic._installed(), reason="the semantic extra is not installed")
+@pytest.mark.skipif(not semantic.installed(), reason="the semantic extra is not installed")
 def test_a_follower_reads_the_new_vectors_before_the_next_search(
     demo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SKILLWIKI_SEMANTIC", "1")
-    warm = Warm(Place(demo), follow=True)
+    warm = LiveWorkspace(WorkspaceLookup(demo), follow=True)
     _hits(warm, "retry")
     assert warm.vectors.last is not None  # the kept index's own vectors, not a shared cache
     before = list(warm.vectors.last.ids)
@@ -225,7 +225,7 @@ def test_a_follower_reads_the_new_vectors_before_the_next_search(
 def test_a_look_keeps_the_index_s_write_ahead_log(demo: Path) -> None:
     """The index kept open is replaced by the look's own after a change: closing the old one
     must not be the last close, which checkpoints the write-ahead log and removes it."""
-    warm = Warm(Place(demo))
+    warm = LiveWorkspace(WorkspaceLookup(demo))
     _hits(warm, "retry")
     wal = demo / ".wiki" / ".cache" / "search.sqlite-wal"
     raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
@@ -238,7 +238,7 @@ def test_a_look_keeps_the_index_s_write_ahead_log(demo: Path) -> None:
 
 @needs_inotify
 def test_a_replaced_index_is_not_trusted(demo: Path) -> None:
-    warm = Warm(Place(demo))
+    warm = LiveWorkspace(WorkspaceLookup(demo))
     _hits(warm, "retry")
     assert _hits(warm, "retry")[0] is True
     for index in (demo / ".wiki" / ".cache").glob("search.sqlite*"):
@@ -258,7 +258,7 @@ def test_a_look_after_a_change_syncs_the_index_on_the_connection_kept(
     once, not after waiting for a lock, and the answer is the same."""
     waits: list[float] = []
     monkeypatch.setattr("skillwiki.search.index.time.sleep", waits.append)  # waits on a lock
-    warm = Warm(Place(demo))
+    warm = LiveWorkspace(WorkspaceLookup(demo))
     with warm.reading() as read:
         first = read.index
     raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
@@ -284,7 +284,7 @@ def test_a_look_after_a_change_syncs_the_index_on_the_connection_kept(
 
 @needs_inotify
 def test_a_read_only_workspace_is_answered_from_the_articles_as_they_are(demo: Path) -> None:
-    """A read-only Warm never compiles nor writes: a raw file changed since is named, not
+    """A read-only LiveWorkspace never compiles nor writes: a raw file changed since is named, not
     compiled; its index is in memory, kept between looks and synced with the articles; an
     unchanged workspace is answered without a look, the notice kept."""
     from tests.support import snapshot
@@ -292,7 +292,7 @@ def test_a_read_only_workspace_is_answered_from_the_articles_as_they_are(demo: P
     raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
     raw.write_text(raw.read_text() + "\nThe kookaburra step.\n")
     before = snapshot(demo)
-    warm = Warm(Place(demo), follow=True, read_only=True)
+    warm = LiveWorkspace(WorkspaceLookup(demo), follow=True, read_only=True)
     with warm.reading() as read:
         first, index = read, read.index
         assert not read.unchanged and read.refreshed == 0 and read.skipped is not None
@@ -326,15 +326,15 @@ def test_a_read_only_workspace_starts_from_a_copy_of_the_index_file(
     synced with the articles; one that cannot be copied whole is left as it is, and the index
     is built in memory from the articles."""
     from skillwiki.search import index as search_index
+    from skillwiki.search.schema import create_schema as create
 
     built: list[int] = []
-    create = search_index._create
 
     def counted(db: Any) -> None:
         built.append(1)
         create(db)
 
-    monkeypatch.setattr(search_index, "_create", counted)
+    monkeypatch.setattr(search_index, "create_schema", counted)
     assert invoke("query", "-w", str(demo), "retry").exit_code == 0  # the index file, made
     cache = demo / ".wiki" / ".cache"
     built.clear()
@@ -346,7 +346,7 @@ def test_a_read_only_workspace_starts_from_a_copy_of_the_index_file(
 
     before = files()
     for damaged in (False, True):
-        warm = Warm(Place(demo), read_only=True)
+        warm = LiveWorkspace(WorkspaceLookup(demo), read_only=True)
         with warm.reading() as read:
             hits = search(read.ws, "lyrebird", db=read.index)
             assert [hit.path for hit in hits] == [".wiki/wiki/docs/architecture.md"]
@@ -360,7 +360,7 @@ def test_a_read_only_workspace_starts_from_a_copy_of_the_index_file(
 def test_without_a_watcher_every_read_looks(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "inotify_simple", None)  # as on a system without inotify
     assert watch.start(demo / ".wiki") is None
-    warm = Warm(Place(demo))
+    warm = LiveWorkspace(WorkspaceLookup(demo))
     assert _hits(warm, "retry")[0] is False
     assert _hits(warm, "retry")[0] is False
     write(demo / ".wiki" / "raw" / "docs" / "lyrebird.md", "# Lyrebird\n\nMimics.\n")
@@ -423,19 +423,19 @@ def test_the_place_of_the_workspace(
     monkeypatch.chdir(empty)
     monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
     with pytest.raises(WorkspaceNotFound, match="skillwiki init"):
-        Place(None).open()
-    assert Place(None, roots=[empty, demo / ".wiki" / "raw"]).open()[0].root == demo
+        WorkspaceLookup(None).open()
+    assert WorkspaceLookup(None, roots=[empty, demo / ".wiki" / "raw"]).open()[0].root == demo
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(demo))
-    assert Place(None).open()[0].root == demo
+    assert WorkspaceLookup(None).open()[0].root == demo
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(empty))  # none there: the roots, then here
-    assert Place(None, roots=[demo]).open()[0].root == demo
+    assert WorkspaceLookup(None, roots=[demo]).open()[0].root == demo
     with pytest.raises(WorkspaceNotFound, match=str(empty)):
-        Place(empty).open()  # -w names exactly one place
+        WorkspaceLookup(empty).open()  # -w names exactly one place
 
 
 @needs_inotify
 def test_a_folder_that_came_while_no_read_was_made_is_watched(demo: Path) -> None:
-    warm = Warm(Place(demo))
+    warm = LiveWorkspace(WorkspaceLookup(demo))
     _hits(warm, "retry")
     raw = demo / ".wiki" / "raw"
     (raw / "empty").mkdir()  # nothing in it to compile: no write of the look reveals it
@@ -454,7 +454,7 @@ def test_after_a_change_only_the_changed_files_are_looked_at_again(
     """Between reads, files are written, added, removed and edited in raw/ and wiki/; each
     read lists only what the watcher named, and its listing and answers equal those of a look
     at every file: the CLI's look after it finds nothing left to do."""
-    warm = Warm(Place(demo))
+    warm = LiveWorkspace(WorkspaceLookup(demo))
     _hits(warm, "retry")
     raw = demo / ".wiki" / "raw" / "docs"
     changes: list[Callable[[], object]] = [
@@ -482,7 +482,7 @@ def test_a_folder_that_came_is_looked_at_without_a_whole_listing(
     own) is watched, and the look lists it and the files the watcher named, not every folder:
     its listing and answers equal those of a look at every file. One that went or moved has
     every folder listed again."""
-    warm = Warm(Place(demo))
+    warm = LiveWorkspace(WorkspaceLookup(demo))
     _hits(warm, "retry")
     raw = demo / ".wiki" / "raw"
     lessons = demo / ".wiki" / "wiki" / "lessons"  # as the first lesson's compile makes it
@@ -506,7 +506,7 @@ def test_a_folder_that_came_is_looked_at_without_a_whole_listing(
 
 
 def _looked_as_at_every_file(
-    warm: Warm, demo: Path, monkeypatch: pytest.MonkeyPatch, *, whole: bool = False
+    warm: LiveWorkspace, demo: Path, monkeypatch: pytest.MonkeyPatch, *, whole: bool = False
 ) -> None:
     """A read after a change lists every folder (`whole`) or none, and leaves the listing and
     the answers a look at every file gives: the CLI's look after it finds no work left."""
@@ -555,7 +555,7 @@ def test_a_big_folder_keeps_its_spread_while_its_names_stay(
     raw = ws / ".wiki" / "raw" / "big"
     for number in range(statcache.BUCKET_FILES + 100):
         write(raw / f"page-{number:04d}.md", f"# Page {number}\n\nMarker m{number:04d}x.\n")
-    warm = Warm(Place(ws))
+    warm = LiveWorkspace(WorkspaceLookup(ws))
     _hits(warm, "marker")  # compiles them all; wiki/big/ came: the next look lists it all
     write(raw / "page-0001.md", "# Page 1\n\nMarker m0001x, again.\n")
     _hits(warm, "marker")
@@ -664,7 +664,7 @@ class _Waits:
 
 
 def _settling(demo: Path, counts: list[int], closed: _Waits) -> tuple[bool, list[float]]:
-    warm = Warm(Place(demo), follow=True, _closed=closed)  # type: ignore[arg-type]
+    warm = LiveWorkspace(WorkspaceLookup(demo), follow=True, _closed=closed)  # type: ignore[arg-type]
     warm._changes.watcher = _Counts(counts)  # type: ignore[assignment]
     return warm._settled(), closed.waits
 
@@ -683,7 +683,7 @@ def test_a_follower_looks_once_a_burst_of_changes_ends(
     assert _settling(demo, [64, 128, 192], _Waits(open_for=1)) == (False, [pause] * 2)
     monkeypatch.setattr(warm_module, "SETTLE", 0.0)
     assert _settling(demo, [64, 128, 192], _Waits()) == (True, [pause])  # no longer than SETTLE
-    warm = Warm(Place(demo), follow=True)
+    warm = LiveWorkspace(WorkspaceLookup(demo), follow=True)
     assert warm._pending() == -1  # no watcher to ask: the wait is QUIET's
 
 
@@ -701,7 +701,7 @@ def test_a_follower_makes_the_compiler_ready_once_idle(
     warm_up = compiler.warm_up
     monkeypatch.setattr(warm_module, "IDLE", 0.05)
     monkeypatch.setattr(compiler, "warm_up", lambda: made.append(warm_up()))
-    warm = Warm(Place(demo), follow=True)
+    warm = LiveWorkspace(WorkspaceLookup(demo), follow=True)
     _hits(warm, "retry")
     _until(lambda: len(made) == 1)
     time.sleep(3 * warm_module._POLL)
@@ -722,7 +722,7 @@ def test_a_look_that_fails_leaves_the_next_to_list_everything(
     from skillwiki import statcache
     from skillwiki.compiler import apply
 
-    warm = Warm(Place(demo))
+    warm = LiveWorkspace(WorkspaceLookup(demo))
     _hits(warm, "retry")
     relisted: list[str] = []
     relist, apply_plan = statcache.relist_folders, apply._apply
@@ -768,7 +768,7 @@ def test_after_a_change_the_other_folders_are_answered_by_the_records_kept(
     raw = demo / ".wiki" / "raw"
     write(raw / "marsupials" / "wombat.md", "# Wombat\n\nThe wombat digs.\n")
     write(raw / "monotremes" / "echidna.md", "# Echidna\n\nThe echidna digs.\n")
-    warm = Warm(Place(demo))
+    warm = LiveWorkspace(WorkspaceLookup(demo))
     _hits(warm, "digs")  # folders came: the next look lists every file
     for word in ("kookaburra", "dingo"):  # then the next looks at docs/ what the watcher named
         write(raw / "docs" / "ci.md", (raw / "docs" / "ci.md").read_text() + f"\nA {word}.\n")
@@ -800,9 +800,9 @@ def test_after_a_change_the_other_folders_are_answered_by_the_records_kept(
         cold = make_plan(ws, config, trust_articles=True)  # after the compile of docs/ci.md
         others = [entry for entry in plans[-1].others if entry.article != "docs/ci.md"]
         assert (others, plans[-1].problems) == (cold.others, cold.problems)
-        answered = plans[-1].listing.answered
+        answered = plans[-1].listing.trusted_records
         assert {key[0] for key in answered} >= {"marsupials/", "monotremes/"}
-        assert answered == {key: cold.listing.answered[key] for key in answered}
+        assert answered == {key: cold.listing.trusted_records[key] for key in answered}
     # Another process compiles and saves the cache: the next read reads it from its file.
     from skillwiki.reading import query
 
@@ -836,7 +836,7 @@ def test_in_a_big_folder_the_keys_the_watcher_named_nothing_in_are_answered_by_t
     raw = ws / ".wiki" / "raw" / "big"
     for number in range(statcache.BUCKET_FILES + 100):
         write(raw / f"page-{number:04d}.md", f"# Page {number}\n\nMarker m{number:04d}x.\n")
-    warm = Warm(Place(ws))
+    warm = LiveWorkspace(WorkspaceLookup(ws))
     _hits(warm, "marker")  # wiki/big/ came: the next look lists it all
     for number in (1, 2):
         write(raw / f"page-000{number}.md", f"# Page {number}\n\nMarker, again.\n")
@@ -883,8 +883,8 @@ def test_in_a_big_folder_the_keys_the_watcher_named_nothing_in_are_answered_by_t
         others = [entry for entry in plans[-1].others if entry.article != f"big/{name}"]
         assert (others, plans[-1].problems) == (cold.others, cold.problems)
         if alike:
-            answered = plans[-1].listing.answered.keys() - {key(name), key(previous)}
-            assert answered == cold.listing.answered.keys() - {key(name), key(previous)}
+            answered = plans[-1].listing.trusted_records.keys() - {key(name), key(previous)}
+            assert answered == cold.listing.trusted_records.keys() - {key(name), key(previous)}
             assert len(answered) >= count - 2
         previous = name
     warm.close()
@@ -910,7 +910,7 @@ def test_each_look_after_changes_in_a_big_folder_plans_as_a_look_at_every_file(
     wiki = ws / ".wiki" / "wiki" / "big"
     for number in range(statcache.BUCKET_FILES + 60):
         write(raw / f"page-{number:04d}.md", f"# Page {number}\n\nMarker m{number:04d}x.\n")
-    warm = Warm(Place(ws))
+    warm = LiveWorkspace(WorkspaceLookup(ws))
     _hits(warm, "marker")
     _hits(warm, "marker")
     plans: list[Any] = []
@@ -1044,11 +1044,11 @@ def test_a_follower_writes_the_stat_cache_once_idle(
     def on_disk() -> int:
         return statcache.load(path, config.fingerprint).saved_ns
 
-    def held(server: Warm) -> statcache.StatCache:
+    def held(server: LiveWorkspace) -> statcache.StatCache:
         assert server._listing is not None
         return server._listing.cache
 
-    server = Warm(Place(demo), follow=True)
+    server = LiveWorkspace(WorkspaceLookup(demo), follow=True)
     _hits(server, "retry")
     _until(lambda: server._unwritten is None and on_disk() == held(server).saved_ns)
     monkeypatch.setattr(live, "IDLE", 3600.0)  # never idle enough, until closed
@@ -1062,7 +1062,7 @@ def test_a_follower_writes_the_stat_cache_once_idle(
     assert statcache.load(path, config.fingerprint).records == kept.records
     # A CLI run while the write waits reads the older file, looks again where it differs,
     # and saves its own: the server does not write over it.
-    server = Warm(Place(demo), follow=True)
+    server = LiveWorkspace(WorkspaceLookup(demo), follow=True)
     _hits(server, "numbat")
     _replace(raw, raw.read_text() + "\nThe quokka step.\n")
     assert _hits(server, "quokka")[1] == [".wiki/wiki/docs/ci.md"]

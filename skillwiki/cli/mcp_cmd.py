@@ -39,7 +39,7 @@ def mcp(
     """
     try:
         from skillwiki.server import build
-        from skillwiki.server.live import Place
+        from skillwiki.server.live import WorkspaceLookup
     except ImportError as exc:
         # Any module the extra brings (mcp, anyio, pydantic...) missing or broken; one of
         # skillwiki's own is a bug, and shown as one.
@@ -50,9 +50,9 @@ def mcp(
             f"the MCP server needs the mcp extra, and {exc.name!r} cannot be imported: "
             "pip install 'skillwiki[mcp]'",
         ) from None
-    place = Place(chosen_workspace(ctx, workspace))
-    server = build(place, read_only=read_only or os.environ.get("SKILLWIKI_MCP_READ_ONLY") == "1")
+    lookup = WorkspaceLookup(chosen_workspace(ctx, workspace))
+    server = build(lookup, read_only=read_only or os.environ.get("SKILLWIKI_MCP_READ_ONLY") == "1")
     try:
         server.run("stdio")
     finally:
-        server.warm.close()  # a look the server began on its own ends before the process
+        server.workspace.close()  # a look the server began on its own ends before the process

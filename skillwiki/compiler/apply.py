@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from itertools import islice
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 from skillwiki import COMPILER, clock, fsio, parallel, statcache
 from skillwiki.compiler.freshness import Entry, Facts, Problem, State, row_key
@@ -19,7 +19,7 @@ from skillwiki.errors import InputError
 from skillwiki.fingerprint import fingerprint
 from skillwiki.frontmatter.documents import body_of, decode, split
 from skillwiki.search import heading_cache
-from skillwiki.search.snapshot import Since, Snapshot
+from skillwiki.search.snapshot import ChangesSince, Snapshot
 from skillwiki.statcache import Stat, read_with_stat
 from skillwiki.workspace import PARSED_SUFFIXES, Workspace
 
@@ -37,7 +37,9 @@ class CompileResult:
     problems: list[Problem] = field(default_factory=list)
     indexes_written: bool = False
     new_rows: dict[str, tuple[str, ...]] = field(default_factory=dict)  # of articles written
-    headings: dict[str, heading_cache.Known] = field(default_factory=dict)  # of articles written
+    headings: dict[str, heading_cache.ArticleHeadings] = field(
+        default_factory=dict
+    )  # of articles written
     rows_changed: bool = False  # a written article's catalog row differs from before
     # wiki/ as this compile left it, for the search index
     snapshot: Snapshot = field(default_factory=lambda: Snapshot(dict))
@@ -56,12 +58,12 @@ def compile_workspace(
     progress: Progress | None = None,
     trust_articles: bool = False,
     wait: bool = True,
-    earlier: statcache.Changes | None = None,
+    changes: statcache.Changes | None = None,
     write_cache: bool = True,
 ) -> CompileResult:
     """Compile what is new or stale, drop orphans, refresh index.md/index.json and the log.
 
-    `trust_articles` (for the read commands) lists wiki/ by name only, and `earlier` looks
+    `trust_articles` (for the read commands) lists wiki/ by name only, and `changes` looks
     again only at the files it names: see make_plan. Without `wait`, a workspace lock held by
     another writer raises LockTimeout at once. Without `write_cache`, the stat cache is
     settled but not written (the caller writes it, with statcache.write, when it can spare
@@ -69,7 +71,7 @@ def compile_workspace(
     """
     trust_articles = trust_articles and not force
     generation = _generation(ws)
-    plan = make_plan(ws, config, trust_articles=trust_articles, earlier=earlier)
+    plan = make_plan(ws, config, trust_articles=trust_articles, changes=changes)
     if not plan.pending(force) and not plan.temps and _indexes_current(ws, plan):
         result = CompileResult(plan.count(), kept_edited=plan.edited(), problems=plan.problems)
         entry_of: Callable[[str], str | None] = partial(plan.entry_json, ws)
@@ -90,10 +92,12 @@ def compile_workspace(
         lambda: listing.wiki_stats,
         entry_of,
         token=None if plan.cache.dirty else str(plan.cache.saved_ns),
-        since=Since(str(loaded_at), listing.looked_articles(), listing.covers, listing.wiki_folders)
+        changes=ChangesSince(
+            str(loaded_at), listing.looked_articles(), listing.covers, listing.wiki_folders
+        )
         if loaded_at
         else None,
-        told=result.headings,
+        headings=result.headings,
     )
     return result
 
@@ -209,9 +213,17 @@ def _write_indexes(ws: Workspace, plan: Plan, result: CompileResult) -> None:
     plan.cache.remember_indexes(tuple(stat for stat in stats if stat is not None))  # no keep
 
 
-# raw fingerprint, article, catalog row, what the search index is told (heading_cache.Known),
-# and the raw file's stat as it was read
-Compiled = tuple[str, bytes, Any, heading_cache.Known, Stat] | Problem
+class Compiled(NamedTuple):
+    """One raw file compiled: its fingerprint, the article's bytes and catalog row, the
+    headings handed to the search index, and the raw file's stat as it was read."""
+
+    raw_fingerprint: str
+    text: bytes
+    row: tuple[Any, ...]
+    headings: heading_cache.ArticleHeadings
+    raw_stat: Stat
+
+
 Job = tuple[str, str, str, str, int]  # raw file, article, raw file's path, algorithm, limit
 
 
@@ -219,7 +231,7 @@ def _job(ws: Workspace, config: Config, raw_rel: str, article: str) -> Job:
     return (raw_rel, article, str(ws.raw / raw_rel), config.fingerprint, config.max_file_bytes)
 
 
-def compile_one(job: Job) -> Compiled:
+def compile_one(job: Job) -> Compiled | Problem:
     """Compile one raw file into its article's bytes and catalog row (in a worker, if many)."""
     raw_rel, target, path, algorithm, max_bytes = job
     data, stat = read_with_stat(Path(path))
@@ -228,7 +240,7 @@ def compile_one(job: Job) -> Compiled:
 
 def _compiled(
     raw_rel: str, target: str, data: bytes, stat: Stat, algorithm: str, max_bytes: int
-) -> Compiled:
+) -> Compiled | Problem:
     """Compile one raw file's bytes (read at `stat`) into its article's bytes and catalog
     row."""
     from skillwiki.compiler import catalog
@@ -244,8 +256,9 @@ def _compiled(
     if headings is None or refs is None:  # not told by the raw file: parse the article
         title = str(rendered.meta["title"])
         headings, refs = heading_cache.read_article(body_of(rendered.text), target, title)
-    told = (str(rendered.meta["compiled_fingerprint"]), headings, refs)
-    return raw_fp, rendered.text.encode(), tuple(catalog.row(target, rendered.meta)), told, stat
+    handed = (str(rendered.meta["compiled_fingerprint"]), headings, refs)
+    row = tuple(catalog.row(target, rendered.meta))
+    return Compiled(raw_fp, rendered.text.encode(), row, handed, stat)
 
 
 # A raw note that takes the compiler's every step: frontmatter, headings, a list, code, a link.
@@ -268,7 +281,7 @@ echo done
 """
 
 
-def warm_up() -> Compiled:
+def warm_up() -> Compiled | Problem:
     """Compile a small note in memory, so that the imports and the parser a compile needs
     are ready before the first change comes: a server does so once idle, so that the first
     look after a change costs what the next ones do."""
@@ -342,29 +355,27 @@ def _changed_since_planned(ws: Workspace, plan: Plan, article: str) -> bool:
 
 
 def _write_batch(
-    ws: Workspace, plan: Plan, batch: list[tuple[Entry, Compiled]], result: CompileResult
+    ws: Workspace, plan: Plan, batch: list[tuple[Entry, Compiled | Problem]], result: CompileResult
 ) -> None:
     """Write a batch of compiled articles together and record what they are. An article
     someone changed since the plan looked at it is left alone: it is looked at just before
     the rename that would put the compiled one in place."""
-    done: list[tuple[Entry, bytes, str, tuple[str, ...], heading_cache.Known, Stat]] = []
+    done: list[tuple[Entry, Compiled]] = []
     for entry, compiled in batch:
         if isinstance(compiled, Problem):
             result.problems.append(compiled)
             continue
-        raw_fp, text, row, told, raw_stat = compiled
-        done.append((entry, text, raw_fp, row, told, raw_stat))
-    articles = {ws.wiki / entry.article: entry.article for entry, *_ in done}
+        done.append((entry, compiled))
+    articles = {ws.wiki / entry.article: entry.article for entry, _ in done}
 
     def unchanged(path: Path) -> bool:
         return not _changed_since_planned(ws, plan, articles[path])
 
     stats: list[Stat | None] = []  # as written: a hand edit made since is not taken for them
-    items = [(ws.wiki / entry.article, text) for entry, text, *_ in done]
+    items = [(ws.wiki / entry.article, compiled.text) for entry, compiled in done]
     written = fsio.write_many(items, stats=stats, keep=unchanged)
-    for (entry, _, raw_fp, row, told, raw_stat), was_written, stat in zip(
-        done, written, stats, strict=True
-    ):
+    for (entry, compiled), was_written, stat in zip(done, written, stats, strict=True):
+        raw_fp, _, row, handed, raw_stat = compiled
         assert entry.raw is not None
         if stat is None:  # changed since the plan looked: someone's edit, left alone
             result.changed_meanwhile.append(entry.article)
@@ -374,7 +385,7 @@ def _write_batch(
         facts = Facts(raw_fp, COMPILER, False, row_key(row))
         old = plan.facts.get(entry.article)
         result.rows_changed = result.rows_changed or old is None or old.row_key != facts.row_key
-        result.headings[entry.article] = told
+        result.headings[entry.article] = handed
         plan.listing.set_article(entry.article, stat)
         plan.facts[entry.article] = facts
         plan.cache.remember_article(entry.article, stat, tuple(facts))

@@ -46,7 +46,7 @@ class Plan:
         """Every (article, raw) pair known fresh, unordered."""
         found = list(self.found_fresh)
         spreads: dict[tuple[str, int], dict[Key, Folder]] = {}
-        for key, record in self.listing.answered.items():
+        for key, record in self.listing.trusted_records.items():
             folder, count, _ = key
             taken = {article for article, _, _ in record.others}
             losers = {path.removeprefix(".wiki/raw/") for path, _ in record.problems}
@@ -73,7 +73,7 @@ class Plan:
         """How many articles are in each state."""
         counts = dict.fromkeys(State, 0)
         counts[State.FRESH] = len(self.found_fresh) + sum(
-            record.fresh for record in self.listing.answered.values()
+            record.fresh for record in self.listing.trusted_records.values()
         )
         for entry in self.others:
             counts[entry.state] += 1
@@ -142,7 +142,7 @@ class Plan:
 
     def take_record(self, key: Key, record: Record) -> None:
         """Take what a key's record says of its articles and raw files as this plan's."""
-        self.listing.answered[key] = record
+        self.listing.trusted_records[key] = record
         self.others += [Entry(a, source, State(state)) for a, source, state in record.others]
         self.problems += [Problem(path, message) for path, message in record.problems]
 
@@ -178,7 +178,7 @@ def make_plan(
     config: Config,
     *,
     trust_articles: bool = False,
-    earlier: Changes | None = None,
+    changes: Changes | None = None,
 ) -> Plan:
     """Work out the state of every raw file and article, hashing only files whose stat changed.
 
@@ -186,10 +186,9 @@ def make_plan(
     planned file by file. With `trust_articles` the articles of wiki/ are listed by name
     only, not stat'ed: an article edited by hand in place goes unseen until a full look
     (compile, status, lint), but never lost, for an article is looked at before it is rewritten.
-    With `earlier` (a server that watches the files: its last listing and what changed since)
+    With `changes` (a server that watches the files: its last listing and what changed since)
     only the files it says changed are looked at again.
     """
-    changes = earlier
     cache, kept = statcache.open_cache(
         cache_path(ws), config.fingerprint, changes.listing.cache if changes else None
     )
@@ -310,7 +309,7 @@ class _Sorting:
             return True
         if count > 1 and self._by_summary(folder):
             listing = self.plan.listing
-            self.seen.update(listing.answered.keys() & listing.cache.keys_of(folder))
+            self.seen.update(listing.trusted_records.keys() & listing.cache.keys_of(folder))
             return True
         return False
 

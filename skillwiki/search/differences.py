@@ -8,7 +8,7 @@ from collections.abc import Callable, Collection, Mapping
 from typing import NamedTuple
 
 from skillwiki.search.schema import in_chunks
-from skillwiki.search.snapshot import Since
+from skillwiki.search.snapshot import ChangesSince
 from skillwiki.statcache import Stat
 
 # Past this many subfolders, a folder's own rows are counted by looking at each row's path.
@@ -25,7 +25,7 @@ class Differences(NamedTuple):
 
 
 def differences(
-    db: sqlite3.Connection, articles: Callable[[], Mapping[str, Stat]], since: Since | None
+    db: sqlite3.Connection, articles: Callable[[], Mapping[str, Stat]], since: ChangesSince | None
 ) -> Differences:
     """Compare the index on `db` with the articles.
 
@@ -52,7 +52,7 @@ def stamp(stat: Stat) -> str:
 
 
 def _rows_looked_at(
-    db: sqlite3.Connection, folder: str, found: Mapping[str, Stat], since: Since
+    db: sqlite3.Connection, folder: str, found: Mapping[str, Stat], since: ChangesSince
 ) -> dict[str, str]:
     """The rows (path -> stamp) of one folder's articles that `since` says may differ: those
     looked at, and those of the parts looked at that are gone.
@@ -109,7 +109,7 @@ def gone_rows(
     folder: str,
     found: Mapping[str, Stat],
     present: Mapping[str, object],
-    since: Since,
+    since: ChangesSince,
 ) -> dict[str, str]:
     """The rows (path -> stamp) of a folder's articles gone from the parts `since` looked at,
     read by a range of paths (subfolders left out); `found`: the articles looked at, `present`:

@@ -22,14 +22,14 @@ from skillwiki.workspace import Workspace
 FORMAT = 3  # 3: a code span refers to the names it starts with
 MIN_ARTICLES = 50
 # The body's fingerprint, its headings below the title, what it refers to (references.refs).
-Known = tuple[str, tuple[str, ...], tuple[str, ...]]
+ArticleHeadings = tuple[str, tuple[str, ...], tuple[str, ...]]
 
 
 def path_of(ws: Workspace) -> Path:
     return ws.cache / "headings.marshal"
 
 
-def load(ws: Workspace) -> dict[str, Known]:
+def load(ws: Workspace) -> dict[str, ArticleHeadings]:
     """Headings by article (wiki-relative path); empty if the file is missing or damaged."""
     try:
         with open(path_of(ws), "rb") as handle:
@@ -42,7 +42,7 @@ def load(ws: Workspace) -> dict[str, Known]:
     return known if isinstance(known, dict) else {}
 
 
-def save(ws: Workspace, made: Mapping[str, Known], alive: Collection[str]) -> None:
+def save(ws: Workspace, made: Mapping[str, ArticleHeadings], alive: Collection[str]) -> None:
     """Add the headings of the articles just written; drop those of articles gone."""
     if len(made) < MIN_ARTICLES:
         return
@@ -66,7 +66,9 @@ def read_article(body: str, path: str, title: str) -> tuple[tuple[str, ...], tup
     return headings, references.refs(links, mentions, path, title)
 
 
-def for_body(entry: Known | None, body: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+def for_body(
+    entry: ArticleHeadings | None, body: str
+) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     """The headings and references of a cache `entry`, if it was made for this very body;
     None for another body (a hand edit since) or an entry that is not one (a damaged file)."""
     if entry is None or not isinstance(entry, tuple) or len(entry) != 3:

@@ -20,7 +20,6 @@ from typing import TypeVar
 from skillwiki import fsio, statcache
 from skillwiki.errors import SkillwikiError
 from skillwiki.search.schema import SCHEMA, Damaged, create_schema, schema_version
-from skillwiki.search.schema import TOKENIZER as TOKENIZER
 from skillwiki.search.snapshot import Snapshot
 from skillwiki.search.sync import sync
 from skillwiki.workspace import Workspace
@@ -28,7 +27,6 @@ from skillwiki.workspace import Workspace
 BUSY_SECONDS = 30
 
 # What builds an empty index: one name here, which a test counts the builds by.
-_create = create_schema
 
 
 def index_path(ws: Workspace) -> Path:
@@ -160,7 +158,7 @@ def open_index(
 def _built_in_memory(ws: Workspace, wiki: Snapshot, shared: bool = False) -> sqlite3.Connection:
     """An index of the articles `wiki` names, built in memory for this run alone."""
     db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=not shared)
-    _create(db)
+    create_schema(db)
     sync(db, ws, wiki)
     return db
 
@@ -256,7 +254,7 @@ def prepare_connection(db: sqlite3.Connection) -> None:
     # made from the articles; a commit's fsync would be a large part of a look.
     db.execute("PRAGMA synchronous=NORMAL")
     if schema_version(db) != SCHEMA:
-        _create(db)
+        create_schema(db)
 
 
 def read(

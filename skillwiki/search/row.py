@@ -34,7 +34,9 @@ class ArticleToRead(NamedTuple):
     path: Path
     rel: str  # below wiki/
     entry: str | None = None  # its index.json entry as JSON: its frontmatter, not read again
-    headings: heading_cache.Known | None = None  # what compile found in it, if it wrote it
+    headings: heading_cache.ArticleHeadings | None = (
+        None  # what compile found in it, if it wrote it
+    )
 
 
 def read_row(article: ArticleToRead) -> ArticleRow | None:

@@ -46,11 +46,11 @@ def available() -> bool:
     """Whether semantic search is on: the extra installed and SKILLWIKI_SEMANTIC not 0."""
     if os.environ.get("SKILLWIKI_SEMANTIC", "").strip() in ("0", "false", "no", "off"):
         return False
-    return _installed()
+    return installed()
 
 
 @functools.cache
-def _installed() -> bool:
+def installed() -> bool:
     return package_dir() is not None and all(
         importlib.util.find_spec(name) is not None for name in _NEEDED
     )

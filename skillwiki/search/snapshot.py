@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from skillwiki.search.heading_cache import Known
+from skillwiki.search.heading_cache import ArticleHeadings
 from skillwiki.statcache.scan import Stat
 
 
@@ -18,7 +18,7 @@ def _covers_all(rel: str) -> bool:
 
 
 @dataclass(frozen=True)
-class Since:
+class ChangesSince:
     """What changed since a known state: if the index was last synced to `token`, only the
     articles of these folders (folder -> the articles in it now that were looked at, with
     their stats), and of those only the ones `covers` accepts, may differ.
@@ -36,17 +36,17 @@ class Since:
 class Snapshot:
     """wiki/ at one moment, each part computed only when the index asks for it.
 
-    `articles`: every article's stat, by path (a sync that knows `since` rarely needs them).
+    `articles`: every article's stat, by path (a sync that knows `changes` rarely needs them).
     `entry_of`: an article's index.json entry as JSON, so that its frontmatter is not read
     again; None for an article without one. `token` names this exact state as recorded in
     the saved stat cache (None when unsaved): an index synced to the same token is in step
-    without a comparison. `since`: the folders that may differ from the state the index may
-    have been synced to. `told`: what compile found in the articles it wrote (heading_cache), so
+    without a comparison. `changes`: the folders that may differ from the state the index may
+    have been synced to. `headings`: what compile found in the articles it wrote (heading_cache), so
     that the index need not parse them again.
     """
 
     articles: Callable[[], Mapping[str, Stat]]
     entry_of: Callable[[str], str | None] = _no_entry
     token: str | None = None
-    since: Since | None = None
-    told: Mapping[str, Known] = field(default_factory=dict)
+    changes: ChangesSince | None = None
+    headings: Mapping[str, ArticleHeadings] = field(default_factory=dict)

@@ -52,7 +52,9 @@ def _synced(db: sqlite3.Connection) -> object:
 
 def _apply(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot, model: str | None) -> bool:
     """The changes of one sync, inside its transaction; True for a bulk load."""
-    since = wiki.since if wiki.since is not None and _synced(db) == (wiki.since.token,) else None
+    since = (
+        wiki.changes if wiki.changes is not None and _synced(db) == (wiki.changes.token,) else None
+    )
     wanted, changed, gone = differences(db, wiki.articles, since)
     read = _read_changed(ws, wiki, changed)
     packer = Packer(db, [row.values for _, row in read if row is not None])
@@ -77,7 +79,7 @@ def _apply(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot, model: str | N
 def _read_changed(ws: Workspace, wiki: Snapshot, changed: Sequence[str]) -> Read:
     """Read the articles changed, in worker processes when there are many. Their headings are
     those compile found in the articles it just wrote; after a bulk compile, from its file."""
-    found = wiki.told
+    found = wiki.headings
     if len(changed) >= heading_cache.MIN_ARTICLES:
         found = {**heading_cache.load(ws), **found}
     jobs = [

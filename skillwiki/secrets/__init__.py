@@ -45,7 +45,7 @@ class _Rule(NamedTuple):
     group: int
 
 
-_PATTERNS: tuple[_Rule, ...] = (
+PATTERNS: tuple[_Rule, ...] = (
     _Rule("private_key", re.compile(KEY_HEADER), 0),
     _Rule("private_key", re.compile(PEM_BODY), 1),
     *(_Rule(kind, re.compile(pattern), 1) for kind, _, pattern in TOKENS),
@@ -67,7 +67,7 @@ def _triggers() -> dict[str, tuple[str, ...]]:
     return triggers
 
 
-_PARTS = tuple((part, kind) for kind, parts in _triggers().items() for part in parts)
+TRIGGER_PARTS = tuple((part, kind) for kind, parts in _triggers().items() for part in parts)
 # Most prose holds "key" or "token", so the assignments get a sharper test: one of their words
 # a few name characters before an operator, sought in the lower-cased text (every text the
 # patterns match passes it). The name's tail is bounded: an unbounded \w* made
@@ -106,7 +106,7 @@ def find(text: str) -> list[Secret]:
     taken: list[tuple[int, int]] = []  # disjoint spans, sorted
     present = _kinds_present(text.lower())
     keys = _KeyBlocks(text) if "private_key" in present else None
-    for rule in _PATTERNS:
+    for rule in PATTERNS:
         if rule.kind in present:
             for secret in _matches(text, rule, keys):
                 if _take(taken, secret.start, secret.end):
@@ -163,7 +163,9 @@ def _kinds_present(lowered: str) -> set[str]:
     many parts are not sought."""
     tokens = _LONG_RUN.search(lowered) is not None
     present = {
-        kind for part, kind in _PARTS if (tokens or kind not in _TOKEN_KINDS) and part in lowered
+        kind
+        for part, kind in TRIGGER_PARTS
+        if (tokens or kind not in _TOKEN_KINDS) and part in lowered
     }
     present |= {kind for kind, hint in _HINTS.items() if hint.search(lowered)}
     return present

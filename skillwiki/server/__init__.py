@@ -11,8 +11,9 @@ index.md and each article as resources, and a prompt that walks suggest, the use
 and record_lesson.
 
 Its reads compile the raw files changed since, as the CLI's do (their annotations say they
-write); a --read-only server writes nothing at all (live.Warm.read_only) and says so. Errors
-are the ones the MCP specification names, where the SDK answers otherwise: see WikiServer.
+write); a --read-only server writes nothing at all (live.LiveWorkspace.read_only) and says
+so. Errors are the ones the MCP specification names, where the SDK answers otherwise: see
+WikiServer.
 
 The package: app (the server and how it answers), tools, resources (and the prompt), answers
 (how a tool's work runs), jsonrpc (lines that are no request) and _sdk, the one module that
@@ -22,18 +23,18 @@ reaches into the SDK's private parts.
 from __future__ import annotations
 
 from skillwiki.server.app import WikiServer
-from skillwiki.server.live import Place, Warm
+from skillwiki.server.live import LiveWorkspace, WorkspaceLookup
 from skillwiki.server.resources import prompts, register_resources
 from skillwiki.server.tools import memory_tools, reading_tools, writing_tools
 
 __all__ = ["WikiServer", "build"]
 
 
-def build(place: Place, *, read_only: bool) -> WikiServer:
+def build(lookup: WorkspaceLookup, *, read_only: bool) -> WikiServer:
     """The server: the reading tools, the resources and the prompt, and the writing tools
     unless `read_only` (then a client that calls them anyway is told the server is read-only,
     as invalid params)."""
-    server = WikiServer(Warm(place, follow=True, read_only=read_only))
+    server = WikiServer(LiveWorkspace(lookup, follow=True, read_only=read_only))
     reading_tools(server)
     memory_tools(server)
     register_resources(server)

@@ -18,32 +18,34 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, ContentBlock, TextContent
 
 from skillwiki.errors import InputError, SkillwikiError
-from skillwiki.server.live import Place, Reading, Warm
+from skillwiki.server.live import LiveWorkspace, Reading, WorkspaceLookup
 
 ROOTS_WAIT = 5.0  # seconds the first call waits for the client's roots, at most
 _LOG = logging.getLogger("skillwiki.server")
 Answer = TypeVar("Answer")
 
 
-async def answer(work: Callable[[], Answer], place: Place, ctx: Context[Any, Any] | None) -> Answer:
+async def answer(
+    work: Callable[[], Answer], lookup: WorkspaceLookup, ctx: Context[Any, Any] | None
+) -> Answer:
     """Run a tool's work on a worker thread (the client asked for its roots first, once)."""
-    await _learn_roots(place, ctx)
+    await _learn_roots(lookup, ctx)
     return await anyio.to_thread.run_sync(guarded, work)
 
 
 async def read_answer(
-    work: Callable[[Reading], Answer], warm: Warm, ctx: Context[Any, Any] | None
+    work: Callable[[Reading], Answer], live: LiveWorkspace, ctx: Context[Any, Any] | None
 ) -> Answer:
     """Run a read's work on the workspace: at once, on this thread, when nothing changed since
-    the last look and no other read has the turn (warm.at_once); else on a worker thread, which
+    the last look and no other read has the turn (live.at_once); else on a worker thread, which
     waits for its turn and looks first."""
-    await _learn_roots(warm.place, ctx)
-    with warm.at_once() as read:
+    await _learn_roots(live.lookup, ctx)
+    with live.at_once() as read:
         if read is not None:
             return guarded(partial(work, read))
 
     def looked() -> Answer:
-        with warm.reading() as read:
+        with live.reading() as read:
             return work(read)
 
     return await anyio.to_thread.run_sync(guarded, looked)
@@ -79,21 +81,21 @@ def noted(answer: dict[str, Any], notices: Sequence[str] = ()) -> dict[str, Any]
     return cast(dict[str, Any], CallToolResult(content=blocks, structured_content=answer))
 
 
-async def _learn_roots(place: Place, ctx: Context[Any, Any] | None) -> None:
+async def _learn_roots(lookup: WorkspaceLookup, ctx: Context[Any, Any] | None) -> None:
     """Ask the client for its roots once, when nothing more explicit names the workspace; a
     call made meanwhile waits for the answer, ROOTS_WAIT at most."""
-    if ctx is None or place.explicit is not None:
+    if ctx is None or lookup.explicit is not None:
         return
-    if place.roots_asked is not None:
-        await place.roots_asked.wait()
+    if lookup.roots_asked is not None:
+        await lookup.roots_asked.wait()
         return
-    place.roots_asked = anyio.Event()
+    lookup.roots_asked = anyio.Event()
     try:
         capabilities = ctx.client_capabilities
         if capabilities is not None and capabilities.roots is not None:
-            place.roots = await _roots(ctx)
+            lookup.roots = await _roots(ctx)
     finally:
-        place.roots_asked.set()
+        lookup.roots_asked.set()
 
 
 async def _roots(ctx: Context[Any, Any]) -> list[Path]:
@@ -139,8 +141,8 @@ def transcript_inside(path: str, root: Path, roots: Sequence[Path]) -> str:
         real = Path(os.path.realpath(root / named))
     except ValueError:  # a NUL byte: the name of no file
         real = None
-    for place in (root, *roots):
-        if real is not None and real.is_relative_to(os.path.realpath(place)):
+    for lookup in (root, *roots):
+        if real is not None and real.is_relative_to(os.path.realpath(lookup)):
             return str(real)
     shown = path if len(path) <= 200 else path[:199] + "…"
     raise InputError(

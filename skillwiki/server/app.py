@@ -42,7 +42,7 @@ from pydantic import ValidationError
 from skillwiki import __version__
 from skillwiki.errors import SkillwikiError
 from skillwiki.server._sdk import SdkServer
-from skillwiki.server.live import Place, Warm
+from skillwiki.server.live import LiveWorkspace, WorkspaceLookup
 from skillwiki.statcache import Stat, stat_of
 from skillwiki.workspace import find_workspace
 
@@ -80,9 +80,9 @@ class WikiServer(SdkServer):
     """The SDK's server, listing one resource per article besides index.md, a page at a
     time."""
 
-    def __init__(self, warm: Warm) -> None:
+    def __init__(self, workspace: LiveWorkspace) -> None:
         super().__init__("skillwiki", version=__version__, instructions=INSTRUCTIONS)
-        self.warm = warm
+        self.workspace = workspace
         self._listed: _Listed | None = None
 
     async def list_tools(self) -> list[ToolInfo]:
@@ -104,14 +104,16 @@ class WikiServer(SdkServer):
         tools = {tool.name: tool.input_schema for tool in await super().list_tools()}
         schema = tools.get(name)
         if schema is None:
-            why = ": this server is read-only" if name in WRITING and self.warm.read_only else ""
+            why = (
+                ": this server is read-only" if name in WRITING and self.workspace.read_only else ""
+            )
             raise MCPError(INVALID_PARAMS, f"Error: no tool {name!r}{why} ({_there(tools)})")
         if any(key not in schema.get("properties", {}) for key in arguments):
             return _refusal(name, schema, arguments, None)
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError as exc:
-            said = what_failed(exc, self.warm.place)
+            said = what_failed(exc, self.workspace.lookup)
             return CallToolResult(
                 is_error=True, content=[TextContent(type="text", text=f"Error: {name}: {said}")]
             )
@@ -152,7 +154,7 @@ class WikiServer(SdkServer):
             text = str(exc) if str(exc).startswith("Error: ") else f"Error: no resource {uri!s}"
             raise MCPError(RESOURCE_NOT_FOUND, text, data={"uri": str(uri)}) from None
         except UnexpectedResourceError as exc:  # the SDK's text names only the URI
-            text = f"Error: {uri!s}: {what_failed(exc, self.warm.place)}"
+            text = f"Error: {uri!s}: {what_failed(exc, self.workspace.lookup)}"
             raise MCPError(INTERNAL_ERROR, text, data={"uri": str(uri)}) from None
 
     async def list_resources(self) -> list[Resource]:
@@ -196,7 +198,7 @@ class WikiServer(SdkServer):
         from skillwiki.compiler import catalog
 
         try:
-            with self.warm.reading() as read:
+            with self.workspace.reading() as read:
                 try:
                     key: tuple[Path, Stat] | None = (
                         read.ws.root,
@@ -277,14 +279,14 @@ def _refusal(
     return CallToolResult(is_error=True, content=[TextContent(type="text", text=text)])
 
 
-def what_failed(error: BaseException, place: Place) -> str:
+def what_failed(error: BaseException, lookup: WorkspaceLookup) -> str:
     """What failed, for a failure no one foresaw (a bug): the exception's kind and text on one
     line, a path in the workspace from its root and none outside it. Its traceback goes to the
     server's log (stderr), as the SDK logs one."""
     while isinstance(error, UnexpectedToolError | UnexpectedResourceError) and error.__cause__:
         error = error.__cause__
     _LOG.error("Unexpected %s", type(error).__name__, exc_info=error)
-    roots = _workspace_roots(place)
+    roots = _workspace_roots(lookup)
 
     def shown(found: re.Match[str]) -> str:
         path = Path(found.group())
@@ -299,13 +301,13 @@ def what_failed(error: BaseException, place: Place) -> str:
     return f"unexpected {type(error).__name__}" + (f": {text}" if text else "")
 
 
-def _workspace_roots(place: Place) -> list[Path]:
+def _workspace_roots(lookup: WorkspaceLookup) -> list[Path]:
     """The workspace's root, as found and as named (-w): none when there is no workspace."""
     try:
-        if place.explicit is not None:
-            named = Path(os.path.abspath(place.explicit.expanduser()))
-            return [find_workspace(Path.cwd(), place.explicit).root, named]
-        for start in place.starts():
+        if lookup.explicit is not None:
+            named = Path(os.path.abspath(lookup.explicit.expanduser()))
+            return [find_workspace(Path.cwd(), lookup.explicit).root, named]
+        for start in lookup.starts():
             try:
                 return [find_workspace(start).root]
             except SkillwikiError:

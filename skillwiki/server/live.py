@@ -64,7 +64,7 @@ _LOG = logging.getLogger(__name__)
 
 
 @dataclass
-class Place:
+class WorkspaceLookup:
     """Where the workspace is looked for: `explicit` (-w or $SKILLWIKI_WORKSPACE), else the
     first of $CLAUDE_PROJECT_DIR, the client's roots and the working directory that holds one
     (at or above it)."""
@@ -118,10 +118,10 @@ class Reading:
 
 
 @dataclass
-class Warm:
+class LiveWorkspace:
     """One workspace kept open; reads take turns (the tools of a server run on threads)."""
 
-    place: Place
+    lookup: WorkspaceLookup
     follow: bool = False  # look in a thread of its own as soon as the kernel reports a change
     read_only: bool = False  # write nothing: compile nothing, keep the index in memory
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -289,7 +289,7 @@ class Warm:
         the watcher told changed since the last look when it can, and keep what it found."""
         from skillwiki.reading import refresh
 
-        ws, config = self.place.open()
+        ws, config = self.lookup.open()
         self._changes.watch(ws.dot)
         # The look takes the last one's listing over (relist_folders): one that fails leaves
         # the next to list everything.
@@ -299,7 +299,7 @@ class Warm:
             ws,
             config,
             shared=True,
-            earlier=self._changes.since_last_look(listing),
+            changes=self._changes.since_last_look(listing),
             write_cache=not later,
             kept=self._index.kept(ws),
             read_only=self.read_only,

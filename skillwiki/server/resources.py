@@ -14,8 +14,8 @@ INDEX_URI = "skillwiki://index"
 
 
 def register_resources(server: WikiServer) -> None:
-    warm = server.warm
-    compiles = AS_THEY_ARE if warm.read_only else COMPILES_FIRST
+    live = server.workspace
+    compiles = AS_THEY_ARE if live.read_only else COMPILES_FIRST
 
     @server.resource(
         INDEX_URI,
@@ -26,7 +26,7 @@ def register_resources(server: WikiServer) -> None:
     )
     def index() -> str:
         def work() -> str:
-            with warm.reading() as read:
+            with live.reading() as read:
                 return read.ws.index_md.read_text(encoding="utf-8")
 
         return _resource(work)
@@ -42,7 +42,7 @@ def register_resources(server: WikiServer) -> None:
         from skillwiki import api
 
         def work() -> str:
-            with warm.reading() as read:
+            with live.reading() as read:
                 return api.show(read, "wiki/" + path).text
 
         return _resource(work)

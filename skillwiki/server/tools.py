@@ -24,7 +24,7 @@ from skillwiki.server.answers import (
     transcript_inside,
 )
 from skillwiki.server.app import AS_THEY_ARE, COMPILES_FIRST, WikiServer
-from skillwiki.server.live import Reading, Warm
+from skillwiki.server.live import LiveWorkspace, Reading
 
 if TYPE_CHECKING:
     from skillwiki.config import Config
@@ -63,13 +63,13 @@ def register_read(
 ) -> Callable[[Tool], Tool]:
     """Register a read that compiles first where the server may write: its annotations and
     the end of its description say whether it does."""
-    if server.warm.read_only:
+    if server.workspace.read_only:
         return register(server, READ, AS_THEY_ARE)
     return register(server, annotations, COMPILES_FIRST)
 
 
 def reading_tools(server: WikiServer) -> None:
-    warm = server.warm
+    live = server.workspace
 
     @register_read(server)
     async def query(
@@ -97,7 +97,7 @@ def reading_tools(server: WikiServer) -> None:
             )
             return noted(value.to_json(), value.notices)
 
-        return await read_answer(work, warm, ctx)
+        return await read_answer(work, live, ctx)
 
     @register_read(server)
     async def show(
@@ -112,11 +112,11 @@ def reading_tools(server: WikiServer) -> None:
             value = api.show(read, key, max_chars=max_chars)
             return noted(value.to_json(), value.notices)
 
-        return await read_answer(work, warm, ctx)
+        return await read_answer(work, live, ctx)
 
 
 def memory_tools(server: WikiServer) -> None:
-    warm = server.warm
+    live = server.workspace
 
     @register_read(server, COUNT)
     async def recall(
@@ -140,11 +140,11 @@ def memory_tools(server: WikiServer) -> None:
                 paths=path or (),
                 task=task,
                 budget=budget,
-                count=not warm.read_only,
+                count=not live.read_only,
             )
             return noted(value.to_json(), value.notices)
 
-        return await read_answer(work, warm, ctx)
+        return await read_answer(work, live, ctx)
 
     @register(server, READ)
     async def status(
@@ -156,10 +156,10 @@ def memory_tools(server: WikiServer) -> None:
         compiled, and the catalog's fingerprint (for record_lesson's expect_fingerprint)."""
 
         def work() -> dict[str, Any]:
-            ws, config = warm.place.open()
+            ws, config = live.lookup.open()
             return api.status(ws, config, not_fresh=not_fresh).to_json()
 
-        return await answer(work, warm.place, ctx)
+        return await answer(work, live.lookup, ctx)
 
     @register(server, READ)
     async def suggest(
@@ -176,18 +176,18 @@ def memory_tools(server: WikiServer) -> None:
         roots = await declared_roots(ctx) if isinstance(named, str) and named else []
 
         def work() -> dict[str, Any]:
-            ws, config = warm.place.open()
+            ws, config = live.lookup.open()
             given = feedback
             if isinstance(named, str) and named:
                 given = {**feedback, "transcript_path": transcript_inside(named, ws.root, roots)}
             value = api.suggest(given, config.suggest, where="feedback")
             return value.to_json(arguments=True)
 
-        return await answer(work, warm.place, ctx)
+        return await answer(work, live.lookup, ctx)
 
 
 def writing_tools(server: WikiServer) -> None:
-    warm = server.warm
+    live = server.workspace
 
     @register(server, ADD)
     async def record_lesson(
@@ -217,7 +217,7 @@ def writing_tools(server: WikiServer) -> None:
         prevention rule is kept as a candidate that recall does not show yet."""
 
         def work() -> dict[str, Any]:
-            ws, config = warm.place.open()
+            ws, config = live.lookup.open()
             value = api.record_lesson(
                 ws,
                 config,
@@ -238,11 +238,11 @@ def writing_tools(server: WikiServer) -> None:
                 path=path,
                 dedupe=dedupe,
                 expected=expect_fingerprint,
-                after=lambda ws, config: compiled_by_a_look(warm, ws, config),
+                after=lambda ws, config: compiled_by_a_look(live, ws, config),
             )
             return value.to_json()
 
-        return await answer(work, warm.place, ctx)
+        return await answer(work, live.lookup, ctx)
 
     @register(server, ADD)
     async def feedback(
@@ -257,7 +257,7 @@ def writing_tools(server: WikiServer) -> None:
         line to the lesson; its confidence follows."""
 
         def work() -> dict[str, Any]:
-            ws, config = warm.place.open()
+            ws, config = live.lookup.open()
             value = api.feedback(
                 ws,
                 config,
@@ -265,21 +265,21 @@ def writing_tools(server: WikiServer) -> None:
                 outcome.value,
                 note=note,
                 expected=expect_fingerprint,
-                after=lambda ws, config: warm.forget(),  # the next read looks again
+                after=lambda ws, config: live.forget(),  # the next read looks again
             )
             return value.to_json()
 
-        return await answer(work, warm.place, ctx)
+        return await answer(work, live.lookup, ctx)
 
 
-def compiled_by_a_look(warm: Warm, ws: Workspace, config: Config) -> None:
+def compiled_by_a_look(live: LiveWorkspace, ws: Workspace, config: Config) -> None:
     """Compile a lesson just written by a look as a read makes it, which the watcher tells
     what changed (a whole compile would list every file). When another process writes, the
     look leaves it: then wait for the lock and compile, as the CLI does."""
     from skillwiki.compiler import compile_workspace
 
-    warm.forget()
-    with warm.reading() as read:
+    live.forget()
+    with live.reading() as read:
         skipped = read.skipped
     if skipped is not None:
         compile_workspace(ws, config)

@@ -12,7 +12,7 @@ folder of raw/ and wiki/. Hidden names are passed over as the listing passes the
 (.cache/, temp files of atomic writes, the lock).
 
 `ChangeTracker` keeps, between the looks of a kept-open workspace, what its watcher told
-changed since the last look: the next look lists only that (statcache.Earlier).
+changed since the last look: the next look lists only that (statcache.Changes).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from skillwiki import statcache
-from skillwiki.statcache import Earlier, Listing
+from skillwiki.statcache import Changes, Listing
 
 WATCHED = ("raw", "wiki")
 
@@ -216,12 +216,12 @@ class ChangeTracker:
             return False
         return not changes
 
-    def since_last_look(self, listing: Listing | None) -> Earlier | None:
+    def since_last_look(self, listing: Listing | None) -> Changes | None:
         """What a look needs to list only what changed since the one that left `listing`; None:
         it lists everything."""
         if listing is None or self.changed is None:
             return None
-        return Earlier(listing, frozenset(self.changed), frozenset(self.new_folders))
+        return Changes(listing, frozenset(self.changed), frozenset(self.new_folders))
 
     def looked(self) -> None:
         """A look listed everything there is: nothing changed since, as far as is known."""

@@ -37,15 +37,10 @@ from skillwiki.statcache.scan import (
 )
 from skillwiki.statcache.store import load, open_cache, save, settle, write
 
-# The name of Changes before it was named for what it holds; kept until every importer names
-# Changes.
-Earlier = Changes
-
 __all__ = [
     "BUCKET_FILES",
     "RACY_NS",
     "Changes",
-    "Earlier",
     "FileCache",
     "Folder",
     "Key",

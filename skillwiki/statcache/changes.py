@@ -50,7 +50,7 @@ class Changes:
         touched = {folder_of(path.partition("/")[2]) for path in self.changed}
         touched |= {key[0] for key in before.looked}
         mine: dict[str, list[tuple[Key, Record]]] = {}
-        for key, record in before.answered.items():
+        for key, record in before.trusted_records.items():
             if key[0] not in touched:
                 mine.setdefault(key[0], []).append((key, record))
         held: dict[str, int] = {}

@@ -29,7 +29,7 @@ class Listing:
     wiki_root: Path  # where articles listed by name only can be stat'ed
     folder_stats: dict[str, Stat]  # of wiki/'s folders, as scanned (or after this run's writes)
     looked: set[Key] = field(default_factory=set)  # folders (or buckets) planned file by file
-    answered: dict[Key, Record] = field(default_factory=dict)  # those their records answered
+    trusted_records: dict[Key, Record] = field(default_factory=dict)  # those their records answered
     written: set[str] = field(default_factory=set)  # wiki/ folders this run wrote into
     # (folder, buckets) -> its raw files and articles spread over its keys, where computed
     splits: dict[tuple[str, int], tuple[dict[Key, Folder], dict[Key, Folder]]] = field(
@@ -212,7 +212,7 @@ class Listing:
         folder's stat as the writes left it (stat_written), so that the run's own writes are
         not taken next time for someone else's.
         """
-        keys = self.looked | {key for key in self.answered if key[0] in self.written}
+        keys = self.looked | {key for key in self.trusted_records if key[0] in self.written}
         for key in sorted(keys):
             self.cache.renew(key, self._record(key, now, others, problems, pending(key)))
         self._summarize({key[0] for key in keys} | {folder for folder, _ in self.splits})
@@ -229,7 +229,7 @@ class Listing:
         raw, wiki = self.files_of(key)
         if not raw and not wiki:
             return None
-        answered = self.answered.get(key)
+        answered = self.trusted_records.get(key)
         if answered is not None:  # only the folder's stat changed, by this run's writes
             return answered._replace(names=names_digest(wiki, self.folder_stats.get(folder)))
         return record_of(
