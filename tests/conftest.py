@@ -1,6 +1,6 @@
 """Shared fixtures: real workspaces under tmp_path, a CliRunner, a clock set to tests.support.NOW.
 
-Helpers and constants live in tests/support.py."""
+Helpers and constants live in the tests.support package."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(autouse=True)
 def text_search_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """Search as without the semantic extra, whose fused ranking would change the orders and
-    scores the tests expect; tests/test_semantic.py turns it on where it is tested."""
+    scores the tests expect; tests/search/test_semantic.py turns it on where it is tested."""
     monkeypatch.setenv("SKILLWIKI_SEMANTIC", "0")
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_hook_payloads import documented
+from tests.support.payloads import documented
 
 TRANSCRIPTS: dict[str, Callable[[Path], Path]] = {  # case -> makes the path a payload names
     "/dev/zero": lambda _: Path("/dev/zero"),

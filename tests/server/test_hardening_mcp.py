@@ -32,7 +32,7 @@ from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 
 from tests.support import DEMO, NOW, TODAY
-from tests.test_mcp import _raw_session, _serve
+from tests.support.mcp import raw_session, serve
 
 WAIT = 30  # seconds a reply may take before the request counts as never answered
 LESSON = "2026-11-30-stop-a-run-at-twice-its-cost-budget"
@@ -134,7 +134,7 @@ def _suggest_each(
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HOME", str(base / "home"))
-        answers: dict[str, tuple[bool, Any]] = _serve(ws, work, cwd=ws, roots=roots)
+        answers: dict[str, tuple[bool, Any]] = serve(ws, work, cwd=ws, roots=roots)
     return answers
 
 
@@ -224,7 +224,7 @@ def unparsed_answers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]
         *(line for line, _ in UNPARSED.values()),
         json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
     ]
-    got = _raw_session(ws, lines)
+    got = raw_session(ws, lines)
     assert got[0] is not None and "result" in got[0]
     assert got[-1] == {"jsonrpc": "2.0", "id": 2, "result": {}}  # the server served on
     return dict(zip(UNPARSED, got[2:-1], strict=True))
@@ -272,7 +272,7 @@ def test_the_sdk_client_gets_an_answer_to_what_the_parser_refuses(demo: Path, ro
             return "answered as a success"
         return "no reply"
 
-    assert _serve(demo, work) == -32700
+    assert serve(demo, work) == -32700
 
 
 def test_a_request_without_a_recoverable_id_is_answered_with_a_null_one(demo: Path) -> None:
@@ -286,11 +286,11 @@ def test_a_request_without_a_recoverable_id_is_answered_with_a_null_one(demo: Pa
         '{"jsonrpc": "2.0", "id": 3, "result": {"a": ' + _nested(1000) + "}}",
         json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
     ]
-    got = _raw_session(demo, lines[:4] + lines[5:])
+    got = raw_session(demo, lines[:4] + lines[5:])
     assert [(item or {}).get("id", "none") for item in got[1:4]] == [None, None, None]
     assert all((item or {}).get("error", {}).get("code") == -32700 for item in got[1:4])
     # A response the client sent, unreadable: not answered (the ping's answer comes next).
-    answers = _raw_session(demo, [lines[0], lines[4] + "\n" + lines[5]])
+    answers = raw_session(demo, [lines[0], lines[4] + "\n" + lines[5]])
     assert answers[1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
 
 
@@ -334,7 +334,7 @@ def json_looking_answers(
             answers[name] = (bool(result.is_error), text)
         return answers
 
-    return ws, _serve(ws, work)
+    return ws, serve(ws, work)
 
 
 @pytest.mark.parametrize("row", list(JSON_LOOKING))
@@ -386,7 +386,7 @@ def test_arguments_that_take_no_string_still_read_json_text(demo: Path) -> None:
             answers[name] = (bool(result.is_error), text)
         return answers
 
-    answers = _serve(demo, work)
+    answers = serve(demo, work)
     assert not answers["tags as text"][0]
     assert json.loads(answers["feedback as text"][1])["trigger"] == "replan"
     failed, text = answers["tags of null"]
@@ -430,7 +430,7 @@ def damaged_answers(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dic
             answers[name] = (bool(result.is_error), text)
         return answers
 
-    return base, _serve(ws, work)
+    return base, serve(ws, work)
 
 
 def _says_what_failed(tool: str, failed: bool, text: str, base: Path) -> None:

@@ -9,7 +9,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -21,43 +21,9 @@ pytest.importorskip("mcp")
 
 from mcp import types
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.support import Invoke, snapshot, write
-
-Session = Callable[[ClientSession], Awaitable[Any]]
-
-
-def _serve(
-    workspace: Path | None,
-    work: Session,
-    *args: str,
-    cwd: Path | None = None,
-    roots: list[Path] | None = None,
-) -> Any:
-    chosen = ["-w", str(workspace)] if workspace is not None else []
-    env = {key: value for key, value in os.environ.items() if key != "CLAUDE_PROJECT_DIR"}
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "skillwiki", "mcp", *chosen, *args],
-        cwd=cwd,
-        env=env,
-    )
-
-    async def list_roots(context: Any) -> types.ListRootsResult:
-        return types.ListRootsResult(
-            roots=[types.Root(uri=root.as_uri()) for root in roots or []]  # type: ignore[arg-type]
-        )
-
-    async def main() -> Any:
-        async with (
-            stdio_client(params) as (read, send),
-            ClientSession(read, send, list_roots_callback=list_roots if roots else None) as session,
-        ):
-            await session.initialize()
-            return await work(session)
-
-    return anyio.run(main)
+from tests.support.mcp import raw_session, serve
 
 
 async def _call(session: ClientSession, name: str, **arguments: Any) -> tuple[bool, Any]:
@@ -81,7 +47,7 @@ def test_tools_schemas_and_annotations(demo: Path) -> None:
     async def work(session: ClientSession) -> Any:
         return (await session.list_tools()).tools
 
-    tools = {tool.name: tool for tool in _serve(demo, work)}
+    tools = {tool.name: tool for tool in serve(demo, work)}
     assert set(tools) == {
         "query",
         "show",
@@ -123,7 +89,7 @@ def test_each_tool_answers_like_the_cli(demo: Path, invoke: Invoke) -> None:
             "suggest": await _call(session, "suggest", feedback=feedback),
         }
 
-    answers = _serve(demo, work)
+    answers = serve(demo, work)
     assert all(not failed for failed, _ in answers.values()), answers
     cli_query = json.loads(invoke("query", "-w", str(demo), "tool failure retry", "--json").stdout)
     assert answers["query"][1]["results"] == cli_query["results"]
@@ -175,7 +141,7 @@ def test_writing_tools_and_errors(demo: Path) -> None:
             "no budget": await _call(session, "recall", budget=-1),
         }
 
-    answers = _serve(demo, work)
+    answers = serve(demo, work)
     assert answers["feedback"][1]["evidence"] == 1
     assert answers["record"][1]["created"] is True
     assert answers["record"][1]["status"] == "candidate"  # two sections still to write
@@ -232,7 +198,7 @@ def test_read_only_hides_and_refuses_the_writing_tools(demo: Path) -> None:
             await session.call_tool("record_lesson", {"title": "x", "summary": "y"})
         return names, refused.value
 
-    names, refused = _serve(demo, work, "--read-only")
+    names, refused = serve(demo, work, "--read-only")
     assert names == {"query", "show", "recall", "status", "suggest"}
     assert refused.code == -32602 and "'record_lesson': this server is read-only" in refused.message
     assert not any((demo / ".wiki" / "raw" / "lessons").glob("*-x.md"))
@@ -276,7 +242,7 @@ def test_a_read_only_server_leaves_the_checkout_as_it_was(demo: Path) -> None:
             "article": await session.read_resource("skillwiki://wiki/docs/ci.md"),
         }
 
-    told = _serve(demo, work, "--read-only")
+    told = serve(demo, work, "--read-only")
     assert _git(demo, "status", "--porcelain", "--ignored", "--untracked-files=all") == (
         " M .wiki/raw/docs/ci.md\n"
     )
@@ -303,8 +269,8 @@ def test_read_tools_say_whether_they_compile(demo: Path) -> None:
     async def work(session: ClientSession) -> Any:
         return (await session.list_tools()).tools
 
-    writing = {tool.name: tool for tool in _serve(demo, work)}
-    reading = {tool.name: tool for tool in _serve(demo, work, "--read-only")}
+    writing = {tool.name: tool for tool in serve(demo, work)}
+    reading = {tool.name: tool for tool in serve(demo, work, "--read-only")}
     for name in ("query", "show", "recall"):
         compiles = writing[name].annotations
         assert compiles.read_only_hint is False and compiles.destructive_hint is False
@@ -346,7 +312,7 @@ def test_protocol_errors_have_the_specification_s_codes(demo: Path) -> None:
             "misspelled": await _call(session, "query", text="retry", limt=5),
         }
 
-    answers = _serve(demo, work)
+    answers = serve(demo, work)
     assert answers["tool"] == (
         -32602,
         "Error: no tool 'record_lessons' (there are feedback, query, recall, record_lesson, "
@@ -378,51 +344,8 @@ def test_protocol_errors_have_the_specification_s_codes(demo: Path) -> None:
     async def writes(session: ClientSession) -> tuple[int, str]:
         return await refused(session.call_tool("record_lesson", {"title": "x", "summary": "y"}))
 
-    code, message = _serve(demo, writes, "--read-only")
+    code, message = serve(demo, writes, "--read-only")
     assert code == -32602 and "this server is read-only" in message
-
-
-def _raw_session(workspace: Path, lines: list[str]) -> list[dict[str, Any] | None]:
-    """Write each line to a server's stdin as a client would, and read the one message it
-    answers (None: none came within a few seconds, as for a notification)."""
-    import queue
-    import threading
-
-    server = subprocess.Popen(
-        [sys.executable, "-m", "skillwiki", "mcp", "-w", str(workspace), "--read-only"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert server.stdin is not None and server.stdout is not None
-    answers: queue.Queue[str] = queue.Queue()
-    stdout = server.stdout
-
-    def read() -> None:
-        for line in stdout:
-            answers.put(line)
-
-    threading.Thread(target=read, daemon=True).start()
-    got: list[dict[str, Any] | None] = []
-    try:
-        for line in lines:
-            server.stdin.write(line + "\n")
-            server.stdin.flush()
-            answered = not line.startswith('{"jsonrpc": "2.0", "method": "notifications/')
-            try:
-                got.append(json.loads(answers.get(timeout=30 if answered else 0.5)))
-            except queue.Empty:
-                got.append(None)
-        server.stdin.close()
-        assert server.wait(timeout=60) == 0
-    finally:
-        server.kill()
-        server.wait()
-        stdout.close()
-        if server.stderr is not None:
-            server.stderr.close()
-    return got
 
 
 def test_lines_that_are_no_request_are_answered_as_json_rpc_says(demo: Path) -> None:
@@ -442,7 +365,7 @@ def test_lines_that_are_no_request_are_answered_as_json_rpc_says(demo: Path) -> 
         json.dumps([{"jsonrpc": "2.0", "id": 9, "method": "ping"}]),
         json.dumps({"jsonrpc": "2.0", "id": 10, "method": "tools/list"}),
     ]
-    got = _raw_session(demo, lines)
+    got = raw_session(demo, lines)
     assert got[0] is not None and got[0]["id"] == 1 and "result" in got[0]
     assert got[1] is None
     assert [(item or {}).get("id", "none") for item in got[2:6]] == [None, 7, "eight", None]
@@ -561,7 +484,7 @@ def test_a_file_changed_between_calls_is_seen(demo: Path) -> None:
         after = await _call(session, "query", text="zanzibar")
         return before, after
 
-    (_, before), (_, after) = _serve(demo, work)
+    (_, before), (_, after) = serve(demo, work)
     assert before["results"] == []
     assert [hit["path"] for hit in after["results"]] == [".wiki/wiki/docs/zanzibar.md"]
 
@@ -583,7 +506,7 @@ def test_the_server_compiles_a_change_before_it_is_asked(demo: Path) -> None:
                 await anyio.sleep(0.01)
         return await _call(session, "query", text="zanzibar")
 
-    _, after = _serve(demo, work)
+    _, after = serve(demo, work)
     assert [hit["path"] for hit in after["results"]] == [".wiki/wiki/docs/zanzibar.md"]
     assert after["refreshed"] == 0  # the server had compiled it already
 
@@ -604,7 +527,7 @@ def test_a_raw_file_that_cannot_be_compiled_is_told_beside_the_answer(
         mended = await _told(session, "query", text="tool failure retry")
         return first, again, recalled, mended
 
-    first, again, recalled, mended = _serve(demo, work)
+    first, again, recalled, mended = serve(demo, work)
     warned = cli.stderr.strip()
     assert warned.startswith("Warning: .wiki/raw/docs/bad.md: unparsable YAML frontmatter")
     assert warned.endswith("(not compiled)")
@@ -653,7 +576,7 @@ def test_a_call_while_another_process_writes_says_nothing_was_compiled(demo: Pat
 
     with holder:  # its pipes closed at the end
         try:
-            during, after = _serve(demo, work)
+            during, after = serve(demo, work)
         finally:
             holder.kill()
     assert during == (
@@ -672,7 +595,7 @@ def test_without_a_workspace_each_tool_says_to_run_init(tmp_path: Path) -> None:
     async def work(session: ClientSession) -> Any:
         return await _call(session, "status")
 
-    failed, text = _serve(tmp_path, work)
+    failed, text = serve(tmp_path, work)
     assert failed and "skillwiki init" in text
 
 
@@ -724,7 +647,7 @@ def test_changes_of_every_kind_between_calls_are_seen(demo: Path) -> None:
         seen["in the empty folder"] = await paths(session, "echidna")
         return seen
 
-    seen = _serve(demo, work)
+    seen = serve(demo, work)
     assert seen["before"] == []
     assert seen["edited"] == [".wiki/wiki/docs/ci.md"]
     assert seen["new folder"] == [".wiki/wiki/new/deeper/wombat.md"]
@@ -757,7 +680,7 @@ def test_calls_while_the_cli_writes(demo: Path) -> None:
             await writer.wait()
         return writer.returncode, await _call(session, "query", text="platypus", limit=500)
 
-    code, (failed, final) = _serve(demo, work)
+    code, (failed, final) = serve(demo, work)
     assert code == 0
     assert len(answers) >= 3 and not any(failed for failed, _ in answers), answers
     assert len(final["results"]) == 300
@@ -788,7 +711,7 @@ def test_resources_index_and_articles(demo: Path) -> None:
         }
         return listed, templates, index, article, missing, outside, named
 
-    listed, templates, index, article, missing, outside, named = _serve(demo, work)
+    listed, templates, index, article, missing, outside, named = serve(demo, work)
     uris = [str(resource.uri) for resource in listed]
     articles = json.loads((demo / ".wiki" / "index.json").read_text())["articles"]
     assert uris == ["skillwiki://index"] + sorted(
@@ -1015,7 +938,7 @@ def test_the_prompt_walks_suggest_ask_record(demo: Path) -> None:
         recorded = await _call(session, "record_lesson", **proposal[1]["record_lesson"])
         return prompts, got, proposal, recorded
 
-    prompts, got, (_, proposal), (failed, recorded) = _serve(demo, work)
+    prompts, got, (_, proposal), (failed, recorded) = serve(demo, work)
     assert [prompt.name for prompt in prompts] == ["lesson-from-a-run"]
     assert [argument.name for argument in prompts[0].arguments] == ["feedback"]
     text = got.messages[0].content.text
@@ -1035,7 +958,7 @@ def test_read_only_prompt_does_not_offer_to_record(demo: Path) -> None:
         got = await session.get_prompt("lesson-from-a-run", {"feedback": "{}"})
         return str(getattr(got.messages[0].content, "text", ""))
 
-    text = _serve(demo, work, "--read-only")
+    text = serve(demo, work, "--read-only")
     assert "read-only" in text and "call `record_lesson`" not in text
 
 
@@ -1046,10 +969,10 @@ def test_the_workspace_from_the_client_roots(demo: Path, tmp_path: Path) -> None
     async def work(session: ClientSession) -> Any:
         return await _call(session, "query", text="tool failure retry")
 
-    failed, answer = _serve(None, work, cwd=elsewhere, roots=[tmp_path / "nothing", demo])
+    failed, answer = serve(None, work, cwd=elsewhere, roots=[tmp_path / "nothing", demo])
     assert not failed, answer
     assert answer["results"]
-    failed, text = _serve(None, work, cwd=elsewhere)
+    failed, text = serve(None, work, cwd=elsewhere)
     assert failed and "skillwiki init" in text
 
 

@@ -1,5 +1,5 @@
 """The secret corpus: every secret found by SW011 and never stored by any write path, in any
-field; no look-alike flagged. One row per secret and per look-alike (tests/secret_corpus.py)."""
+field; no look-alike flagged. One row per secret and per look-alike (tests/support/secret_corpus.py)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from skillwiki.config import load_config
 from skillwiki.memory import evidence
 from skillwiki.memory.lessons import lesson_input, record
 from skillwiki.workspace import Workspace
-from tests.secret_corpus import GITLEAKS_RULES, NOT_SECRETS, gitleaks, lookalikes
-from tests.secret_corpus import secrets as corpus
 from tests.support import TODAY, Invoke, write
+from tests.support.secret_corpus import GITLEAKS_RULES, NOT_SECRETS, gitleaks, lookalikes
+from tests.support.secret_corpus import secrets as corpus
 
 pytestmark = pytest.mark.own
 SECRETS = corpus()  # (kind found, line, secret)

@@ -14,7 +14,7 @@ from skillwiki.memory.maintain import Action, plan
 from skillwiki.memory.store import Evidence, load_lessons, parse_evidence
 from skillwiki.workspace import Workspace
 from tests.support import Invoke, snapshot, write
-from tests.test_recall import lesson
+from tests.support.lessons import lesson
 
 DAY = date(2026, 11, 30)
 LESSON_ID = "2026-11-30-channel-op-allowedtools-must-include-telegram-send"

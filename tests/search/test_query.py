@@ -513,7 +513,7 @@ def test_stop_words_never_empty_a_query(demo: Path, invoke: Invoke) -> None:
 def test_the_index_syncs_to_disk_at_checkpoints_not_at_each_commit(demo: Path) -> None:
     """The search index is made from the articles, and a sync's transaction names what it
     synced to: it is written in WAL mode with synchronous=NORMAL (a commit's fsync was 1 ms of
-    the look after a change), which a killed process still leaves whole (tests/test_crash.py)."""
+    the look after a change), which a killed process still leaves whole (tests/compiler/test_crash.py)."""
     import sqlite3
     from contextlib import closing
 

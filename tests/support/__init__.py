@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import Result
 
-REPO = Path(__file__).resolve().parent.parent
-DATA = Path(__file__).resolve().parent / "data"
+REPO = Path(__file__).resolve().parent.parent.parent
+DATA = REPO / "tests" / "data"
 DEMO = REPO / "fixtures" / "demo"
 # Real Markdown nobody here wrote (documentation trees, tldr pages), beside the checkout in CI
 # but in no clone: tests over them ask corpora(), which skips them, saying so, without them.

@@ -12,17 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import DATA, Invoke
-
-CLIENTS = DATA / "clients"
-PROJECT = "/home/dev/project"  # where the documented payloads say the project is
-TRANSCRIPT = CLIENTS / "claude-code" / "transcript.jsonl"  # three failed calls in a row
-
-
-def documented(name: str, project: Path, **changes: object) -> str:
-    """A documented payload, its project moved to `project`."""
-    text = (CLIENTS / name).read_text(encoding="utf-8").replace(PROJECT, str(project))
-    return json.dumps({**json.loads(text), **changes})
+from tests.support import Invoke
+from tests.support.payloads import CLIENTS, TRANSCRIPT, documented
 
 
 def write_lesson(root: Path, name: str, paths: list[str]) -> None:

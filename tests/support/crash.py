@@ -1,6 +1,6 @@
 """Kill trials: SIGKILL a writer at random moments, then check that nothing is torn.
 
-Used by tests/test_crash.py (a few trials in CI) and bench/stress.py (as many as asked).
+Used by tests/compiler/test_crash.py (a few trials in CI) and bench/stress.py (as many as asked).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.crash import run_trials
+from tests.support.crash import run_trials
 
 
 @pytest.mark.slow

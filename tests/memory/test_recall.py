@@ -22,69 +22,9 @@ from skillwiki.memory.block import (
 from skillwiki.memory.recall import HEADER, Request, recall
 from skillwiki.workspace import Workspace
 from tests.support import Invoke, write
+from tests.support.lessons import lesson
 
 DAY = date(2026, 11, 30)
-LESSON = """---
-type: lesson
-id: {id}
-title: {title}
-summary: {summary}
-trigger: manual
-severity: {severity}
-scope: {scope}
-agents: [{agents}]
-tags: [{tags}]
-prevention_rule: {rule}
-paths: [{paths}]
-status: {status}
-created: 2026-11-01
----
-## What Happened
-
-X
-
-## Root Cause
-
-Y
-
-## Optimization
-
-Z
-
-## Next Time
-
-- W
-{evidence}"""
-
-
-def lesson(
-    root: Path,
-    id: str,
-    *,
-    severity: str = "MEDIUM",
-    scope: str = "global",
-    agents: str = "",
-    tags: str = "",
-    rule: str = "Do the right thing.",
-    paths: str = "",
-    status: str = "active",
-    evidence: str = "",
-    title: str | None = None,
-) -> None:
-    text = LESSON.format(
-        id=id,
-        title=title or id.replace("-", " ").title(),
-        summary="S.",
-        severity=severity,
-        scope=scope,
-        agents=agents,
-        tags=tags,
-        rule=rule,
-        paths=paths,
-        status=status,
-        evidence=evidence,
-    )
-    write(root / ".wiki" / "raw" / "lessons" / f"{id}.md", text)
 
 
 def _recall(root: Path, request: Request, scores: dict[str, float] | None = None):
