@@ -27,7 +27,7 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> Stat:
     """
     if not durable:
         confine(path)
-        temp, stat = _write_temp(path, data, sync=False)
+        temp, stat = write_temp(path, data, sync=False)
         os.replace(temp, path)
         placed = _renamed(path, stat)
         assert placed is not None  # a stat was given
@@ -46,7 +46,7 @@ def replace_if_unchanged(path: Path, expected: bytes, data: bytes) -> bool:
     someone else's write could be replaced is the rename alone.
     """
     confine(path)
-    temp = _write_temp(path, data, sync=True)[0]
+    temp = write_temp(path, data, sync=True)[0]
     try:
         try:
             current = path.read_bytes()
@@ -134,7 +134,7 @@ def _stage(
             written.append(False)
             placed.append(held)
             continue
-        temp, stat = _write_temp(path, data, sync=len(items) <= FSYNC_EACH)
+        temp, stat = write_temp(path, data, sync=len(items) <= FSYNC_EACH)
         pending.append((temp, path))
         written.append(True)
         placed.append(stat)
@@ -195,8 +195,15 @@ def confine(path: Path) -> None:
                 outside_of(root, str(step), Path(*step.parts[at:]).as_posix())
 
 
-def _write_temp(path: Path, data: bytes, *, sync: bool) -> tuple[Path, Stat]:
-    """A hidden temp file beside `path` holding `data`, and its stat once written."""
+def write_temp(path: Path, data: bytes, *, sync: bool) -> tuple[Path, Stat]:
+    """A hidden temp file beside `path` holding `data` (fsynced with `sync`), and its stat
+    once written; `path` itself is not touched.
+
+    Every write that replaces a file (atomic_write, replace_if_unchanged, write_many) stages
+    its data through this before the rename that puts it in place, so what happens between a
+    write and its rename (a hand edit, an append) can be played by wrapping it.
+    The temp's name ends in TEMP_SUFFIX, so that a killed writer's leftover is found.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}{TEMP_SUFFIX}"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

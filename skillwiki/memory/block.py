@@ -129,7 +129,7 @@ def _with_block(data: bytes, inner_block: bytes) -> bytes:
     first = data.find(b"\n")
     newline = b"\r\n" if first > 0 and data[first - 1 : first] == b"\r" else b"\n"
     inner = newline + inner_block.replace(b"\n", newline)
-    code = _code_ranges(data) if end in data else []
+    code = code_ranges(data) if end in data else []
 
     def outside(at: int) -> bool:
         return not any(first <= at < last for first, last in code)
@@ -146,8 +146,10 @@ def _with_block(data: bytes, inner_block: bytes) -> bytes:
     return data + gap + start + inner + end + newline
 
 
-def _code_ranges(data: bytes) -> list[tuple[int, int]]:
-    """Byte ranges of the file's fenced and indented code blocks, as CommonMark reads them."""
+def code_ranges(data: bytes) -> list[tuple[int, int]]:
+    """Byte ranges [first, last) of a file's fenced and indented code blocks, as CommonMark
+    reads them: a marker that starts inside one is the file's own text (shown, not meant),
+    never the block's, and write_block leaves it alone."""
     from skillwiki import markdown
 
     tokens = markdown.parser().parse(data.decode("utf-8", errors="replace"), {"mdx": False})

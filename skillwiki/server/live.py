@@ -53,8 +53,9 @@ if TYPE_CHECKING:
 # than a request takes to arrive and be parsed.
 QUIET = 0.005
 SETTLE = 0.1
-# How long it waits on the queue at a time, so that it sees `close` or a new watcher.
-_POLL = 0.2
+# How long the follower waits on the watcher's queue at a time, so that it sees `close`, a new
+# watcher, or IDLE passed, within POLL; and how long it pauses after a look that failed.
+POLL = 0.2
 # How long no call and no look must last before the follower writes the stat cache that a
 # look settled: a call does not wait for that write, and one seldom meets it (an agent's
 # next call comes within a second of the last, or after a change, which the follower looks
@@ -201,7 +202,7 @@ class LiveWorkspace:
         """The follower: wait for the kernel to report a change, let the burst settle, then
         look as a read would, until `close`."""
         while not self._closed.is_set():
-            if not self._changes_wait(_POLL):
+            if not self._changes_wait(POLL):
                 if time.monotonic() - self._used >= IDLE:
                     self._idle()
                 continue
@@ -226,7 +227,7 @@ class LiveWorkspace:
             _LOG.debug("the look after a change failed", exc_info=True)
             if self._changes.active:
                 self._changes.collect()  # not the same events again
-            self._closed.wait(_POLL)
+            self._closed.wait(POLL)
 
     def _settled(self) -> bool:
         """Wait for a burst of changes to end: until QUIET passed with no new event in the

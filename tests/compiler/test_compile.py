@@ -310,7 +310,7 @@ def test_a_hand_edit_made_while_compile_writes_the_article_is_kept(
     from skillwiki import fsio
 
     _, article = _stale_ci(demo)
-    real = fsio._write_temp
+    real = fsio.write_temp
     edits: list[str] = []
 
     def then_by_hand(path: Path, data: bytes, *, sync: bool) -> tuple[Path, Any]:
@@ -320,13 +320,13 @@ def test_a_hand_edit_made_while_compile_writes_the_article_is_kept(
             edits.append("ci.md")
         return staged
 
-    monkeypatch.setattr(fsio, "_write_temp", then_by_hand)
+    monkeypatch.setattr(fsio, "write_temp", then_by_hand)
     result = invoke("compile", "-w", str(demo))
     assert edits == ["ci.md"]
     assert "Typed while it was written." in article.read_text()
     assert "Warning: .wiki/wiki/docs/ci.md was edited by hand" in result.stderr
     assert not list(article.parent.glob(".*.tmp"))  # the compiled text's temp is gone
-    monkeypatch.setattr(fsio, "_write_temp", real)
+    monkeypatch.setattr(fsio, "write_temp", real)
     _kept_next_time(invoke, demo, article, "Typed while it was written.")
 
 

@@ -14,7 +14,7 @@ from skillwiki.config import load_config
 from skillwiki.memory.block import (
     END_MARKER,
     START_MARKER,
-    _code_ranges,
+    code_ranges,
     inert,
     neutralise_markers,
     write_block,
@@ -232,7 +232,7 @@ def test_write_block_preserves_every_byte_outside_the_markers(
     data = f"{before}{START_MARKER}{old}{END_MARKER}{after}".encode()
     # Markers that CommonMark reads as code (after a tab or an open fence) are the file's own
     # text, left alone by design: another test covers those.
-    assume(not any(first <= len(before.encode()) < last for first, last in _code_ranges(data)))
+    assume(not any(first <= len(before.encode()) < last for first, last in code_ranges(data)))
     target.write_bytes(data)
     write_block(target, block)
     assert target.read_bytes() == f"{before}{START_MARKER}\n{block}{END_MARKER}{after}".encode()
@@ -284,7 +284,7 @@ def test_a_line_appended_while_the_block_is_written_is_kept(
 
     target = tmp_path / "AGENTS.md"
     target.write_text("# Agents\n", encoding="utf-8")
-    real = fsio._write_temp
+    real = fsio.write_temp
     appended: list[bool] = []
 
     def racing(path: Path, data: bytes, *, sync: bool) -> tuple[Path, tuple[int, int, int, int]]:
@@ -295,7 +295,7 @@ def test_a_line_appended_while_the_block_is_written_is_kept(
             appended.append(True)
         return temp
 
-    monkeypatch.setattr(fsio, "_write_temp", racing)
+    monkeypatch.setattr(fsio, "write_temp", racing)
     assert write_block(target, "## Lessons\n\n- rule\n")
     text = target.read_text(encoding="utf-8")
     assert text.startswith("# Agents\nAppended meanwhile.\n") and "- rule\n" in text

@@ -704,7 +704,7 @@ def test_a_follower_makes_the_compiler_ready_once_idle(
     warm = LiveWorkspace(WorkspaceLookup(demo), follow=True)
     _hits(warm, "retry")
     _until(lambda: len(made) == 1)
-    time.sleep(3 * warm_module._POLL)
+    time.sleep(3 * warm_module.POLL)
     assert len(made) == 1
     assert not isinstance(made[0], Problem)  # the sample compiles: it warms the whole path
     _, text, row, outline, _ = made[0]
@@ -721,26 +721,28 @@ def test_a_look_that_fails_leaves_the_next_to_list_everything(
     answers as a look at every file would."""
     from skillwiki import statcache
     from skillwiki.compiler import apply
+    from skillwiki.compiler.plan import make_plan
 
     warm = LiveWorkspace(WorkspaceLookup(demo))
     _hits(warm, "retry")
     relisted: list[str] = []
-    relist, apply_plan = statcache.relist_folders, apply._apply
+    relist, planned = statcache.relist_folders, make_plan
 
     def counted(root: Path, *rest: Any, **options: Any) -> Any:
         relisted.append(root.name)
         return relist(root, *rest, **options)
 
-    def failing(*args: Any) -> Any:
+    def failing(*args: Any, **options: Any) -> Any:
+        planned(*args, **options)  # the last look's folders taken over, and changed
         raise OSError("the disk went away")
 
     monkeypatch.setattr(statcache, "relist_folders", counted)
-    monkeypatch.setattr(apply, "_apply", failing)
+    monkeypatch.setattr(apply, "make_plan", failing)
     write(demo / ".wiki" / "raw" / "numbat.md", "# Numbat\n\nThe numbat eats termites.\n")
     with pytest.raises(OSError):
         _hits(warm, "termites")
     assert relisted == ["raw", "wiki"] and warm._listing is None
-    monkeypatch.setattr(apply, "_apply", apply_plan)
+    monkeypatch.setattr(apply, "make_plan", planned)
     relisted.clear()
     assert _hits(warm, "termites") == (False, [".wiki/wiki/numbat.md"])
     assert relisted == []  # listed whole
