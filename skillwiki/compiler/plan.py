@@ -5,7 +5,7 @@ where the record still holds; the others are looked into file by file (freshness
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,7 +13,7 @@ from typing import Any
 from skillwiki import fsio, statcache
 from skillwiki.compiler.freshness import Entry, Facts, Problem, State, plan_key, read_row, todo
 from skillwiki.config import Config
-from skillwiki.statcache import Changes, Folder, Key, Listing, Record, Stat, Summary
+from skillwiki.statcache import Changes, Folder, Key, Listing, Record, Stat
 from skillwiki.workspace import Workspace, article_rel
 
 
@@ -140,9 +140,8 @@ class Plan:
         acted_on = todo(force)
         return [entry for entry in self.others if entry.state in acted_on]
 
-    def take_record(self, key: Key, record: Record) -> None:
-        """Take what a key's record says of its articles and raw files as this plan's."""
-        self.listing.trusted_records[key] = record
+    def take_record(self, record: Record) -> None:
+        """Take what a trusted record says of its articles and raw files as this plan's."""
         self.others += [Entry(a, source, State(state)) for a, source, state in record.others]
         self.problems += [Problem(path, message) for path, message in record.problems]
 
@@ -193,10 +192,16 @@ def make_plan(
         cache_path(ws), config.fingerprint, changes.listing.cache if changes else None
     )
     plan = _listed(ws, cache, trust_articles, changes)
-    sorting = _Sorting(ws, config, plan, trust_articles, changes if kept else None)
-    for folder in sorted(plan.listing.raw_folders.keys() | plan.listing.wiki_folders.keys()):
-        sorting.sort_out(folder)
-    plan.listing.forget_unseen(sorting.seen)
+    for key, raw, wiki, record in statcache.answers(
+        plan.listing,
+        changes if kept else None,
+        trust_articles=trust_articles,
+        look_apart=_clashing_folders(plan.listing.raw_folders),
+    ):
+        if record is None:
+            plan_key(ws, config, plan, key, raw, wiki)
+        else:
+            plan.take_record(record)
     plan.others.sort()
     plan.problems.sort()
     return plan
@@ -244,96 +249,10 @@ def _listed(
     return Plan(listing, temps=temps)
 
 
-class _Sorting:
-    """One plan's walk over the folders, sorting out which of them (or of their buckets) their
-    records answer for and which are looked into file by file."""
-
-    def __init__(
-        self,
-        ws: Workspace,
-        config: Config,
-        plan: Plan,
-        trust_articles: bool,
-        changes: Changes | None,
-    ) -> None:
-        """`changes`: what changed since the run that left the cache, taken over; None when
-        the cache was read from its file."""
-        self.ws, self.config, self.plan = ws, config, plan
-        self.trust_articles = trust_articles
-        self.changes = changes
-        self.seen: set[Key] = set()
-        self.untouched = changes.untouched_records(plan.cache) if changes is not None else {}
-        self.clashing = _clashing_folders(plan.listing.raw_folders)
-
-    def sort_out(self, folder: str) -> None:
-        """Answer a folder by what is known of it, or each of its keys the same way, and look
-        into the others file by file."""
-        listing, cache = self.plan.listing, self.plan.cache
-        raw_files = listing.raw_folders.get(folder, {})
-        wiki_files = listing.wiki_folders.get(folder, {})
-        count = statcache.buckets_for(max(len(raw_files), len(wiki_files)))
-        alike = _keys_alike(self.changes, listing, folder, count)
-        cache.buckets[folder] = count
-        if folder not in self.clashing and self._whole_folder(folder, count):
-            return
-        raws, wikis = listing.spread(folder, count)
-        for key in sorted(raws.keys() | wikis.keys()):
-            self.seen.add(key)
-            raw = raws.get(key, {})
-            wiki = wikis.get(key, {})
-            if folder not in self.clashing and self._by_record(key, alike, raw, wiki):
-                continue
-            if self.trust_articles and wiki:
-                wiki = listing.stat_listed(key, wiki)
-            plan_key(self.ws, self.config, self.plan, key, raw, wiki)
-
-    def _by_record(self, key: Key, alike: Callable[[Key], bool], raw: Folder, wiki: Folder) -> bool:
-        """Answer a key by its record, if the record is trusted and still names its files."""
-        record = self.plan.cache.trusted_record(key)
-        if record is None:
-            return False
-        wiki_stat = self.plan.listing.folder_stats.get(key[0])
-        if not (alike(key) or _matches(record, raw, wiki, wiki_stat, self.trust_articles)):
-            return False
-        self.plan.take_record(key, record)
-        return True
-
-    def _whole_folder(self, folder: str, count: int) -> bool:
-        """Answer a whole folder by what is known of it, if it can be: the last run's records
-        when nothing in it changed since, or, for a big folder, its summary."""
-        answers = self.untouched.get(folder)
-        if answers is not None and answers[0][0][1] == count:
-            for key, known in answers:
-                self.plan.take_record(key, known)
-                self.seen.add(key)
-            return True
-        if count > 1 and self._by_summary(folder):
-            listing = self.plan.listing
-            self.seen.update(listing.trusted_records.keys() & listing.cache.keys_of(folder))
-            return True
-        return False
-
-    def _by_summary(self, folder: str) -> bool:
-        """Answer every bucket of a big folder at once, when the folder matches its summary."""
-        listing = self.plan.listing
-        known = listing.cache.folder_summary(folder)
-        if known is None or not _matches(
-            known[0],
-            listing.raw_folders.get(folder, {}),
-            listing.wiki_folders.get(folder, {}),
-            listing.folder_stats.get(folder),
-            self.trust_articles,
-        ):
-            return False
-        for key, record in known[1]:
-            self.plan.take_record(key, record)
-        return True
-
-
 def _clashing_folders(raw_folders: Mapping[str, Folder]) -> set[str]:
     """The folders of raw/ that hold a file whose article would be a folder of raw/ too
-    (raw/x.txt, whose article is wiki/x.txt.md, beside raw/x.txt.md/y.md): planned file by
-    file whatever their records say, so that the file is refused (as unusable) and not taken
+    (raw/x.txt, whose article is wiki/x.txt.md, beside raw/x.txt.md/y.md): looked into file
+    by file whatever their records say, so that the file is refused (as unusable) and not taken
     for fresh by a record made before the folder came, which no change of its own folder
     tells of. Only a folder named like an article (`.md`) can clash: a look at each."""
     found: set[str] = set()
@@ -348,30 +267,3 @@ def _clashing_folders(raw_folders: Mapping[str, Folder]) -> set[str]:
                     found.add(parent)
             start = listed.find(".md/", start + 1)
     return found
-
-
-def _keys_alike(
-    changes: Changes | None, listing: Listing, folder: str, count: int
-) -> Callable[[Key], bool]:
-    """The keys of a folder whose trusted records answer without digests, for nothing changed
-    in them since the run that left the cache (see Changes.keys_alike); without that cache
-    taken over (`changes` None), none."""
-    if changes is None:
-        return _no_key
-    return changes.keys_alike(listing, folder, count)
-
-
-def _no_key(key: Key) -> bool:
-    return False
-
-
-def _matches(
-    known: Record | Summary, raw: Folder, wiki: Folder, wiki_stat: Stat | None, trust: bool
-) -> bool:
-    """Tell whether a record's (or summary's) digests name these files as they are listed now
-    (the articles' stats not compared when they were listed by name only)."""
-    return (
-        known.raw == statcache.digest(raw)
-        and known.names == statcache.names_digest(wiki, wiki_stat)
-        and (trust or known.articles == statcache.digest(wiki))
-    )

@@ -4,11 +4,13 @@ only at what changed.
 `scan` lists raw/ and wiki/ folder by folder; `records` names a folder's files (or a bucket of
 a big folder's) in a record; `cache` holds the records and the facts per file in memory, and
 `store` reads and writes its file in .cache/; `listing` keeps one run's listing and the records
-in step; `changes` tells what of them still holds after the files a watcher saw change.
+in step; `changes` tells what of them still holds after the files a watcher saw change; `answering`
+asks, for a plan, which folders their records answer for and which must be looked into.
 """
 
 from __future__ import annotations
 
+from skillwiki.statcache.answering import Answer, answers, matches
 from skillwiki.statcache.cache import RACY_NS, FileCache, StatCache, load_files, save_files
 from skillwiki.statcache.changes import Changes
 from skillwiki.statcache.listing import Listing
@@ -39,6 +41,7 @@ from skillwiki.statcache.store import load, open_cache, save, settle, write
 
 __all__ = [
     "BUCKET_FILES",
+    "Answer",
     "RACY_NS",
     "Changes",
     "FileCache",
@@ -49,12 +52,14 @@ __all__ = [
     "Stat",
     "StatCache",
     "Summary",
+    "answers",
     "bucket_of",
     "buckets_for",
     "digest",
     "folder_of",
     "load",
     "load_files",
+    "matches",
     "names_digest",
     "newest",
     "older_than",

@@ -764,6 +764,7 @@ def test_after_a_change_the_other_folders_are_answered_by_the_records_kept(
     from skillwiki.compiler import apply
     from skillwiki.compiler.plan import make_plan
     from skillwiki.config import load_config
+    from skillwiki.statcache import answering
     from skillwiki.workspace import find_workspace
 
     monkeypatch.setattr(statcache.cache, "RACY_NS", 0)  # records quiet at once, as if settled
@@ -787,7 +788,7 @@ def test_after_a_change_the_other_folders_are_answered_by_the_records_kept(
         plans.append(planned(*args, **kwargs))
         return plans[-1]
 
-    monkeypatch.setattr(statcache, "digest", counted)
+    monkeypatch.setattr(answering, "digest", counted)  # the digests a record is matched by
     monkeypatch.setattr(apply, "make_plan", kept_plan)
     ws = find_workspace(demo)
     config = load_config(ws.config_file)
@@ -832,6 +833,7 @@ def test_in_a_big_folder_the_keys_the_watcher_named_nothing_in_are_answered_by_t
     from skillwiki import statcache
     from skillwiki.compiler import apply, plan
     from skillwiki.config import load_config
+    from skillwiki.statcache import answering
     from skillwiki.workspace import find_workspace
 
     monkeypatch.setattr(statcache.cache, "RACY_NS", 0)  # records quiet at once, as if settled
@@ -845,7 +847,7 @@ def test_in_a_big_folder_the_keys_the_watcher_named_nothing_in_are_answered_by_t
         _hits(warm, "again")
     compared: list[tuple[str, ...]] = []
     plans: list[Any] = []
-    matches, planned = plan._matches, plan.make_plan
+    matches, planned = answering.matches, plan.make_plan
 
     def counted(known: Any, raw_files: dict[str, Any], *rest: Any) -> bool:
         compared.append(tuple(raw_files))
@@ -855,7 +857,7 @@ def test_in_a_big_folder_the_keys_the_watcher_named_nothing_in_are_answered_by_t
         plans.append(planned(*args, **kwargs))
         return plans[-1]
 
-    monkeypatch.setattr(plan, "_matches", counted)
+    monkeypatch.setattr(answering, "matches", counted)
     monkeypatch.setattr(apply, "make_plan", kept_plan)
     config = load_config(find_workspace(ws).config_file)
     count = statcache.buckets_for(statcache.BUCKET_FILES + 100)
@@ -917,7 +919,7 @@ def test_each_look_after_changes_in_a_big_folder_plans_as_a_look_at_every_file(
     _hits(warm, "marker")
     plans: list[Any] = []
     alike_answered = [0]
-    planned, alike_of = plan.make_plan, plan._keys_alike
+    planned, alike_of = plan.make_plan, statcache.Changes.keys_alike
 
     def kept_plan(*args: Any, **kwargs: Any) -> Any:
         plans.append(planned(*args, **kwargs))
@@ -933,7 +935,7 @@ def test_each_look_after_changes_in_a_big_folder_plans_as_a_look_at_every_file(
         return alike_counted
 
     monkeypatch.setattr(apply, "make_plan", kept_plan)
-    monkeypatch.setattr(plan, "_keys_alike", counted)
+    monkeypatch.setattr(statcache.Changes, "keys_alike", counted)
     root = find_workspace(ws)
     config = load_config(root.config_file)
     chance = random.Random(seed)
