@@ -10,21 +10,11 @@ asks, for a plan, which folders their records answer for and which must be looke
 
 from __future__ import annotations
 
-from skillwiki.statcache.answering import Answer, answers, matches
+from skillwiki.statcache.answering import answers
 from skillwiki.statcache.cache import RACY_NS, FileCache, StatCache, load_files, save_files
 from skillwiki.statcache.changes import Changes
 from skillwiki.statcache.listing import Listing
-from skillwiki.statcache.records import (
-    BUCKET_FILES,
-    Key,
-    Record,
-    Summary,
-    bucket_of,
-    buckets_for,
-    digest,
-    names_digest,
-    split,
-)
+from skillwiki.statcache.records import BUCKET_FILES, Key, Record, bucket_of, buckets_for, split
 from skillwiki.statcache.scan import (
     Folder,
     Stat,
@@ -37,11 +27,10 @@ from skillwiki.statcache.scan import (
     scan_folders,
     stat_of,
 )
-from skillwiki.statcache.store import load, open_cache, save, settle, write
+from skillwiki.statcache.store import open_cache, settle, write
 
 __all__ = [
     "BUCKET_FILES",
-    "Answer",
     "RACY_NS",
     "Changes",
     "FileCache",
@@ -51,22 +40,16 @@ __all__ = [
     "Record",
     "Stat",
     "StatCache",
-    "Summary",
     "answers",
     "bucket_of",
     "buckets_for",
-    "digest",
     "folder_of",
-    "load",
     "load_files",
-    "matches",
-    "names_digest",
     "newest",
     "older_than",
     "open_cache",
     "read_with_stat",
     "relist_folders",
-    "save",
     "save_files",
     "scan",
     "scan_folders",

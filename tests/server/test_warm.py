@@ -764,7 +764,7 @@ def test_after_a_change_the_other_folders_are_answered_by_the_records_kept(
     from skillwiki.compiler import apply
     from skillwiki.compiler.plan import make_plan
     from skillwiki.config import load_config
-    from skillwiki.statcache import answering
+    from skillwiki.statcache import answering, records
     from skillwiki.workspace import find_workspace
 
     monkeypatch.setattr(statcache.cache, "RACY_NS", 0)  # records quiet at once, as if settled
@@ -778,7 +778,7 @@ def test_after_a_change_the_other_folders_are_answered_by_the_records_kept(
         _hits(warm, word)
     digested: list[set[str]] = []
     plans: list[Any] = []
-    digest, planned = statcache.digest, make_plan
+    digest, planned = records.digest, make_plan
 
     def counted(folder: dict[str, Any]) -> bytes:
         digested.append(set(folder))
@@ -973,25 +973,26 @@ def test_a_stat_cache_is_taken_over_only_while_its_file_holds_what_it_holds(
     fingerprint algorithm, and once per save (a run that fails before saving leaves the next
     to read the file)."""
     from skillwiki import statcache
+    from skillwiki.statcache import store
 
     path = tmp_path / "state.marshal"
     mine = statcache.StatCache(dirty=True)
-    statcache.save(path, mine, "xxh3", 10)
+    store.save(path, mine, "xxh3", 10)
     assert not mine.take_over(path, "sha256")
     assert mine.take_over(path, "xxh3")
     assert not mine.take_over(path, "xxh3")  # taken, not saved since
-    statcache.save(path, mine, "xxh3", 11)  # nothing changed: the file still holds it
+    store.save(path, mine, "xxh3", 11)  # nothing changed: the file still holds it
     assert mine.take_over(path, "xxh3")
-    statcache.save(path, mine, "xxh3", 12)
-    loaded = statcache.load(path, "xxh3")
+    store.save(path, mine, "xxh3", 12)
+    loaded = store.load(path, "xxh3")
     assert loaded.take_over(path, "xxh3")
-    statcache.save(path, loaded, "xxh3", 13)
+    store.save(path, loaded, "xxh3", 13)
     other = statcache.StatCache(dirty=True)
-    statcache.save(path, other, "xxh3", 14)  # another process saved
+    store.save(path, other, "xxh3", 14)  # another process saved
     assert not mine.take_over(path, "xxh3")
     assert not loaded.take_over(path, "xxh3")
     assert other.take_over(path, "xxh3")
-    statcache.save(path, other, "xxh3", 15)
+    store.save(path, other, "xxh3", 15)
     path.unlink()  # removed since
     assert not other.take_over(path, "xxh3")
     assert not statcache.StatCache().take_over(path, "xxh3")  # never loaded nor saved
@@ -1004,6 +1005,7 @@ def test_a_save_by_another_process_right_after_this_one_is_not_taken_for_it(
     rename keeps), not by one taken after: another process's save right after this one's is
     not taken for it, and the next run reads that file rather than take this cache over."""
     from skillwiki import fsio, statcache
+    from skillwiki.statcache import store
 
     path = tmp_path / "state.marshal"
     real = fsio.atomic_write
@@ -1015,12 +1017,12 @@ def test_a_save_by_another_process_right_after_this_one_is_not_taken_for_it(
         if target == path and not saved:  # another process saves, before any stat of ours
             saved.append(1)
             time.sleep(0.05)  # past the file system's clock tick
-            statcache.save(path, theirs, "xxh3", 20)
+            store.save(path, theirs, "xxh3", 20)
         return written
 
     monkeypatch.setattr(fsio, "atomic_write", then_another)
     mine = statcache.StatCache(dirty=True)
-    statcache.save(path, mine, "xxh3", 10)
+    store.save(path, mine, "xxh3", 10)
     assert saved == [1]
     assert not mine.take_over(path, "xxh3")
     assert theirs.take_over(path, "xxh3")
@@ -1039,6 +1041,7 @@ def test_a_follower_writes_the_stat_cache_once_idle(
     from skillwiki.config import load_config
     from skillwiki.reading import query
     from skillwiki.server import live
+    from skillwiki.statcache import store
     from skillwiki.workspace import find_workspace
 
     ws = find_workspace(demo)
@@ -1046,7 +1049,7 @@ def test_a_follower_writes_the_stat_cache_once_idle(
     raw = demo / ".wiki" / "raw" / "docs" / "ci.md"
 
     def on_disk() -> int:
-        return statcache.load(path, config.fingerprint).saved_ns
+        return store.load(path, config.fingerprint).saved_ns
 
     def held(server: LiveWorkspace) -> statcache.StatCache:
         assert server._listing is not None
@@ -1063,7 +1066,7 @@ def test_a_follower_writes_the_stat_cache_once_idle(
         assert on_disk() < held(server).saved_ns  # not written yet
     kept = held(server)
     server.close()
-    assert statcache.load(path, config.fingerprint).records == kept.records
+    assert store.load(path, config.fingerprint).records == kept.records
     # A CLI run while the write waits reads the older file, looks again where it differs,
     # and saves its own: the server does not write over it.
     server = LiveWorkspace(WorkspaceLookup(demo), follow=True)
