@@ -42,7 +42,8 @@ def answers(
     With `trust_articles` the articles were listed by name only and their stats are not
     compared. The folders of `look_apart` are looked into whatever their records say. Once
     the walk is done, the records of the keys no answer named are to be renewed too (their
-    files are gone).
+    files are gone): the listing is in step with the cache only when the walk is consumed
+    whole.
     """
     walk = _Walk(listing, changes, trust_articles, look_apart)
     for folder in sorted(listing.raw_folders.keys() | listing.wiki_folders.keys()):
