@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.crash import main
+from tests.support.crash import main
 
 if __name__ == "__main__":
     main()
