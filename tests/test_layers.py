@@ -105,21 +105,32 @@ def test_a_text_loads_only_the_library_it_needs(text: str, loaded: list[str]) ->
     assert out.stdout == f"{loaded}\n"
 
 
+SEARCH_ENGINE = ["sqlite3", "skillwiki.search.index", "skillwiki.search.rank"]
+
+
 @pytest.mark.parametrize(
-    "module",
-    ["skillwiki.compiler.apply", "skillwiki.lint", "skillwiki.search.heading_cache"],
+    ("module", "unloaded"),
+    [
+        ("skillwiki.compiler.apply", SEARCH_ENGINE),
+        ("skillwiki.lint", SEARCH_ENGINE),
+        ("skillwiki.search.heading_cache", SEARCH_ENGINE),
+        ("skillwiki.markdown.references", ["markdown_it", "skillwiki.markdown.parse"]),
+        ("skillwiki.api", ["skillwiki.api.reads", "skillwiki.api.writes", "skillwiki.compiler"]),
+    ],
+    ids=["compile", "lint", "what compile hands search", "references", "the api"],
 )
-def test_what_never_searches_does_not_load_the_search_engine(module: str) -> None:
-    """Compile and lint take what compile hands the search index from skillwiki.search; that
-    must not load SQLite, the ranking or the snippets, which only a search needs."""
+def test_a_package_loads_only_the_module_asked_for(module: str, unloaded: list[str]) -> None:
+    """Compile and lint take what compile hands the search index from skillwiki.search, status
+    takes references from skillwiki.markdown, a face takes one use-case of skillwiki.api: none
+    of them loads the package's other modules (SQLite, the ranking, the Markdown reader, the
+    other use-cases), which only their own users need."""
     import subprocess
     import sys
 
     code = (
         "import sys, importlib\n"
         f"importlib.import_module({module!r})\n"
-        "engine = {'sqlite3', 'skillwiki.search.rank', 'skillwiki.search.index'}\n"
-        "print(sorted(engine & set(sys.modules)))\n"
+        f"print(sorted(set({unloaded!r}) & set(sys.modules)))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout == "[]\n"

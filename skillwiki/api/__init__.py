@@ -12,43 +12,50 @@ functions, so a face that imports this package at start-up pays for nothing it d
 - writes: `compile`, `ingest`, `record_lesson`, `feedback`, `review`.
 """
 
-from skillwiki.api.memory import (
-    RecallAnswer,
-    SuggestAnswer,
-    recall,
-    record_lesson_command,
-    record_lesson_fields,
-    suggest,
-)
-from skillwiki.api.reads import (
-    LIMIT_MAX,
-    ArticleType,
-    Opened,
-    QueryAnswer,
-    ShowAnswer,
-    StatusAnswer,
-    StatusFile,
-    Wiki,
-    file_fingerprint,
-    open_wiki,
-    opened_notices,
-    query,
-    show,
-    status,
-)
-from skillwiki.api.writes import (
-    CompileAnswer,
-    Decided,
-    FeedbackAnswer,
-    IngestAnswer,
-    RecordAnswer,
-    Waiting,
-    compile,
-    feedback,
-    ingest,
-    record_lesson,
-    review,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from skillwiki import lazy
+
+if TYPE_CHECKING:
+    from skillwiki.api.memory import (
+        RecallAnswer,
+        SuggestAnswer,
+        recall,
+        record_lesson_command,
+        record_lesson_fields,
+        suggest,
+    )
+    from skillwiki.api.reads import (
+        LIMIT_MAX,
+        ArticleType,
+        Opened,
+        QueryAnswer,
+        ShowAnswer,
+        StatusAnswer,
+        StatusFile,
+        Wiki,
+        file_fingerprint,
+        open_wiki,
+        opened_notices,
+        query,
+        show,
+        status,
+    )
+    from skillwiki.api.writes import (
+        CompileAnswer,
+        Decided,
+        FeedbackAnswer,
+        IngestAnswer,
+        RecordAnswer,
+        Waiting,
+        compile,
+        feedback,
+        ingest,
+        record_lesson,
+        review,
+    )
 
 __all__ = [
     "LIMIT_MAX",
@@ -83,3 +90,41 @@ __all__ = [
     "status",
     "suggest",
 ]
+
+# Each name, and the module it is loaded from the first time it is asked for.
+__getattr__ = lazy.exports(
+    __name__,
+    {
+        "RecallAnswer": "memory",
+        "SuggestAnswer": "memory",
+        "recall": "memory",
+        "record_lesson_command": "memory",
+        "record_lesson_fields": "memory",
+        "suggest": "memory",
+        "LIMIT_MAX": "reads",
+        "ArticleType": "reads",
+        "Opened": "reads",
+        "QueryAnswer": "reads",
+        "ShowAnswer": "reads",
+        "StatusAnswer": "reads",
+        "StatusFile": "reads",
+        "Wiki": "reads",
+        "file_fingerprint": "reads",
+        "open_wiki": "reads",
+        "opened_notices": "reads",
+        "query": "reads",
+        "show": "reads",
+        "status": "reads",
+        "CompileAnswer": "writes",
+        "Decided": "writes",
+        "FeedbackAnswer": "writes",
+        "IngestAnswer": "writes",
+        "RecordAnswer": "writes",
+        "Waiting": "writes",
+        "compile": "writes",
+        "feedback": "writes",
+        "ingest": "writes",
+        "record_lesson": "writes",
+        "review": "writes",
+    },
+)

@@ -26,13 +26,20 @@ The modules follow the parse: `parse` (the configured parser, with `block_rules`
 `references` counts how central an article is, from what `analyze` read.
 """
 
-from skillwiki.markdown.anchors import slug, toc_slug, vue_slug
-from skillwiki.markdown.block_rules import SHORTCODE_SEARCH_LINES
-from skillwiki.markdown.blocks import analyze, read_tokens
-from skillwiki.markdown.inline import MENTION_CHARS
-from skillwiki.markdown.outline import Heading, Link, Outline
-from skillwiki.markdown.parse import parser
-from skillwiki.markdown.text import is_target, only_targets, plain_text, trailing_attrs
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from skillwiki import lazy
+
+if TYPE_CHECKING:
+    from skillwiki.markdown.anchors import slug, toc_slug, vue_slug
+    from skillwiki.markdown.block_rules import SHORTCODE_SEARCH_LINES
+    from skillwiki.markdown.blocks import analyze, read_tokens
+    from skillwiki.markdown.inline import MENTION_CHARS
+    from skillwiki.markdown.outline import Heading, Link, Outline
+    from skillwiki.markdown.parse import parser
+    from skillwiki.markdown.text import is_target, only_targets, plain_text, trailing_attrs
 
 __all__ = [
     "MENTION_CHARS",
@@ -51,3 +58,25 @@ __all__ = [
     "trailing_attrs",
     "vue_slug",
 ]
+
+# Each name, and the module it is loaded from the first time it is asked for.
+__getattr__ = lazy.exports(
+    __name__,
+    {
+        "slug": "anchors",
+        "toc_slug": "anchors",
+        "vue_slug": "anchors",
+        "SHORTCODE_SEARCH_LINES": "block_rules",
+        "analyze": "blocks",
+        "read_tokens": "blocks",
+        "MENTION_CHARS": "inline",
+        "Heading": "outline",
+        "Link": "outline",
+        "Outline": "outline",
+        "parser": "parse",
+        "is_target": "text",
+        "only_targets": "text",
+        "plain_text": "text",
+        "trailing_attrs": "text",
+    },
+)

@@ -11,8 +11,9 @@ article (`snippets`, the words in bold as `highlight` finds them, read through `
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from skillwiki import lazy
 
 if TYPE_CHECKING:
     from skillwiki.search.hits import Hit
@@ -23,26 +24,6 @@ if TYPE_CHECKING:
     from skillwiki.search.terms import MAX_QUERY_WORDS, query_terms, words_left_out
     from skillwiki.search.text import normalize
     from skillwiki.search.vectors import VectorCache, prime
-
-# Each name the package gives, and the module it is loaded from when first asked for: compile
-# and lint import `heading_cache` and `snapshot` from here, and must not load SQLite and the
-# ranking to do it.
-MODULE_OF = {
-    "Hit": "hits",
-    "folder_index": "index",
-    "index_path": "index",
-    "open_index": "index",
-    "search": "rank",
-    "ChangesSince": "snapshot",
-    "Snapshot": "snapshot",
-    "snippet": "snippets",
-    "MAX_QUERY_WORDS": "terms",
-    "query_terms": "terms",
-    "words_left_out": "terms",
-    "normalize": "text",
-    "VectorCache": "vectors",
-    "prime": "vectors",
-}
 
 __all__ = [
     "MAX_QUERY_WORDS",
@@ -62,11 +43,24 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Load a name of the package from its module the first time it is asked for."""
-    module = MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+# Each name, and the module it is loaded from the first time it is asked for: compile and lint
+# take `heading_cache` and `snapshot` from here, and must not load SQLite and the ranking.
+__getattr__ = lazy.exports(
+    __name__,
+    {
+        "Hit": "hits",
+        "folder_index": "index",
+        "index_path": "index",
+        "open_index": "index",
+        "search": "rank",
+        "ChangesSince": "snapshot",
+        "Snapshot": "snapshot",
+        "snippet": "snippets",
+        "MAX_QUERY_WORDS": "terms",
+        "query_terms": "terms",
+        "words_left_out": "terms",
+        "normalize": "text",
+        "VectorCache": "vectors",
+        "prime": "vectors",
+    },
+)
