@@ -193,14 +193,14 @@ def test_the_flat_reader_reads_real_frontmatter_as_the_yaml_loader_does() -> Non
     import yaml
 
     from skillwiki.frontmatter import strict_yaml
-    from skillwiki.frontmatter.documents import decode
+    from skillwiki.frontmatter.documents import decode, read_flat
     from skillwiki.frontmatter.fences import YAML_BOUNDARY, YAML_OPENING
 
     read = 0
     for path in real_pages("en"):
         text = decode(path.read_bytes(), path, 10**8)
         parts = YAML_BOUNDARY.split(text, 2) if YAML_OPENING.match(text) else []
-        flat = flat_yaml.read(parts[1]) if len(parts) == 3 else None
+        flat = read_flat(parts[1]) if len(parts) == 3 else None
         if flat is not None:
             read += 1
             assert flat == yaml.load(parts[1], Loader=strict_yaml.StrictLoader), path  # noqa: S506
@@ -250,3 +250,20 @@ def test_split_is_the_library_on_real_pages_and_on_what_skillwiki_writes_of_them
             assert _by_split(text) == _by_the_library(text), (path, text[:200])
             written += as_written(text) is not None
     assert written > 1000
+
+
+def test_no_two_modules_import_each_other_round_a_cycle() -> None:
+    """No cycle of imports between modules, inside a package as between packages (imports
+    made only for type checkers aside): each module can be read, and moved, after the modules
+    it imports."""
+    import grimp
+
+    built = grimp.build_graph("skillwiki", cache_dir=None, exclude_type_checking_imports=True)
+    imports = {m: set(built.find_modules_directly_imported_by(m)) for m in built.modules}
+    cycles = [
+        sorted((module, *chain))
+        for module in sorted(imports)
+        for imported in sorted(imports[module])
+        if (chain := built.find_shortest_chain(importer=imported, imported=module)) is not None
+    ]
+    assert cycles == []

@@ -132,7 +132,7 @@ def test_markdown_links_between_raw_files_resolve_to_the_same_article(
 def test_the_flat_reader_agrees_with_pyyaml(meta: dict) -> None:
     import yaml
 
-    from skillwiki.frontmatter.flat_yaml import read as flat
+    from skillwiki.frontmatter.documents import read_flat as flat
     from skillwiki.frontmatter.strict_yaml import StrictLoader, dump
 
     text = dump(meta) if meta else ""
@@ -149,7 +149,7 @@ scalar_text = st.text(
 def test_the_flat_reader_agrees_on_hand_written_scalars(meta: dict) -> None:
     import yaml
 
-    from skillwiki.frontmatter.flat_yaml import read as flat
+    from skillwiki.frontmatter.documents import read_flat as flat
     from skillwiki.frontmatter.strict_yaml import StrictLoader
 
     text = "".join(f"{key}: {value}\n" for key, value in meta.items())

@@ -4,12 +4,7 @@ from __future__ import annotations
 
 import sys
 
-
-def version_line() -> str:
-    """Return what `skillwiki --version` prints."""
-    from skillwiki import __version__
-
-    return f"skillwiki {__version__}"
+from skillwiki.cli.args import command_name, version_line
 
 
 def main() -> None:
@@ -41,22 +36,6 @@ def main() -> None:
     except budget.OutOfTime:  # a hook out of time prints nothing and gets out of the way
         status = 0
     _exit(status)
-
-
-def command_name(args: list[str]) -> str | None:
-    """The command the arguments name, after the global options; None if unsure (`--help`)."""
-    position = 0
-    while position < len(args):
-        arg = args[position]
-        if arg in ("-w", "--workspace"):
-            position += 2
-        elif arg.startswith("--workspace=") or (arg.startswith("-w") and len(arg) > 2):
-            position += 1
-        elif arg.startswith("-"):
-            return None
-        else:
-            return arg
-    return None
 
 
 def _exit_status(code: object) -> int:

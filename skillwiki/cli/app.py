@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from skillwiki.cli import command_name, version_line
+from skillwiki.cli.args import command_name, version_line
 from skillwiki.cli.coerce import FastCommand, FastGroup
 from skillwiki.cli.common import WorkspaceOption
 from skillwiki.cli.render import error

@@ -77,22 +77,43 @@ def split(text: str, where: Path | str) -> Document:
     return Document(meta, body, True)
 
 
+def read_flat(source: str) -> dict[str, Any] | None:
+    """Read the flat subset skillwiki writes (flat_yaml) as `strict_yaml.load` reads it, or
+    return None for anything else.
+
+    A plain scalar YAML's resolvers may type (one starting with flat_yaml.RESOLVED_FIRST: a
+    number, a date) is typed by PyYAML's own resolvers, imported for it; no other text loads a
+    YAML library. The values are plain by construction: strings, numbers, booleans, None, lists.
+    """
+    from skillwiki.frontmatter import flat_yaml
+
+    if "&" in source or "*" in source:
+        return None  # an anchor or alias is StrictLoader's to refuse
+    return flat_yaml.load(source, _typed)
+
+
+def _typed(raw: str) -> Any:
+    from skillwiki.frontmatter.strict_yaml import resolve
+
+    return resolve(raw)
+
+
 def as_written(text: str) -> Document | None:
     """Split the flat YAML frontmatter skillwiki writes without loading python-frontmatter, or
     return None for any other text (the handlers split it).
 
     The block is cut as the YAML handler cuts it (its detection, then the library's split on
-    its boundary: `fences`) and read by `flat_yaml.read`, which the handlers' loader would have
+    its boundary: `fences`) and read by `read_flat`, which the handlers' loader would have
     read it with. tests/test_layers.py holds the two equal over real documentation trees.
     """
-    from skillwiki.frontmatter import fences, flat_yaml
+    from skillwiki.frontmatter import fences
 
     if fences.YAML_OPENING.match(text) is None:
         return None
     parts = fences.YAML_BOUNDARY.split(text, 2)
     if len(parts) != 3:
         return None  # never closed: the handlers say what that is
-    meta = flat_yaml.read(parts[1])
+    meta = read_flat(parts[1])
     if meta is None:
         return None
     body = parts[2][1:] if parts[2].startswith("\n") else parts[2]

@@ -30,24 +30,6 @@ _WORDS: dict[str, Any] = {
 Resolve = Callable[[str], Any]
 
 
-def read(source: str) -> dict[str, Any] | None:
-    """Read the flat subset as `strict_yaml.load` reads it, or return None for anything else.
-
-    A plain scalar YAML's resolvers may type (one starting with RESOLVED_FIRST: a number, a
-    date) is typed by PyYAML's own resolvers, imported for it; no other text loads a YAML
-    library. The values are plain by construction: strings, numbers, booleans, None, lists.
-    """
-    if "&" in source or "*" in source:
-        return None  # an anchor or alias is StrictLoader's to refuse
-    return load(source, _typed)
-
-
-def _typed(raw: str) -> Any:
-    from skillwiki.frontmatter.strict_yaml import resolve
-
-    return resolve(raw)
-
-
 def load(source: str, resolve: Resolve | None = None) -> dict[str, Any] | None:
     """Read the flat subset, or return None for anything else (the real loader decides).
 

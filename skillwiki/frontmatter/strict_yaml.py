@@ -51,7 +51,7 @@ def load(source: str) -> Any:
 
     Text that could hold an alias (any `&` or `*`) takes the pure-Python loader; anything else
     goes to libyaml, and on any error to the pure-Python loader too: its messages are the ones
-    users see. (`flat_yaml.read` reads the subset skillwiki writes first, without either.)
+    users see. (`documents.read_flat` reads the subset skillwiki writes first, without either.)
     """
     if "&" in source or "*" in source:
         return yaml.load(source, Loader=StrictLoader)  # noqa: S506 - a SafeLoader
