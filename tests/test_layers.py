@@ -116,8 +116,9 @@ SEARCH_ENGINE = ["sqlite3", "skillwiki.search.index", "skillwiki.search.rank"]
         ("skillwiki.search.heading_cache", SEARCH_ENGINE),
         ("skillwiki.markdown.references", ["markdown_it", "skillwiki.markdown.parse"]),
         ("skillwiki.api", ["skillwiki.api.reads", "skillwiki.api.writes", "skillwiki.compiler"]),
+        ("skillwiki.compiler", ["skillwiki.compiler.apply", "skillwiki.compiler.plan"]),
     ],
-    ids=["compile", "lint", "what compile hands search", "references", "the api"],
+    ids=["compile", "lint", "what compile hands search", "references", "the api", "compiler"],
 )
 def test_a_package_loads_only_the_module_asked_for(module: str, unloaded: list[str]) -> None:
     """Compile and lint take what compile hands the search index from skillwiki.search, status

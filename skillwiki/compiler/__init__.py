@@ -4,17 +4,30 @@ new, stale, orphan, edited) from the stat cache, looking into what it cannot vou
 
 from __future__ import annotations
 
-from skillwiki.compiler.apply import (
-    CompileResult,
-    Progress,
-    compile_workspace,
-    refusal,
-    refusal_of,
-    refused,
-    warm_up,
-)
-from skillwiki.compiler.freshness import Entry, Facts, Problem, State, read_facts, read_row, row_key
-from skillwiki.compiler.plan import Plan, cache_path, make_plan
+from typing import TYPE_CHECKING
+
+from skillwiki import lazy
+
+if TYPE_CHECKING:
+    from skillwiki.compiler.apply import (
+        CompileResult,
+        Progress,
+        compile_workspace,
+        refusal,
+        refusal_of,
+        refused,
+        warm_up,
+    )
+    from skillwiki.compiler.freshness import (
+        Entry,
+        Facts,
+        Problem,
+        State,
+        read_facts,
+        read_row,
+        row_key,
+    )
+    from skillwiki.compiler.plan import Plan, cache_path, make_plan
 
 __all__ = [
     "CompileResult",
@@ -35,3 +48,28 @@ __all__ = [
     "row_key",
     "warm_up",
 ]
+
+# Each name, and the module it is loaded from the first time it is asked for: a read that
+# finds everything fresh plans without loading what writes articles.
+__getattr__ = lazy.exports(
+    __name__,
+    {
+        "CompileResult": "apply",
+        "Progress": "apply",
+        "compile_workspace": "apply",
+        "refusal": "apply",
+        "refusal_of": "apply",
+        "refused": "apply",
+        "warm_up": "apply",
+        "Entry": "freshness",
+        "Facts": "freshness",
+        "Problem": "freshness",
+        "State": "freshness",
+        "read_facts": "freshness",
+        "read_row": "freshness",
+        "row_key": "freshness",
+        "Plan": "plan",
+        "cache_path": "plan",
+        "make_plan": "plan",
+    },
+)
