@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from enum import StrEnum
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -202,10 +203,21 @@ class StatusAnswer:
     """The freshness of the wiki; never written by reading it."""
 
     fresh: bool  # every article fresh and every raw file can be compiled
-    catalog: str  # index.json's fingerprint, or "none"
     totals: dict[str, int]  # how many articles in each state, in the states' order
     files: tuple[StatusFile, ...]
     problems: tuple[Problem, ...]  # every raw file compile would refuse, with why
+    index_json: Path  # the catalog, fingerprinted only when asked (`catalog`)
+    algorithm: str  # the workspace's fingerprint algorithm
+
+    @cached_property
+    def catalog(self) -> str:
+        """index.json's fingerprint (what --expect-fingerprint compares), or "none"; read
+        only when asked, for the text output does not show it."""
+        from skillwiki.fingerprint import fingerprint
+
+        if not self.index_json.exists():
+            return "none"
+        return fingerprint(self.index_json.read_bytes(), self.algorithm)
 
     def to_json(self) -> dict[str, Any]:
         """`status --json`: the totals, each file's state and the raw files that cannot be
@@ -235,9 +247,9 @@ def status(ws: Workspace, config: Config, *, not_fresh: bool = False) -> StatusA
         for entry in entries
     )
     fresh = counts[State.FRESH] == sum(counts.values()) and not plan.problems
-    catalog = file_fingerprint(ws.index_json, config) if ws.index_json.exists() else "none"
     totals = {state.value: counts[state] for state in State}
-    return StatusAnswer(fresh, catalog, totals, files, tuple(refused(ws, config, plan)))
+    problems = tuple(refused(ws, config, plan))
+    return StatusAnswer(fresh, totals, files, problems, ws.index_json, config.fingerprint)
 
 
 def file_fingerprint(path: Path, config: Config) -> str:
