@@ -110,14 +110,17 @@ def as_written(text: str) -> Document | None:
 
     if fences.YAML_OPENING.match(text) is None:
         return None
-    parts = fences.YAML_BOUNDARY.split(text, 2)
-    if len(parts) != 3:
+    # The library's `split(text, 2)` on the boundary, its three parts cut from the two first
+    # boundaries found: the body is copied once, not twice.
+    boundaries = fences.YAML_BOUNDARY.finditer(text)
+    opening, closing = next(boundaries, None), next(boundaries, None)
+    if opening is None or closing is None:
         return None  # never closed: the handlers say what that is
-    meta = read_flat(parts[1])
+    meta = read_flat(text[opening.end() : closing.start()])
     if meta is None:
         return None
-    body = parts[2][1:] if parts[2].startswith("\n") else parts[2]
-    return Document(meta, body, True)
+    start = closing.end() + 1 if text.startswith("\n", closing.end()) else closing.end()
+    return Document(meta, text[start:], True)
 
 
 def body_of(text: AnyStr) -> AnyStr:
