@@ -14,7 +14,10 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from skillwiki.api.reads import file_fingerprint
-from skillwiki.kinds import Severity, Trigger
+
+# The lesson a record_lesson call takes, built from the arguments every face names alike.
+from skillwiki.memory.lessons import LessonInput as LessonInput
+from skillwiki.memory.lessons import lesson_input as lesson_input
 
 if TYPE_CHECKING:
     from skillwiki.compiler import CompileResult, Problem, Progress
@@ -150,50 +153,20 @@ class RecordAnswer:
 def record_lesson(
     ws: Workspace,
     config: Config,
-    title: str,
-    summary: str,
+    lesson: LessonInput,
     *,
-    body: str | None = None,
-    what_happened: str | None = None,
-    root_cause: str | None = None,
-    optimization: str | None = None,
-    next_time: str | None = None,
-    trigger: str = Trigger.MANUAL,
-    severity: str = Severity.MEDIUM,
-    scope: str | None = None,
-    agent: Sequence[str] | None = None,
-    tag: Sequence[str] | None = None,
-    category: str | None = None,
-    prevention_rule: str | None = None,
-    path: Sequence[str] | None = None,
     dedupe: bool = False,
     expected: str | None = None,
     after: After = None,
 ) -> RecordAnswer:
     """Record a lesson in raw/lessons/ (secrets redacted), then bring the wiki up to date.
 
-    The arguments are record-lesson's, as the CLI and the MCP tool name them. `dedupe`: do not
-    record a near-duplicate, name it; `expected`: index.json's fingerprint as read.
+    `lesson` is built by `lesson_input` from record-lesson's arguments, as the CLI and the MCP
+    tool name them. `dedupe`: do not record a near-duplicate, name it; `expected`: index.json's
+    fingerprint as read.
     """
-    from skillwiki.memory.lessons import lesson_input, record
+    from skillwiki.memory.lessons import record
 
-    lesson = lesson_input(
-        title,
-        summary,
-        body=body,
-        what_happened=what_happened,
-        root_cause=root_cause,
-        optimization=optimization,
-        next_time=next_time,
-        trigger=trigger,
-        severity=severity,
-        scope=scope,
-        agent=agent,
-        tag=tag,
-        category=category,
-        prevention_rule=prevention_rule,
-        path=path,
-    )
     recorded = record(ws, config, lesson, dedupe=dedupe, expected=expected)
     _bring_up_to_date(ws, config, after)
     return RecordAnswer(recorded)

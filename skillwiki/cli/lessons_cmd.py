@@ -94,9 +94,7 @@ def record_lesson(
     from skillwiki import api
 
     ws, config = open_workspace(ctx, workspace)
-    answer = api.record_lesson(
-        ws,
-        config,
+    lesson = api.lesson_input(
         title,
         summary,
         body=sys.stdin.read() if body == "-" else body,
@@ -112,9 +110,8 @@ def record_lesson(
         category=category,
         prevention_rule=prevention_rule,
         path=path,
-        dedupe=dedupe,
-        expected=expect_fingerprint,
     )
+    answer = api.record_lesson(ws, config, lesson, dedupe=dedupe, expected=expect_fingerprint)
     if as_json:
         render.print_json(answer.to_json())
         return

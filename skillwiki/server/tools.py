@@ -218,9 +218,7 @@ def writing_tools(server: WikiServer) -> None:
 
         def work() -> dict[str, Any]:
             ws, config = live.lookup.open()
-            value = api.record_lesson(
-                ws,
-                config,
+            lesson = api.lesson_input(
                 title,
                 summary,
                 body=body,
@@ -236,6 +234,11 @@ def writing_tools(server: WikiServer) -> None:
                 category=category,
                 prevention_rule=prevention_rule,
                 path=path,
+            )
+            value = api.record_lesson(
+                ws,
+                config,
+                lesson,
                 dedupe=dedupe,
                 expected=expect_fingerprint,
                 after=lambda ws, config: compiled_by_a_look(live, ws, config),

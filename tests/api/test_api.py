@@ -146,7 +146,8 @@ def test_record_lesson(demo: Path, invoke: Invoke) -> None:
     tool = _tool(served, "record_lesson", RECORDED)
     ws, config = _opened(called)
     fields = {key: value for key, value in RECORDED.items() if key not in ("title", "summary")}
-    value = api.record_lesson(ws, config, RECORDED["title"], RECORDED["summary"], **fields)
+    lesson = api.lesson_input(RECORDED["title"], RECORDED["summary"], **fields)
+    value = api.record_lesson(ws, config, lesson)
     assert cli == tool == value.to_json()
     assert cli["created"] is True and cli["status"] == "active"
     assert (called / ".wiki" / "wiki" / cli["path"].removeprefix(".wiki/raw/")).is_file()
@@ -189,7 +190,9 @@ def test_review(demo: Path, invoke: Invoke) -> None:
     recorded: dict[str, Any] = {**RECORDED, "root_cause": None}
     ws, config = _opened(demo)
     fields = {key: value for key, value in recorded.items() if key not in ("title", "summary")}
-    lesson = api.record_lesson(ws, config, RECORDED["title"], RECORDED["summary"], **fields)
+    lesson = api.record_lesson(
+        ws, config, api.lesson_input(RECORDED["title"], RECORDED["summary"], **fields)
+    )
     assert lesson.recorded.status == "candidate"
     cli = _cli(invoke, "review", "-w", str(demo))
     assert cli == api.review(ws, config).to_json()
