@@ -213,11 +213,9 @@ class StatusAnswer:
     def catalog(self) -> str:
         """index.json's fingerprint (what --expect-fingerprint compares), or "none"; read
         only when asked, for the text output does not show it."""
-        from skillwiki.fingerprint import fingerprint
-
         if not self.index_json.exists():
             return "none"
-        return fingerprint(self.index_json.read_bytes(), self.algorithm)
+        return file_fingerprint(self.index_json, self.algorithm)
 
     def to_json(self) -> dict[str, Any]:
         """`status --json`: the totals, each file's state and the raw files that cannot be
@@ -252,8 +250,9 @@ def status(ws: Workspace, config: Config, *, not_fresh: bool = False) -> StatusA
     return StatusAnswer(fresh, totals, files, problems, ws.index_json, config.fingerprint)
 
 
-def file_fingerprint(path: Path, config: Config) -> str:
-    """A file's fingerprint, by the workspace's algorithm: what --expect-fingerprint compares."""
+def file_fingerprint(path: Path, algorithm: str) -> str:
+    """A file's fingerprint by `algorithm` (the workspace's): what --expect-fingerprint
+    compares."""
     from skillwiki.fingerprint import fingerprint
 
-    return fingerprint(path.read_bytes(), config.fingerprint)
+    return fingerprint(path.read_bytes(), algorithm)

@@ -134,7 +134,9 @@ def ingest(
     overrides = Overrides(title, summary, tuple(tags))
     result = copy(ws, config, paths, stdin=stdin, name=name, overrides=overrides, expected=expected)
     compiled = _compiled(ws, config, force=False, progress=progress) if compile_after else None
-    fingerprints = tuple(file_fingerprint(ws.raw / item.raw, config) for item in result.files)
+    fingerprints = tuple(
+        file_fingerprint(ws.raw / item.raw, config.fingerprint) for item in result.files
+    )
     return IngestAnswer(result, fingerprints, compiled)
 
 
