@@ -137,6 +137,35 @@ def test_a_package_loads_only_the_module_asked_for(module: str, unloaded: list[s
     assert out.stdout == "[]\n"
 
 
+def test_status_loads_neither_what_writes_articles_nor_the_reads(tmp_path: Path) -> None:
+    """status plans and reads the raw files compile would refuse: on a fresh wiki it loads
+    neither what compiles and writes articles, nor the search package, nor the reads'
+    use-cases, which a status never runs."""
+    import shutil
+    import subprocess
+    import sys
+
+    ws = tmp_path / "demo"
+    shutil.copytree(REPO / "fixtures" / "demo", ws)
+    run = [sys.executable, "-m", "skillwiki", "-w", str(ws)]
+    subprocess.run([*run, "compile"], capture_output=True, check=True)
+    unloaded = ["skillwiki.api.reads", "skillwiki.compiler.apply", "skillwiki.search"]
+    code = (
+        "import os, sys\n"
+        "real_exit = os._exit\n"
+        f"sys.argv = ['skillwiki', '-w', {str(ws)!r}, 'status']\n"
+        "def leave(status):\n"
+        f"    print(sorted(set({unloaded!r}) & set(sys.modules)), status)\n"
+        "    sys.stdout.flush()\n"
+        "    real_exit(0)\n"
+        "os._exit = leave\n"
+        "from skillwiki.cli import main\n"
+        "main()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines()[-1] == "[] 0"
+
+
 REPO = Path(__file__).resolve().parent.parent
 
 # One row per import that ran back up a layer, or round a cycle: the importer, then the module

@@ -7,7 +7,8 @@ answer is the CLI's `--json` by construction. Nothing here parses arguments, pri
 a face; the faces import this package, never each other. The core is imported inside the
 functions, so a face that imports this package at start-up pays for nothing it does not use.
 
-- reads: `query`, `show`, `status`, on a workspace opened for them (`open_wiki`, `Opened`);
+- reads: `query`, `show`, on a workspace opened for them (`open_wiki`, `Opened`);
+- state: `status`, how fresh the wiki is, read without opening the search index;
 - memory: `recall`, `suggest` (the proposed lesson as data);
 - writes: `compile`, `ingest`, `record_lesson`, `feedback`, `review`.
 """
@@ -33,16 +34,13 @@ if TYPE_CHECKING:
         Opened,
         QueryAnswer,
         ShowAnswer,
-        StatusAnswer,
-        StatusFile,
         Wiki,
-        file_fingerprint,
         open_wiki,
         opened_notices,
         query,
         show,
-        status,
     )
+    from skillwiki.api.state import StatusAnswer, StatusFile, file_fingerprint, status
     from skillwiki.api.writes import (
         CompileAnswer,
         Decided,
@@ -110,15 +108,15 @@ __getattr__ = lazy.exports(
         "Opened": "reads",
         "QueryAnswer": "reads",
         "ShowAnswer": "reads",
-        "StatusAnswer": "reads",
-        "StatusFile": "reads",
+        "StatusAnswer": "state",
+        "StatusFile": "state",
         "Wiki": "reads",
-        "file_fingerprint": "reads",
+        "file_fingerprint": "state",
         "open_wiki": "reads",
         "opened_notices": "reads",
         "query": "reads",
         "show": "reads",
-        "status": "reads",
+        "status": "state",
         "CompileAnswer": "writes",
         "Decided": "writes",
         "FeedbackAnswer": "writes",

@@ -1,4 +1,4 @@
-"""The reads: query, show and status, and the workspace opened for them.
+"""The reads: query and show, and the workspace opened for them.
 
 A read is made on an opened workspace (`Opened`): the command line opens one for its single
 call (`open_wiki`), the MCP server keeps one open between calls (server.live.Reading has the
@@ -10,14 +10,12 @@ stderr, the server in a block of its own), never part of the JSON.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from enum import StrEnum
-from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import sqlite3
-    from pathlib import Path
 
     from skillwiki.compiler import Problem, Progress
     from skillwiki.config import Config
@@ -187,72 +185,3 @@ def show(wiki: Opened, key: str, *, max_chars: int | None = None) -> ShowAnswer:
 
     shown = find(wiki.ws, key, wiki.config.fingerprint)
     return ShowAnswer(shown, max_chars, opened_notices(wiki))
-
-
-@dataclass(frozen=True)
-class StatusFile:
-    """An article and its raw file (None for an orphan), as paths from the root, and its state."""
-
-    article: str
-    raw: str | None
-    state: str
-
-
-@dataclass(frozen=True)
-class StatusAnswer:
-    """The freshness of the wiki; never written by reading it."""
-
-    fresh: bool  # every article fresh and every raw file can be compiled
-    totals: dict[str, int]  # how many articles in each state, in the states' order
-    files: tuple[StatusFile, ...]
-    problems: tuple[Problem, ...]  # every raw file compile would refuse, with why
-    index_json: Path  # the catalog, fingerprinted only when asked (`catalog`)
-    algorithm: str  # the workspace's fingerprint algorithm
-
-    @cached_property
-    def catalog(self) -> str:
-        """index.json's fingerprint (what --expect-fingerprint compares), or "none"; read
-        only when asked, for the text output does not show it."""
-        if not self.index_json.exists():
-            return "none"
-        return file_fingerprint(self.index_json, self.algorithm)
-
-    def to_json(self) -> dict[str, Any]:
-        """`status --json`: the totals, each file's state and the raw files that cannot be
-        compiled, with why."""
-        return {
-            "fresh": self.fresh,
-            "catalog": self.catalog,
-            "totals": dict(self.totals),
-            "files": [asdict(item) for item in self.files],
-            "problems": [asdict(problem) for problem in self.problems],
-        }
-
-
-def status(ws: Workspace, config: Config, *, not_fresh: bool = False) -> StatusAnswer:
-    """Say how fresh every article is (`not_fresh`: list only those that are not)."""
-    from skillwiki.compiler import State, make_plan, refused
-
-    plan = make_plan(ws, config)
-    counts = plan.count()
-    entries = plan.others if not_fresh else plan.entries  # others: sorted, none of them fresh
-    files = tuple(
-        StatusFile(
-            f".wiki/wiki/{entry.article}",
-            None if entry.raw is None else f".wiki/raw/{entry.raw}",
-            entry.state.value,
-        )
-        for entry in entries
-    )
-    fresh = counts[State.FRESH] == sum(counts.values()) and not plan.problems
-    totals = {state.value: counts[state] for state in State}
-    problems = tuple(refused(ws, config, plan))
-    return StatusAnswer(fresh, totals, files, problems, ws.index_json, config.fingerprint)
-
-
-def file_fingerprint(path: Path, algorithm: str) -> str:
-    """A file's fingerprint by `algorithm` (the workspace's): what --expect-fingerprint
-    compares."""
-    from skillwiki.fingerprint import fingerprint
-
-    return fingerprint(path.read_bytes(), algorithm)

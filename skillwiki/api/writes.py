@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from skillwiki.api.reads import file_fingerprint
+from skillwiki.api.state import file_fingerprint
 
 # The lesson a record_lesson call takes, built from the arguments every face names alike.
 from skillwiki.memory.lessons import LessonInput as LessonInput

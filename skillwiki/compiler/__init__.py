@@ -13,9 +13,6 @@ if TYPE_CHECKING:
         CompileResult,
         Progress,
         compile_workspace,
-        refusal,
-        refusal_of,
-        refused,
         warm_up,
     )
     from skillwiki.compiler.freshness import (
@@ -28,6 +25,7 @@ if TYPE_CHECKING:
         row_key,
     )
     from skillwiki.compiler.plan import Plan, cache_path, make_plan
+    from skillwiki.compiler.refusals import refusal, refusal_of, refused
 
 __all__ = [
     "CompileResult",
@@ -57,9 +55,9 @@ __getattr__ = lazy.exports(
         "CompileResult": "apply",
         "Progress": "apply",
         "compile_workspace": "apply",
-        "refusal": "apply",
-        "refusal_of": "apply",
-        "refused": "apply",
+        "refusal": "refusals",
+        "refusal_of": "refusals",
+        "refused": "refusals",
         "warm_up": "apply",
         "Entry": "freshness",
         "Facts": "freshness",

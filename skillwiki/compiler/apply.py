@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import islice
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from skillwiki import COMPILER, clock, fsio, parallel, statcache
@@ -21,7 +21,7 @@ from skillwiki.frontmatter.documents import body_of, decode, split
 from skillwiki.search import heading_cache
 from skillwiki.search.snapshot import ChangesSince, Snapshot
 from skillwiki.statcache import Stat, read_with_stat
-from skillwiki.workspace import PARSED_SUFFIXES, Workspace
+from skillwiki.workspace import Workspace
 
 Progress = Callable[[int, int], None]
 
@@ -287,61 +287,6 @@ def warm_up() -> Compiled | Problem:
     look after a change costs what the next ones do."""
     nowhere = (0, 0, 0, 0)  # the stat of a note read from no file
     return _compiled("warm-up.md", "warm-up.md", _SAMPLE, nowhere, "xxh3", len(_SAMPLE) + 1)
-
-
-def refusal(ws: Workspace, config: Config, raw_rel: str, article: str) -> str | None:
-    """Why compile refuses this raw file as it is now, or None when it would compile it (or
-    the file cannot be read: then there is nothing to say of its content)."""
-    problem = _refused(_job(ws, config, raw_rel, article))
-    return None if problem is None else problem.message
-
-
-def refusal_of(config: Config, raw_rel: str, data: bytes) -> str | None:
-    """Why compile would refuse a raw file `raw_rel` holding `data`, or None: what a writer
-    of raw files (ingest, record-lesson) asks before it writes, so that it never leaves a
-    file behind that every later compile refuses. The same check as status's."""
-    problem = _refused_bytes(raw_rel, data, config.fingerprint, config.max_file_bytes)
-    return None if problem is None else problem.message
-
-
-def refused(ws: Workspace, config: Config, plan: Plan) -> list[Problem]:
-    """Return every raw file a compile would refuse as it is now, with why, sorted: the
-    plan's own problems, and those of the raw files the compile would compile (read, not
-    compiled; nothing written). Fresh files are not read."""
-    pending = plan.pending(False)
-    jobs = [_job(ws, config, raw, entry.article) for entry in pending if (raw := entry.raw)]
-    found = [problem for job in jobs if (problem := _refused(job)) is not None]
-    return sorted([*plan.problems, *found])
-
-
-def _refused(job: Job) -> Problem | None:
-    """Why compile refuses a raw file, or None (also when it cannot be read): its bytes, or
-    its frontmatter's values, which render alone refuses. Its Markdown, which refuses
-    nothing, is not parsed, and a file without frontmatter not rendered: the parse would be
-    most of the time."""
-    raw_rel, _, path, algorithm, max_bytes = job
-    try:
-        data = read_with_stat(Path(path))[0]
-    except OSError:
-        return None
-    return _refused_bytes(raw_rel, data, algorithm, max_bytes)
-
-
-def _refused_bytes(raw_rel: str, data: bytes, algorithm: str, max_bytes: int) -> Problem | None:
-    """Why compile refuses a raw file `raw_rel` holding `data`, or None (see _refused)."""
-    from skillwiki.compiler.article import render
-    from skillwiki.markdown import Outline
-
-    where = f".wiki/raw/{raw_rel}"
-    parsed = PurePosixPath(raw_rel).suffix.lower() in PARSED_SUFFIXES
-    unread = Outline((), (), (), (), "", None, "") if parsed else None  # taken as parsed
-    try:
-        document = split(decode(data, where, max_bytes), where)
-        if document.meta:
-            render(raw_rel, document, "", algorithm, unread)
-    except InputError as exc:
-        return Problem(exc.path or where, exc.detail)
-    return None
 
 
 def _changed_since_planned(ws: Workspace, plan: Plan, article: str) -> bool:

@@ -18,7 +18,7 @@ def check(ctx: LintContext) -> Iterator[Finding]:
         refused = (
             file is not None
             and any(raw_problems(file))
-            and refusal(ctx.ws, ctx.config, raw_rel, entry.article) is not None
+            and refusal(ctx.ws, ctx.config, raw_rel) is not None
         )
         advice = "fix its frontmatter first (SW006)" if refused else "run 'skillwiki compile'"
         return (
