@@ -143,32 +143,17 @@ def bench(name: str, shared: Path, runs: int, word: str, query: str) -> list[str
 
 
 def recall(root: Path, queries: Path) -> list[str]:
-    """Recall@5 and MRR@10 of the queries in `queries` (query TAB relevant pages)."""
-    from skillwiki import search
-    from skillwiki.workspace import Workspace
+    """Recall@1, recall@5 and MRR@10 of the queries in `queries` (query TAB relevant pages),
+    and the queries missed (bench/search_eval.py measures them over more sets)."""
+    from search_eval import cases_of, score, skillwiki_ranker
 
-    ws = Workspace(root)
-    cases = [
-        line.split("\t")
-        for line in queries.read_text(encoding="utf-8").splitlines()
-        if line and not line.startswith("#")
-    ]
-    found_at_5 = 0
-    reciprocal = 0.0
-    misses = []
-    for text, relevant in cases:
-        wanted = {f".wiki/wiki/pages/{page}" for page in relevant.split()}
-        paths = [hit.path for hit in search.search(ws, text, limit=10)]
-        rank = next((n for n, path in enumerate(paths, start=1) if path in wanted), None)
-        found_at_5 += rank is not None and rank <= 5
-        reciprocal += 1 / rank if rank else 0.0
-        if rank is None or rank > 5:
-            misses.append(f"  - {text!r}: rank {rank or '>10'}; top: {paths[:3]}")
+    cases = cases_of(queries)
+    found = score(skillwiki_ranker(root), cases)
     rows = [
-        f"recall@5 {found_at_5 / len(cases):.2f}, MRR@10 {reciprocal / len(cases):.2f} "
+        f"recall@1 {found.recall_1:.2f}, recall@5 {found.recall_5:.2f}, MRR@10 {found.mrr_10:.2f} "
         f"over {len(cases)} queries ({queries.name})",
     ]
-    return rows + (["misses:", *misses] if misses else []) + [""]
+    return rows + (["misses:", *found.misses] if found.misses else []) + [""]
 
 
 def main() -> None:
