@@ -35,7 +35,8 @@ def query(
     explain: Annotated[
         bool,
         typer.Option(
-            "--explain", help="Say what ranked each hit: words held, BM25, pages referring to it."
+            "--explain",
+            help="Say what ranked each hit: words held, BM25, pages referring to it, its places.",
         ),
     ] = False,
     no_compile: NoCompileOption = False,
@@ -89,11 +90,31 @@ def _print_hit(number: int, hit: Hit, explain: bool) -> None:
         f"referred to by {signals.referred_by} (BM25 ×{signals.boost:.2f})",
         style="dim",
     )
+    if signals.proximity_rank is not None:
+        render.echo(
+            f"   text order: #{signals.proximity_rank} by words held together, "
+            f"#{signals.bm25_rank} by BM25",
+            style="dim",
+        )
     if signals.fused:
-        text_place = f"#{signals.text_rank}" if signals.text_rank else "not among"
-        meaning = f"#{signals.semantic_rank}" if signals.semantic_rank else "not among"
-        similar = "" if signals.similarity is None else f" (similarity {signals.similarity:.2f})"
-        render.echo(f"   fused: {text_place} by words, {meaning} by meaning{similar}", style="dim")
+        places = [f"{_place(signals.text_rank)} by words"]
+        places.append(f"{_place(signals.semantic_rank)} by meaning{_similar(signals.similarity)}")
+        if signals.sentence_rank is not None or signals.sentence_similarity is not None:
+            places.append(
+                f"{_place(signals.sentence_rank)} by sentences"
+                f"{_similar(signals.sentence_similarity)}"
+            )
+        render.echo(f"   fused: {', '.join(places)}", style="dim")
+
+
+def _place(rank: int | None) -> str:
+    """A place in a ranking as --explain says it."""
+    return "not among" if rank is None else f"#{rank}"
+
+
+def _similar(similarity: float | None) -> str:
+    """A cosine similarity as --explain says it, if there is one."""
+    return "" if similarity is None else f" (similarity {similarity:.2f})"
 
 
 def show(

@@ -6,13 +6,21 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 
+def squashed(bm25: float) -> float:
+    """BM25 into [0, 1): the part of a hit's relevance below its count of words."""
+    positive = max(bm25, 0.0)
+    return positive / (1.0 + positive)
+
+
 @dataclass(frozen=True)
 class Signals:
     """What ranked a hit: the query's words it holds, how many of them it holds close together
     (near.py; None: not looked at, it could not rank among the best), its BM25, how many
-    other articles refer to it and what that multiplied its BM25 by; with semantic search, its
-    place in the text ranking and in the semantic one (None: not among that ranking's
-    candidates) and the cosine similarity of its vector to the query's."""
+    other articles refer to it and what that multiplied its BM25 by, and its places in the two
+    orders the text ranking fuses: by the words held close together and by BM25. With
+    semantic search, its place in the text ranking and in each ranking by meaning, the word
+    vectors' and the sentence encoder's (None: not among that ranking's candidates, or that
+    ranking is not on), and the cosine similarity of its vectors to the query's in each."""
 
     words: int
     bm25: float
@@ -23,6 +31,10 @@ class Signals:
     semantic_rank: int | None = None
     similarity: float | None = None
     near: int | None = None
+    proximity_rank: int | None = None
+    bm25_rank: int | None = None
+    sentence_rank: int | None = None
+    sentence_similarity: float | None = None
 
 
 _SIGNALS = tuple(item.name for item in fields(Signals))
@@ -55,9 +67,15 @@ class Hit:
         return shown
 
     def relevance(self, terms: int) -> float:
-        """The score as a share (0 to 1) of the most a hit for a query of `terms` words can
-        reach: every word held close together and BM25 near its top, or, fused with semantic
-        search, first in both rankings."""
-        if self.signals is not None and self.signals.fused:
+        """How well the hit answers a query of `terms` words, 0 to 1: the words it holds close
+        together plus its BM25 (times its boost) squashed, as a share of the most a hit can
+        reach (every word held together, BM25 near its top); fused with semantic search, its
+        score, a share of the most it can reach (first in every ranking). (The text ranking's
+        score is a share of places, and says nothing of how well the first page matches.)"""
+        signals = self.signals
+        if signals is None or signals.fused:
             return min(1.0, self.score)
-        return min(1.0, self.score / (terms + 1)) if terms else 0.0
+        if not terms:
+            return 0.0
+        together = signals.words if signals.near is None else signals.near
+        return min(1.0, (together + squashed(signals.bm25 * signals.boost)) / (terms + 1))

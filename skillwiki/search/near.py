@@ -17,12 +17,16 @@ capital (`user_name`, `getUserName`), as the index splits identifiers.
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import islice
+from typing import NamedTuple, Protocol
 
+from skillwiki.frontmatter.documents import body_of
 from skillwiki.search.text import CJK
+from skillwiki.workspace import Workspace
 
 NEAR_WORDS = 10  # the window of the query's NEAR boost too (rank.query_terms)
 # How much of an article is read for it: a longer one (a release log of 700 KB) is judged by
@@ -45,6 +49,100 @@ _BRACKETED = re.compile(rb"\[(\w{1,3})\]")
 _WORD_BYTES = _ALNUM | frozenset(b"_") | frozenset(range(0x80, 0x100))
 _OUT_OF_REACH = NEAR_WORDS + 1
 _SHORT = 512  # bytes: a gap up to this long is counted whole, a longer one only until out of reach
+
+
+class Candidate(Protocol):
+    """One of BM25's best matches, as closeness reads it."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def bm25(self) -> float: ...
+
+
+class Close(NamedTuple):
+    """Of a candidate: the query's words it holds, and how many of them it holds close
+    together (None: not looked at, since it could not rank among the best)."""
+
+    held: int
+    together: int | None
+
+
+def closeness(
+    ws: Workspace,
+    rows: Sequence[Candidate],
+    held: dict[int, int],
+    roots: Sequence[str],
+    limit: int,
+    bodies: dict[str, bytes],
+    part: Mapping[int, float],
+    read: Callable[[str], tuple[bytes | None, bool]],
+) -> dict[int, Close]:
+    """How many of the query's words each candidate holds close together (held_near), looked up
+    in its article for those that may end among the best `limit`; `held` tells which of the
+    words each holds (bit i: roots[i], the root of the query's i-th word), `part` the part
+    of each one's score below its count of words (its BM25 times its boost, squashed), and the
+    articles read whole are left in `bodies`; `read` reads an article's head (None: it cannot
+    be read) and says whether that is the whole of it.
+
+    A page holds no more words together than it holds as the index found them, so the pages
+    are read in the order of those, and reading stops at the first that holds fewer than the
+    `limit`-th best found: it, and all after it, rank below those. One that could not score
+    above the `limit`-th best even holding all its words together is skipped (most pages read
+    before were such: as many words as that one, and less BM25 × boost). A page counts at
+    least one word (the index found it by one, perhaps in its tags). With one word, nothing
+    need be read.
+    """
+    masks = {row.id: held.get(row.id) or 1 for row in rows}
+    counts = {rowid: mask.bit_count() for rowid, mask in masks.items()}
+    if len(set(roots)) < 2:
+        return {rowid: Close(count, count) for rowid, count in counts.items()}
+    wiki = str(ws.wiki)
+    close: dict[int, Close] = {rowid: Close(count, None) for rowid, count in counts.items()}
+    best: list[float] = []  # the `limit` best scores so far (as search makes them), a heap
+    for row in sorted(rows, key=lambda row: (-counts[row.id], -row.bm25, row.path)):
+        rowid, rel = row.id, row.path
+        if len(best) >= limit and counts[rowid] + part[rowid] < best[0]:
+            if counts[rowid] + 1 <= best[0]:  # nor can any after it, holding no more words
+                break
+            continue
+        own = [root for bit, root in enumerate(roots) if masks[rowid] >> bit & 1]
+        together = _held_together(f"{wiki}/{rel}", rel, own, counts[rowid], bodies, read)
+        close[rowid] = Close(counts[rowid], together)
+        _keep_best(best, together + part[rowid], limit)
+    return close
+
+
+def _keep_best(best: list[float], score: float, limit: int) -> None:
+    """Keep `score` in the heap `best` if it is among the `limit` best so far."""
+    if len(best) < limit:
+        heapq.heappush(best, score)
+    elif score > best[0]:
+        heapq.heapreplace(best, score)
+
+
+def _held_together(
+    path: str,
+    rel: str,
+    own: Sequence[str],
+    count: int,
+    bodies: dict[str, bytes],
+    read: Callable[[str], tuple[bytes | None, bool]],
+) -> int:
+    """How many of the roots `own` (those the index found in it, `count` distinct) the article
+    at `path` holds close together, at least one; its body is left in `bodies` when read whole.
+    An article that cannot be read keeps `count`."""
+    data = bodies.get(rel)  # read whole before
+    whole = data is not None
+    if data is None:
+        data, whole = read(path)
+    if whole and data is not None:
+        bodies[rel] = data
+    if data is None:
+        return count
+    return max(1, min(count, held_near(body_of(data), list(dict.fromkeys(own)))))
 
 
 def held_near(body: bytes, roots: Sequence[str]) -> int:

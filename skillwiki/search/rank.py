@@ -1,27 +1,27 @@
-"""Ranked hits: free text to FTS5 terms, BM25 re-ranked by the query's words a page holds
-close together, fused with semantic search when it is on."""
+"""Ranked hits: free text to FTS5 terms; of BM25's best, the order by the query's words a page
+holds close together fused with the order by BM25; that fused with semantic search when on."""
 
 from __future__ import annotations
 
-import heapq
+import math
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from enum import Enum
 from typing import Any, NamedTuple
 
-from skillwiki.frontmatter.documents import body_of
 from skillwiki.kinds import RETIRED
 from skillwiki.markdown import references
 from skillwiki.search import files, index, near, semantic
 from skillwiki.search.filters import Filters, filter_sql
 from skillwiki.search.highlight import Highlight
-from skillwiki.search.hits import Hit, Signals
+from skillwiki.search.hits import Hit, Signals, squashed
+from skillwiki.search.near import Candidate
+from skillwiki.search.near import Close as Close  # what closeness gives, named here too
 from skillwiki.search.schema import in_chunks
 from skillwiki.search.snippets import marked_snippet
 from skillwiki.search.terms import MAX_QUERY_WORDS, distinct_words, prefixed, terms_of, word_root
-from skillwiki.search.text import (
-    words,
-)
+from skillwiki.search.text import words
 from skillwiki.search.vectors import SHARED, Nearest, VectorCache
 from skillwiki.workspace import Workspace
 
@@ -30,9 +30,18 @@ WEIGHTS = (10.0, 5.0, 3.0, 2.0, 1.0)
 CANDIDATES = 200  # BM25's best matches that the ordering by words held close re-ranks
 
 
-# Reciprocal-rank fusion with semantic search (the extra): each ranking gives a page
-# 1 / (RRF_K + its rank); 60 is the constant of the method's authors (Cormack et al., 2009).
+# Reciprocal-rank fusion, of the text's two orders and of the text ranking with those by
+# meaning (the extra): each ranking gives a page 1 / (RRF_K + its place); 60 is the
+# constant of the method's authors (Cormack et al., 2009).
 RRF_K = 60
+
+
+class Extra(Enum):
+    """A ranking by meaning fused with the text one, by the two fields of Signals that show a
+    page's place in it and its similarity to the query."""
+
+    WORDS = ("semantic_rank", "similarity")  # WordLlama's static word vectors
+    SENTENCES = ("sentence_rank", "sentence_similarity")  # a sentence encoder
 
 
 class Match(NamedTuple):
@@ -43,14 +52,6 @@ class Match(NamedTuple):
     title: str
     type: str
     bm25: float
-
-
-class Close(NamedTuple):
-    """Of a candidate: the query's words it holds, and how many of them it holds close
-    together (None: not looked at, since it could not rank among the best)."""
-
-    held: int
-    together: int | None
 
 
 class Ranked(NamedTuple):
@@ -87,13 +88,14 @@ def search(
 ) -> list[Hit]:
     """Return the best `limit` articles for `text`, best first.
 
-    SQLite ranks the matches by weighted BM25; of its best CANDIDATES, those that hold more
-    of the query's words close together (near.py) rank first, BM25 deciding among equals,
-    scaled by how many other articles refer to each (references.py). The score is that count
-    of words plus that BM25 squashed into [0, 1), so 3.62 reads "three words together, fairly
-    relevant". (Small wikis need the first part: there BM25 gives words that most articles
-    share no weight at all; and counting the words held together, not anywhere, keeps a long
-    page that holds them in different sections from outranking the page about them.)
+    SQLite ranks the matches by weighted BM25; its best CANDIDATES are ordered twice: by how
+    many of the query's words each holds close together (near.py), BM25 deciding among equals,
+    and by BM25 alone, each BM25 scaled by how many other articles refer to the page
+    (references.py). The two orders are fused by reciprocal rank (text_order), so that a page
+    with one line holding many of the words does not pass the page about them on that alone.
+    (Small wikis need the first order: there BM25 gives words that most articles share no
+    weight at all; and counting the words held together, not anywhere, keeps a long page
+    that holds them in different sections from outranking the page about them.)
     With semantic search on, the vectors are read through `vectors`, the cache of whoever
     holds `db` (None: the one shared by those who hold none).
     """
@@ -111,44 +113,35 @@ def search(
     bodies: dict[str, bytes] = {}  # the articles read whole, for their snippets
     cache = SHARED if vectors is None else vectors
 
-    def run(
-        db: sqlite3.Connection,
-    ) -> tuple[list[Match], dict[int, Close], dict[int, int], dict[int, float], list[Nearest]]:
+    def run(db: sqlite3.Connection) -> tuple[list[Match], dict[int, int], dict[int, int], Extras]:
         rows = best_matches(db, match, filters, wanted)
         ids = [row.id for row in rows]
         held = _coverage(db, terms, ids) if len(terms) > 1 else {}
-        inbound = _inbound(db, ids)
-        parts = _parts(rows, inbound)
-        close = closeness(ws, rows, held, roots, limit, bodies, parts)
         # Semantic search only reorders and widens what the text found: never a hit for a
         # query whose words are in no article.
-        similar = (
-            cache.nearest(db, meaning, filters, wanted) if rows and semantic.available() else []
-        )
-        return rows, close, inbound, parts, similar
+        extras = extra_rankings(db, cache, meaning, filters, wanted) if rows else []
+        return rows, held, _inbound(db, ids), extras
 
-    rows, close, inbound, parts, nearest = index.read(ws, db, run)
-    ranked = []
-    for row in rows:
-        held, together = close[row.id]
-        count = held if together is None else together  # not looked at: ranks below the best
-        ranked.append(Ranked(count + parts[row.id], row.path, row.title, row.type, row.id))
-    ranked.sort(key=lambda page: (-page.score, page.path))
+    rows, held, inbound, extras = index.read(ws, db, run)
+    parts = _parts(rows, inbound)
+    text_ranking = text_order(ws, rows, held, roots, limit, bodies, parts)
     bm25_of = {row.id: row.bm25 for row in rows}
 
     def signals_of(rowid: int) -> Signals:  # of the hits shown only
         referring = inbound.get(rowid, 0)
-        boost = references.boost(referring)
-        held, together = close[rowid]
-        return Signals(held, round(bm25_of[rowid], 4), referring, round(boost, 4), near=together)
+        held, together = text_ranking.close[rowid]
+        proximity_rank, bm25_rank = text_ranking.places[rowid]
+        return Signals(
+            held,
+            round(bm25_of[rowid], 4),
+            referring,
+            round(references.boost(referring), 4),
+            near=together,
+            proximity_rank=proximity_rank,
+            bm25_rank=bm25_rank,
+        )
 
-    if nearest:
-        shown = fuse(ranked, nearest, limit, signals_of)
-    else:
-        shown = [
-            Shown(page.score, page.path, page.title, page.type, signals_of(page.id), page.id)
-            for page in ranked[:limit]
-        ]
+    shown = fuse(text_ranking.ranked, extras, limit, signals_of)
     highlight = Highlight.of(kept, prefix=prefixed(kept))
     wiki = str(ws.wiki)
     return [
@@ -169,44 +162,185 @@ def search(
     ]
 
 
+Extras = list[tuple[Extra, list[Nearest]]]
+
+
+def extra_rankings(
+    db: sqlite3.Connection, cache: VectorCache, meaning: str, filters: Filters, wanted: int
+) -> Extras:
+    """The rankings by meaning that are on, each its `wanted` articles nearest `meaning` that
+    pass the filters, to fuse with the text ranking (those that found none left out)."""
+    if not semantic.available():
+        return []
+    rankings = [(Extra.WORDS, cache.nearest(db, meaning, filters, wanted))]
+    return [(extra, nearest) for extra, nearest in rankings if nearest]
+
+
+class TextOrder(NamedTuple):
+    """The text ranking: its pages best first (all the candidates; beyond those that can be
+    shown, in the order their words held so far give), each candidate's Close, and its places
+    in the order by words held close together and in the order by BM25."""
+
+    ranked: list[Ranked]
+    close: dict[int, Close]
+    places: dict[int, tuple[int, int]]
+
+
+def text_order(
+    ws: Workspace,
+    rows: list[Match],
+    held: dict[int, int],
+    roots: Sequence[str],
+    limit: int,
+    bodies: dict[str, bytes],
+    part: Mapping[int, float],
+) -> TextOrder:
+    """The candidates `rows` in the reciprocal-rank fusion of two orders: by the query's words
+    each holds close together (closeness), its BM25 times its boost (`part`, squashed) deciding
+    among equals; and by that BM25 alone. A page scores 1 / (RRF_K + its place) in each,
+    summed, over the most it can reach, so 1.0 is a page first in both; equal scores go by
+    the first order.
+
+    Only the pages that may end among the best `limit` are read: closeness reads enough for
+    the first `reading` places of the first order to be known, and the fused best `limit` are
+    known once every page outside those places, even at the next place there, scores no more
+    than the `limit`-th best; until then `reading` at least doubles.
+    """
+    by_bm25 = sorted(rows, key=lambda row: (-part[row.id], row.path))
+    bm25_places = {row.id: place for place, row in enumerate(by_bm25, start=1)}
+    reading = limit
+    while True:
+        close = closeness(ws, rows, held, roots, reading, bodies, part)
+        order, known = _fused(rows, close, part, bm25_places)
+        wanted = _known_wanted(order, known, limit, bm25_places)
+        if not wanted or reading >= len(rows):
+            break
+        reading = max(2 * reading, wanted)
+    best = 2.0 / (RRF_K + 1)
+    ranked = [
+        Ranked(score / best, row.path, row.title, row.type, row.id) for score, _, row in order
+    ]
+    places = {row.id: (place, bm25_places[row.id]) for _, place, row in order}
+    return TextOrder(ranked, close, places)
+
+
+def _by_words(
+    rows: list[Match], close: Mapping[int, Close], part: Mapping[int, float]
+) -> list[Match]:
+    """The candidates by the words each holds close together (as many as it holds, if not
+    read), then by `part`, then by path."""
+
+    def key(row: Match) -> tuple[float, str]:
+        count, together = close[row.id]
+        return (-((count if together is None else together) + part[row.id]), row.path)
+
+    return sorted(rows, key=key)
+
+
+def _fused(
+    rows: list[Match],
+    close: Mapping[int, Close],
+    part: Mapping[int, float],
+    bm25_places: Mapping[int, int],
+) -> tuple[list[tuple[float, int, Match]], int]:
+    """The candidates by their fused score (see text_order), each with it, and how many of the
+    first places of the order by words are known: those of the pages read that hold more
+    words together than any page not read can."""
+    by_words = _by_words(rows, close, part)
+    unread = [close[row.id].held + part[row.id] for row in rows if close[row.id].together is None]
+    ceiling = max(unread, default=-1.0)
+    known = 0
+    for row in by_words:
+        together = close[row.id].together
+        if together is None or together + part[row.id] <= ceiling:
+            break
+        known += 1
+    scored = [
+        (1.0 / (RRF_K + place) + 1.0 / (RRF_K + bm25_places[row.id]), place, row)
+        for place, row in enumerate(by_words, start=1)
+    ]
+    scored.sort(key=lambda entry: (-entry[0], entry[1]))
+    return scored, known
+
+
+def _known_wanted(
+    order: list[tuple[float, int, Match]], known: int, limit: int, bm25_places: Mapping[int, int]
+) -> int:
+    """0 if the best `limit` of the fused `order` (score, place by words, page) are those of
+    the exact order: each at a known place of the order by words, and scoring at least what a
+    page at none of those places could (at best the next one; ties go by that place). Else
+    how many known places would do, as far as this order tells (all, if none would)."""
+    if len(order) <= known:
+        return 0
+    lowest = order[:limit][-1][0]
+    rest = min(bm25_places[row.id] for _, place, row in order if place > known)
+    room = lowest - 1.0 / (RRF_K + rest)  # what the next place may score in the other order
+    if len(order) >= limit and all(place <= known for _, place, _ in order[:limit]):
+        if 1.0 / (RRF_K + known + 1) <= room:
+            return 0
+    return len(order) if room <= 0 else math.ceil(1.0 / room) - RRF_K
+
+
 def fuse(
     ranked: list[Ranked],
-    near: list[Nearest],
+    extras: Sequence[tuple[Extra, Sequence[Nearest]]],
     limit: int,
     signals_of: Callable[[int], Signals],
 ) -> list[Shown]:
-    """The best `limit` of the text ranking and the semantic one as one, by reciprocal-rank
-    fusion: each page scores the sum of 1 / (RRF_K + its rank) in each, over the most it can
-    reach (first in both), so 1.0 is the best score. Each comes with its signals (`signals_of`
-    those the text ranking holds). Equal scores go by the text ranking, then by path: a page
-    found by meaning alone, first there, ties with the one page that holds a rare word and is
-    not among the nearest, and must not pass it by its name."""
-    best = 2.0 / (RRF_K + 1)
+    """The best `limit` of the text ranking and the `extras` (rankings by meaning) as one, by
+    reciprocal-rank fusion: each page scores the sum of 1 / (RRF_K + its place) in each, over
+    the most it can reach (first in all), so 1.0 is the best score; with no extras, the text
+    ranking as it is. Each comes with its signals (`signals_of` those the text ranking holds),
+    and its place and similarity in each extra. Equal scores go by the text ranking, then by
+    path: a page found by meaning alone, first there, ties with the one page that holds a rare
+    word and is not among the nearest, and must not pass it by its name."""
+    if not extras:
+        return [
+            Shown(page.score, page.path, page.title, page.type, signals_of(page.id), page.id)
+            for page in ranked[:limit]
+        ]
+    best = (1.0 + len(extras)) / (RRF_K + 1)
     text_places = {page.id: place for place, page in enumerate(ranked, start=1)}
-    near_places = {page.id: (place, page.similarity) for place, page in enumerate(near, start=1)}
+    extra_places = [
+        {found.id: (place, found.similarity) for place, found in enumerate(nearest, start=1)}
+        for _, nearest in extras
+    ]
     pages = {page.id: (page.path, page.title, page.type) for page in ranked}
-    for found in near:
-        pages.setdefault(found.id, (found.path, found.title, found.type))
+    for _, nearest in extras:
+        for found in nearest:
+            pages.setdefault(found.id, (found.path, found.title, found.type))
     scores = []
     unranked = len(ranked) + 1  # below every page the text ranking holds
     for rowid, page in pages.items():
-        places = (text_places.get(rowid), near_places.get(rowid, (None,))[0])
+        places = [text_places.get(rowid), *(each.get(rowid, (None,))[0] for each in extra_places)]
         score = sum(1.0 / (RRF_K + place) for place in places if place) / best
         scores.append((score, text_places.get(rowid, unranked), page[0], rowid))
     scores.sort(key=lambda row: (-row[0], row[1], row[2]))
     fused = []
     for score, _, rel, rowid in scores[:limit]:  # the signals of those shown only
         _, title, kind_ = pages[rowid]
-        semantic_rank, similarity = near_places.get(rowid, (None, None))
         signals = replace(
             signals_of(rowid) if rowid in text_places else Signals(0, 0.0, 0, 1.0),
             fused=True,
             text_rank=text_places.get(rowid),
-            semantic_rank=semantic_rank,
-            similarity=None if similarity is None else round(similarity, 4),
+            **_by_meaning(rowid, extras, extra_places),
         )
         fused.append(Shown(score, rel, title, kind_, signals, rowid))
     return fused
+
+
+def _by_meaning(
+    rowid: int,
+    extras: Sequence[tuple[Extra, Sequence[Nearest]]],
+    places: Sequence[Mapping[int, tuple[int, float]]],
+) -> dict[str, Any]:
+    """A page's place and similarity in each extra ranking, as the fields of Signals."""
+    fields: dict[str, Any] = {}
+    for (extra, _), each in zip(extras, places, strict=True):
+        place, similarity = each.get(rowid, (None, None))
+        fields[extra.value[0]] = place
+        fields[extra.value[1]] = None if similarity is None else round(similarity, 4)
+    return fields
 
 
 def best_matches(
@@ -266,78 +400,21 @@ def _docs(db: sqlite3.Connection, best: list[Any]) -> list[tuple[Match, str]] | 
 def _parts(rows: list[Match], inbound: Mapping[int, int]) -> dict[int, float]:
     """Per match, the part of its score below its count of
     words: its BM25 times its boost for the articles referring to it, squashed."""
-    return {row.id: _squash(row.bm25 * references.boost(inbound.get(row.id, 0))) for row in rows}
-
-
-def _squash(bm25: float) -> float:
-    """BM25 into [0, 1): the part of a score below the count of words matched."""
-    positive = max(bm25, 0.0)
-    return positive / (1.0 + positive)
+    return {row.id: squashed(row.bm25 * references.boost(inbound.get(row.id, 0))) for row in rows}
 
 
 def closeness(
     ws: Workspace,
-    rows: list[Match],
+    rows: Sequence[Candidate],
     held: dict[int, int],
     roots: Sequence[str],
     limit: int,
     bodies: dict[str, bytes],
     part: Mapping[int, float],
 ) -> dict[int, Close]:
-    """How many of the query's words each candidate holds close together (near.py), looked up
-    in its article for those that may end among the best `limit`; `held` tells which of the
-    words each holds (bit i: roots[i], the root of the query's i-th word), `part` the part
-    of each one's score below its count of words (its BM25 times its boost, squashed), and the
-    articles read whole are left in `bodies`.
-
-    A page holds no more words together than it holds as the index found them, so the pages
-    are read in the order of those, and reading stops at the first that holds fewer than the
-    `limit`-th best found: it, and all after it, rank below those. One that could not score
-    above the `limit`-th best even holding all its words together is skipped (most pages read
-    before were such: as many words as that one, and less BM25 × boost). A page counts at
-    least one word (the index found it by one, perhaps in its tags). With one word, nothing
-    need be read.
-    """
-    masks = {row.id: held.get(row.id) or 1 for row in rows}
-    counts = {rowid: mask.bit_count() for rowid, mask in masks.items()}
-    if len(set(roots)) < 2:
-        return {rowid: Close(count, count) for rowid, count in counts.items()}
-    wiki = str(ws.wiki)
-    close: dict[int, Close] = {rowid: Close(count, None) for rowid, count in counts.items()}
-    best: list[float] = []  # the `limit` best scores so far (as search makes them), a heap
-    for row in sorted(rows, key=lambda row: (-counts[row.id], -row.bm25, row.path)):
-        rowid, rel = row.id, row.path
-        if len(best) >= limit and counts[rowid] + part[rowid] < best[0]:
-            if counts[rowid] + 1 <= best[0]:  # nor can any after it, holding no more words
-                break
-            continue
-        own = [root for bit, root in enumerate(roots) if masks[rowid] >> bit & 1]
-        together = _held_together(f"{wiki}/{rel}", rel, own, counts[rowid], bodies)
-        close[rowid] = Close(counts[rowid], together)
-        _keep_best(best, together + part[rowid], limit)
-    return close
-
-
-def _keep_best(best: list[float], score: float, limit: int) -> None:
-    """Keep `score` in the heap `best` if it is among the `limit` best so far."""
-    if len(best) < limit:
-        heapq.heappush(best, score)
-    elif score > best[0]:
-        heapq.heapreplace(best, score)
-
-
-def _held_together(
-    path: str, rel: str, own: Sequence[str], count: int, bodies: dict[str, bytes]
-) -> int:
-    """How many of the roots `own` (those the index found in it, `count` distinct) the article
-    at `path` holds close together, at least one; its body is left in `bodies` when read whole.
-    An article that cannot be read keeps `count`."""
-    data, whole = files.article_head(path)
-    if whole and data is not None:
-        bodies[rel] = data
-    if data is None:
-        return count
-    return max(1, min(count, near.held_near(body_of(data), list(dict.fromkeys(own)))))
+    """How many of the query's words each candidate holds close together, for those that may
+    end among the best `limit` (near.closeness), its article read by files.article_head."""
+    return near.closeness(ws, rows, held, roots, limit, bodies, part, files.article_head)
 
 
 def _inbound(db: sqlite3.Connection, ids: list[int]) -> dict[int, int]:

@@ -94,7 +94,7 @@ def test_equal_fused_scores_go_by_the_text_ranking() -> None:
     def signals_of(rowid: int) -> hits.Signals:
         return hits.Signals(1, 1.0, 0, 1.0)
 
-    fused = rank.fuse(ranked, near, 10, signals_of)
+    fused = rank.fuse(ranked, [(rank.Extra.WORDS, near)], 10, signals_of)
     assert [row.path for row in fused] == ["z/rare.md", "a/alike.md", "z/also.md", "a/near.md"]
     assert (
         fused[0].score == fused[1].score and fused[2].score == fused[3].score
