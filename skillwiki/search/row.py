@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 from skillwiki.errors import InputError
 from skillwiki.frontmatter.documents import body_of, decode, split
 from skillwiki.kinds import Status
-from skillwiki.search import heading_cache, semantic
+from skillwiki.search import heading_cache, semantic, sentences
 from skillwiki.search.text import indexed
 
 
@@ -26,6 +26,7 @@ class ArticleRow:
     values: tuple[str, ...]
     refs: tuple[str, ...] = ()  # what it refers to (references.refs)
     text: str = ""  # what of it a semantic vector is made of (semantic.article_text)
+    prose: str = ""  # what of it the sentence encoder reads (sentences.prose)
 
 
 class ArticleToRead(NamedTuple):
@@ -65,6 +66,7 @@ def read_row(article: ArticleToRead) -> ArticleRow | None:
         values=tuple(indexed(str(column)) for column in columns),
         refs=refs,
         text=_semantic_text(title, meta, body),
+        prose=_prose(title, meta, body),
     )
 
 
@@ -73,6 +75,14 @@ def _semantic_text(title: str, meta: dict[str, Any], body: str) -> str:
     if not semantic.available():
         return ""
     return semantic.article_text(title, str(meta.get("summary") or ""), body)
+
+
+def _prose(title: str, meta: dict[str, Any], body: str) -> str:
+    """What the sentence encoder reads of the article; empty when it is not installed."""
+    if not sentences.available():
+        return ""
+    summary = f"{meta.get('summary') or ''} {meta.get('prevention_rule') or ''}".strip()
+    return sentences.prose(title, summary, body)
 
 
 def _fields(path: Path, entry: str | None = None) -> tuple[dict[str, Any], str, str] | None:

@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
-SCHEMA = "14"
+SCHEMA = "15"
 
 # How the index cuts text into words and stems them (search/snippets.py marks snippets the same)
 TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -25,6 +25,7 @@ _STATEMENTS = (
     "DROP TABLE IF EXISTS meta",
     "DROP TABLE IF EXISTS refs",
     "DROP TABLE IF EXISTS vecs",
+    "DROP TABLE IF EXISTS sents",
     "DROP TABLE IF EXISTS names",
     "DROP TABLE IF EXISTS prior",
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -46,8 +47,10 @@ _STATEMENTS = (
     " WITHOUT ROWID",
     "CREATE INDEX names_of ON names(doc)",
     "CREATE TABLE prior(id INTEGER PRIMARY KEY, inbound INTEGER NOT NULL)",
-    # Each article's semantic vector (semantic.py), when the extra is installed.
+    # Each article's vectors when the extra is installed (embedders.py): WordLlama's mean of
+    # its words (semantic.py) and MiniLM's of its prose (sentences.py).
     "CREATE TABLE vecs(id INTEGER PRIMARY KEY, vec BLOB NOT NULL)",
+    "CREATE TABLE sents(id INTEGER PRIMARY KEY, vec BLOB NOT NULL)",
     f"CREATE VIRTUAL TABLE fts USING fts5({FTS_COLUMNS}, content='', tokenize = '{TOKENIZER}')",
 )
 

@@ -257,35 +257,35 @@ def article_text(title: str, summary: str, body: str) -> str:
 
 
 @functools.cache
-def _stored() -> np.dtype[Any]:
+def _stored(dimensions: int = DIMENSIONS) -> np.dtype[Any]:
     """How `pack` lays a vector out: a little-endian float32 scale, then one signed byte a
     dimension."""
     import numpy as np
 
-    return np.dtype([("scale", "<f4"), ("steps", "i1", (DIMENSIONS,))])
+    return np.dtype([("scale", "<f4"), ("steps", "i1", (dimensions,))])
 
 
 def pack(vector: NDArray[np.float32]) -> bytes:
-    """A vector as the index stores it, in 260 bytes: each dimension rounded to one of 255
-    steps of its largest magnitude / 127 (the scale, kept beside them). A unit vector comes
-    back within half a step of each dimension (`matrix`), which moves a cosine by less than
-    a ranking notices, at half the room of half precision (the vectors are most of an
-    index's size)."""
+    """A vector as the index stores it, in 4 bytes more than its dimensions (260 here): each
+    dimension rounded to one of 255 steps of its largest magnitude / 127 (the scale, kept
+    beside them). A unit vector comes back within half a step of each dimension (`matrix`),
+    which moves a cosine by less than a ranking notices, at half the room of half precision
+    (the vectors are most of an index's size)."""
     import numpy as np
 
     scale = np.float32(float(np.max(np.abs(vector))) / 127)
-    record = np.zeros(1, dtype=_stored())
+    record = np.zeros(1, dtype=_stored(len(vector)))
     record["scale"] = scale
     if scale:  # else a vector of zeros (a text without tokens): all steps 0
         record["steps"] = np.clip(np.rint(vector / scale), -127, 127).astype(np.int8)
     return record.tobytes()
 
 
-def matrix(packed: Sequence[bytes]) -> NDArray[np.float32]:
-    """Stored vectors (`pack`) as the rows of one matrix."""
+def matrix(packed: Sequence[bytes], dimensions: int = DIMENSIONS) -> NDArray[np.float32]:
+    """Stored vectors (`pack`) of `dimensions` each as the rows of one matrix."""
     import numpy as np
 
-    records = np.frombuffer(b"".join(packed), dtype=_stored(), count=len(packed))
+    records = np.frombuffer(b"".join(packed), dtype=_stored(dimensions), count=len(packed))
     rows: NDArray[np.float32] = records["steps"].astype(np.float32)
     rows *= records["scale"][:, None]
     return rows

@@ -1,6 +1,6 @@
 """Bring the search index in step with the articles: take out the rows of articles changed or
 gone, put in those changed or come, count the inbound references again where they can have
-changed, and give every article its semantic vector when the extra is installed."""
+changed, and give every article its semantic vectors when the extra is installed."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from skillwiki import parallel
 from skillwiki.markdown import references
 from skillwiki.search import heading_cache, semantic
 from skillwiki.search.differences import differences
+from skillwiki.search.embedders import EMBEDDERS, Embedder
 from skillwiki.search.inbound import count_inbound
 from skillwiki.search.row import ArticleRow, ArticleToRead, read_row
 from skillwiki.search.schema import FTS_COLUMNS, Damaged, in_chunks
@@ -31,12 +32,16 @@ def sync(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot) -> bool:
     """Apply the differences between the index on `db` and the articles `wiki` names, in one
     transaction (rolled back on any failure); True after a bulk load, which the caller may
     follow with a VACUUM. Nothing is done when the index is synced to `wiki.token` already."""
-    model = semantic.MODEL if semantic.available() else None
-    if wiki.token is not None and _synced(db) == (wiki.token,) and model in (None, _vectors(db)):
+    on = [embedder for embedder in EMBEDDERS if embedder.available()]
+    if (
+        wiki.token is not None
+        and _synced(db) == (wiki.token,)
+        and all(_vectors(db, embedder) == embedder.model for embedder in on)
+    ):
         return False
     db.execute("BEGIN IMMEDIATE")
     try:
-        bulk = _apply(db, ws, wiki, model)
+        bulk = _apply(db, ws, wiki, on)
         db.execute("REPLACE INTO meta VALUES ('synced', ?)", (wiki.token or "",))
         db.execute("COMMIT")
     except BaseException:
@@ -50,7 +55,7 @@ def _synced(db: sqlite3.Connection) -> object:
     return db.execute("SELECT value FROM meta WHERE key = 'synced'").fetchone()
 
 
-def _apply(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot, model: str | None) -> bool:
+def _apply(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot, on: Sequence[Embedder]) -> bool:
     """The changes of one sync, inside its transaction; True for a bulk load."""
     since = (
         wiki.changes if wiki.changes is not None and _synced(db) == (wiki.changes.token,) else None
@@ -66,10 +71,12 @@ def _apply(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot, model: str | N
         if row is not None:
             named.update(_insert(db, rel, wanted[rel], row, packer))
     count_inbound(db, named, everything=len(changed) + len(gone) >= OPTIMIZE_AFTER)
-    if model is not None:
-        embed_missing(db, ws, wiki, {rel: row.text for rel, row in read if row})
-    elif read:
-        db.execute("REPLACE INTO meta VALUES ('vectors', '')")  # some articles lack one
+    for embedder in EMBEDDERS:
+        if embedder in on:
+            texts = {rel: getattr(row, embedder.field) for rel, row in read if row}
+            embed_missing(db, ws, wiki, texts, embedder)
+        elif read:  # some articles lack one
+            db.execute("REPLACE INTO meta VALUES (?, '')", (embedder.meta,))
     bulk = len(changed) >= OPTIMIZE_AFTER
     if bulk:  # merge the index's segments after a bulk load
         db.execute("INSERT INTO fts(fts) VALUES ('optimize')")
@@ -88,52 +95,58 @@ def _read_changed(ws: Workspace, wiki: Snapshot, changed: Sequence[str]) -> Read
     return list(zip(changed, parallel.imap(read_row, jobs), strict=True))
 
 
-def _vectors(db: sqlite3.Connection) -> str | None:
-    """The model every article's vector is of ('' when some lack one; None: never made)."""
-    row = db.execute("SELECT value FROM meta WHERE key = 'vectors'").fetchone()
+def _vectors(db: sqlite3.Connection, embedder: Embedder) -> str | None:
+    """The model every article's vector of this kind is of ('' when some lack one; None:
+    never made)."""
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (embedder.meta,)).fetchone()
     return None if row is None else str(row[0])
 
 
 def embed_missing(
-    db: sqlite3.Connection, ws: Workspace, wiki: Snapshot, texts: Mapping[str, str]
+    db: sqlite3.Connection,
+    ws: Workspace,
+    wiki: Snapshot,
+    texts: Mapping[str, str],
+    embedder: Embedder,
 ) -> None:
-    """Give every article its semantic vector: those just indexed (their `texts` at hand),
-    and any indexed while the extra was off or for another model (read again).
+    """Give every article its vector of this kind: those just indexed (their `texts` at
+    hand), and any indexed while the extra was off or for another model (read again).
 
     When every article had its vector of this model before the sync, only those just indexed
     lack one: they are looked up by path, where finding the rows without a vector reads
     every row, most of a sync after one change."""
-    before = _vectors(db)
-    if before not in (None, "", semantic.MODEL):
-        db.execute("DELETE FROM vecs")
-    missing = _without_vector(db, texts if before == semantic.MODEL else None)
+    before = _vectors(db, embedder)
+    if before not in (None, "", embedder.model):
+        db.execute(f"DELETE FROM {embedder.table}")
+    missing = _without_vector(db, embedder, texts if before == embedder.model else None)
     unread = [rel for _, rel in missing if rel not in texts]
     jobs = [ArticleToRead(ws.wiki / rel, rel, wiki.entry_of(rel)) for rel in unread]
     read = dict(zip(unread, parallel.imap(read_row, jobs), strict=True))
 
     def text_of(rel: str) -> str:
         row = read.get(rel)
-        return texts.get(rel) or (row.text if row is not None else "")
+        return texts.get(rel) or (getattr(row, embedder.field) if row is not None else "")
 
     found = [(rowid, text_of(rel)) for rowid, rel in missing]
     for start in range(0, len(found), 1024):
         chunk = found[start : start + 1024]
-        matrix = semantic.embed([text for _, text in chunk])
+        matrix = embedder.embed([text for _, text in chunk])
         db.executemany(
-            "INSERT INTO vecs(id, vec) VALUES (?, ?)",
+            f"INSERT INTO {embedder.table}(id, vec) VALUES (?, ?)",
             [(rowid, semantic.pack(row)) for (rowid, _), row in zip(chunk, matrix, strict=True)],
         )
-    db.execute("REPLACE INTO meta VALUES ('vectors', ?)", (semantic.MODEL,))
+    db.execute("REPLACE INTO meta VALUES (?, ?)", (embedder.meta, embedder.model))
 
 
 def _without_vector(
-    db: sqlite3.Connection, among: Mapping[str, str] | None
+    db: sqlite3.Connection, embedder: Embedder, among: Mapping[str, str] | None
 ) -> list[tuple[int, str]]:
-    """The (id, path) of the articles without a vector, by id: only those `among` these
-    paths, looked up by path, or all of them (None)."""
+    """The (id, path) of the articles without a vector of this kind, by id: only those
+    `among` these paths, looked up by path, or all of them (None)."""
+    table = embedder.table
     query = (
-        "SELECT docs.id, docs.path FROM docs LEFT JOIN vecs ON vecs.id = docs.id"
-        " WHERE vecs.id IS NULL"
+        f"SELECT docs.id, docs.path FROM docs LEFT JOIN {table} ON {table}.id = docs.id"
+        f" WHERE {table}.id IS NULL"
     )
     if among is None:
         return db.execute(f"{query} ORDER BY docs.id").fetchall()
@@ -193,6 +206,7 @@ _ROWS_OF_AN_ARTICLE = (
     ("names", "doc"),
     ("prior", "id"),
     ("vecs", "id"),
+    ("sents", "id"),
 )
 
 

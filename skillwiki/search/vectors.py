@@ -1,5 +1,6 @@
-"""Semantic search's side of a query: the articles whose vectors are nearest the query's, with
-the vectors read once and kept by a cache that the owner of the index's connection holds."""
+"""Semantic search's side of a query: the articles whose vectors are nearest the query's, of
+each kind (embedders.py: WordLlama's words, MiniLM's sentences), with the vectors read once and
+kept by a cache that the owner of the index's connection holds."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from skillwiki.search import semantic
+from skillwiki.search import semantic, sentences
+from skillwiki.search.embedders import SENTENCES, WORDS, Embedder
 from skillwiki.search.filters import Filters, filter_sql
 from skillwiki.search.schema import Damaged, in_chunks
 
@@ -42,14 +44,27 @@ _CHANGED_AT_MOST = 64  # articles gone or come since the last read, to read only
 
 class VectorCache:
     """The last vectors read, so that asking again of an unchanged index does not read every
-    vector again, and after a change reads only those of the articles that changed.
+    vector again, and after a change reads only those of the articles that changed: WordLlama's
+    (`read`, `nearest`), and beside them, in a cache of their own, the sentence encoder's
+    (`nearest_sentences`).
 
     Held by whoever holds the index's connection (a server's kept-open workspace holds one
     for the life of its connection); searches that bring none share `SHARED`.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, embedder: Embedder = WORDS) -> None:
+        self.embedder = embedder
         self.last: _Vectors | None = None
+        self._sentences: VectorCache | None = None
+
+    @property
+    def sentences(self) -> VectorCache:
+        """The cache of the sentence encoder's vectors of the same index."""
+        if self.embedder is SENTENCES:
+            return self
+        if self._sentences is None:
+            self._sentences = VectorCache(SENTENCES)
+        return self._sentences
 
     def read(self, db: sqlite3.Connection) -> tuple[list[int], Any]:
         """The ids and vectors of every article, read again only when the index changed, and
@@ -62,13 +77,14 @@ class VectorCache:
         if begun:  # the reads below see one state of the index
             db.execute("BEGIN")
         try:
-            source = _source(db)
+            source = _source(db, self.embedder)
             read = None
             if last is not None and source is not None and last.source == source:
-                read = _vectors_since(db, last)
+                read = _vectors_since(db, last, self.embedder)
             if read is None:
-                stored = db.execute("SELECT id, vec FROM vecs ORDER BY id").fetchall()
-                read = [rowid for rowid, _ in stored], _matrix(stored)
+                table = self.embedder.table
+                stored = db.execute(f"SELECT id, vec FROM {table} ORDER BY id").fetchall()
+                read = [rowid for rowid, _ in stored], _matrix(stored, self.embedder)
         finally:
             if begun:
                 db.execute("COMMIT")
@@ -83,7 +99,7 @@ class VectorCache:
         ids, vectors = self.read(db)
         if not ids:
             return []
-        similarity = vectors @ semantic.embed_query(text)
+        similarity = vectors @ self.embedder.embed_query(text)
         where, params = filter_sql(filters)
         found: list[Nearest] = []
         for count in (wanted, len(ids)):  # all of them only when the filters left too few
@@ -105,32 +121,49 @@ class VectorCache:
                 break
         return found[:wanted]
 
+    def nearest_sentences(
+        self, db: sqlite3.Connection, text: str, filters: Filters, wanted: int
+    ) -> list[Nearest]:
+        """The `wanted` articles passing the filters whose sentence vectors are nearest the
+        query's, nearest first; none when the encoder is off or does not read the query's
+        script (sentences.reads)."""
+        if not (sentences.available() and sentences.reads(text)):
+            return []
+        return self.sentences.nearest(db, text, filters, wanted)
+
 
 # The cache of the searches that bring none of their own.
 SHARED = VectorCache()
 
 
 def prime(db: sqlite3.Connection, cache: VectorCache | None = None) -> None:
-    """Read the index's vectors now, if semantic search is on, rather than in the next search:
-    a server does so after a look it made before it was asked."""
-    if semantic.available():
-        try:
-            (cache or SHARED).read(db)
-        except sqlite3.Error:  # the next search meets it, and mends the index
-            return
+    """Read the index's vectors now, if semantic search is on, rather than in the next search,
+    and load the sentence encoder: a server does so after a look it made before it was asked."""
+    kept = cache or SHARED
+    try:
+        if semantic.available():
+            kept.read(db)
+        if sentences.available():
+            kept.sentences.read(db)
+            sentences.loaded()
+    except sqlite3.Error:  # the next search meets it, and mends the index
+        return
 
 
-def _source(db: sqlite3.Connection) -> tuple[str, str] | None:
+def _source(db: sqlite3.Connection, embedder: Embedder) -> tuple[str, str] | None:
     """Which index this is, as far as its vectors go: its file and its build (None: not one
     that another connection can share, or one whose vectors are not all of this model)."""
     file = next((row[2] for row in db.execute("PRAGMA database_list") if row[1] == "main"), "")
-    meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('built', 'vectors')"))
-    if not file or meta.get("vectors") != semantic.MODEL or "built" not in meta:
+    keys = ("built", embedder.meta)
+    meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN (?, ?)", keys))
+    if not file or meta.get(embedder.meta) != embedder.model or "built" not in meta:
         return None
     return file, str(meta["built"])
 
 
-def _vectors_since(db: sqlite3.Connection, last: _Vectors) -> tuple[list[int], Any] | None:
+def _vectors_since(
+    db: sqlite3.Connection, last: _Vectors, embedder: Embedder
+) -> tuple[list[int], Any] | None:
     """The ids and vectors as `last` had them, less those gone since and with those that came
     after them (read from the index); None if that is not what the index holds now, or if so
     many changed that reading them all costs no more."""
@@ -155,7 +188,9 @@ def _vectors_since(db: sqlite3.Connection, last: _Vectors) -> tuple[list[int], A
         return None  # many, or given ids below those kept (the extra was off): read them all
     stored = []
     for marks, chunk in in_chunks(came):
-        stored += db.execute(f"SELECT id, vec FROM vecs WHERE id IN ({marks})", chunk).fetchall()
+        stored += db.execute(
+            f"SELECT id, vec FROM {embedder.table} WHERE id IN ({marks})", chunk
+        ).fetchall()
     if len(stored) != len(came):
         return None
     stored.sort()
@@ -164,7 +199,7 @@ def _vectors_since(db: sqlite3.Connection, last: _Vectors) -> tuple[list[int], A
     for start, end in zip([-1, *gone], [*gone, len(before)], strict=True):  # the rows kept
         matrix[at : at + end - start - 1] = last.matrix[start + 1 : end]
         at += end - start - 1
-    matrix[at:] = _matrix(stored)
+    matrix[at:] = _matrix(stored, embedder)
     return now.tolist(), matrix
 
 
@@ -197,8 +232,8 @@ def _changed_ids(db: sqlite3.Connection, ids: list[int]) -> tuple[list[int], lis
     return came, [place]
 
 
-def _matrix(stored: list[Any]) -> Any:
+def _matrix(stored: list[Any], embedder: Embedder) -> Any:
     """The vectors of (id, vec) rows as one matrix, each checked to be one."""
-    if any(not isinstance(vec, bytes) or len(vec) != semantic.PACKED for _, vec in stored):
+    if any(not isinstance(vec, bytes) or len(vec) != embedder.packed for _, vec in stored):
         raise Damaged("a stored vector is not one")
-    return semantic.matrix([vec for _, vec in stored])
+    return semantic.matrix([vec for _, vec in stored], embedder.dimensions)

@@ -453,9 +453,9 @@ def test_after_a_change_a_warm_server_reads_only_the_new_vectors(
     converted: list[int] = []
     real = semantic.matrix
 
-    def counting(packed: Any) -> Any:
+    def counting(packed: Any, *shape: int) -> Any:
         converted.append(len(packed))
-        return real(packed)
+        return real(packed, *shape)
 
     monkeypatch.setattr(semantic, "matrix", counting)
 

