@@ -9,7 +9,7 @@ does not, and on short pages (a command's examples) the two agree.
 Words are counted by the runs of white space between them (the indentation of a code line,
 the padding of a table's cell and a tab are one gap each, as a space is), and a blank line (a
 line of white space alone) ends a block, so that a paragraph wrapped over several lines counts
-as one.
+as one. `closeness` reads it of the candidates that may rank among the best.
 A word is found as the snippets find it (terms.py's roots: what it shares with its stem, at a
 word's start; in CJK text anywhere), and a word's start is also after `_` and at a camel-case
 capital (`user_name`, `getUserName`), as the index splits identifiers.
@@ -81,11 +81,12 @@ def closeness(
     read: Callable[[str], tuple[bytes | None, bool]],
 ) -> dict[int, Close]:
     """How many of the query's words each candidate holds close together (held_near), looked up
-    in its article for those that may end among the best `limit`; `held` tells which of the
-    words each holds (bit i: roots[i], the root of the query's i-th word), `part` the part
-    of each one's score below its count of words (its BM25 times its boost, squashed), and the
-    articles read whole are left in `bodies`; `read` reads an article's head (None: it cannot
-    be read) and says whether that is the whole of it.
+    in its article for those that may end among the best `limit` of the order by those words
+    (the count, then `part`: the first of the orders rank.text_order fuses); `held` tells which
+    of the words each holds (bit i: roots[i], the root of the query's i-th word), `part` the
+    part of each one's key below its count of words (its BM25 times its boost, squashed), and
+    the articles read whole are left in `bodies`; `read` reads an article's head (None: it
+    cannot be read) and says whether that is the whole of it.
 
     A page holds no more words together than it holds as the index found them, so the pages
     are read in the order of those, and reading stops at the first that holds fewer than the
@@ -101,7 +102,7 @@ def closeness(
         return {rowid: Close(count, count) for rowid, count in counts.items()}
     wiki = str(ws.wiki)
     close: dict[int, Close] = {rowid: Close(count, None) for rowid, count in counts.items()}
-    best: list[float] = []  # the `limit` best scores so far (as search makes them), a heap
+    best: list[float] = []  # the `limit` best of count + part so far, a heap
     for row in sorted(rows, key=lambda row: (-counts[row.id], -row.bm25, row.path)):
         rowid, rel = row.id, row.path
         if len(best) >= limit and counts[rowid] + part[rowid] < best[0]:

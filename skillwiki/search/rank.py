@@ -169,7 +169,8 @@ def extra_rankings(
     db: sqlite3.Connection, cache: VectorCache, meaning: str, filters: Filters, wanted: int
 ) -> Extras:
     """The rankings by meaning that are on, each its `wanted` articles nearest `meaning` that
-    pass the filters, to fuse with the text ranking (those that found none left out)."""
+    pass the filters, to fuse with the text ranking (those that found none left out): another
+    ranking joins as one more pair of its Extra and its nearest."""
     if not semantic.available():
         return []
     rankings = [(Extra.WORDS, cache.nearest(db, meaning, filters, wanted))]
