@@ -145,7 +145,7 @@ def prime(db: sqlite3.Connection, cache: VectorCache | None = None) -> None:
             kept.read(db)
         if sentences.available():
             kept.sentences.read(db)
-            sentences.loaded()
+            sentences.kept()
     except sqlite3.Error:  # the next search meets it, and mends the index
         return
 

@@ -52,14 +52,20 @@ def test_the_vendored_vocabulary_gives_the_model_s_own_ids() -> None:
     assert max(len(ids) for ids in _reference()["ids"]) == sentences.MAX_TOKENS
 
 
-def test_vectors_are_the_float32_model_s_within_tolerance() -> None:
+@pytest.mark.parametrize("folded", [False, True])
+def test_vectors_are_the_float32_model_s_within_tolerance(
+    folded: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Each vector of the shipped int8 model is within COSINE of the float32 model's, and so is
     each stored one (a byte a dimension); the similarities between texts within 0.01. An
-    empty text is a row of zeros."""
+    empty text is a row of zeros. The same for the graph as shipped (a command's) and with
+    its weights folded (a server's)."""
     import numpy as np
 
     from skillwiki.search import semantic
 
+    encoder = sentences.kept if folded else sentences.loaded
+    monkeypatch.setattr(sentences, "_encoder", encoder)
     ours = sentences.embed(TEXTS)
     theirs = np.asarray(_reference()["vectors"], dtype=np.float32)
     assert ours.shape == (len(TEXTS), sentences.DIMENSIONS) and ours.dtype == np.float32
@@ -76,6 +82,15 @@ def test_vectors_are_the_float32_model_s_within_tolerance() -> None:
     # one at a time, or in another order, or as a query: the same vectors
     assert np.allclose(sentences.embed(TEXTS[::-1])[::-1], ours, atol=1e-5)
     assert np.allclose(sentences.embed_query(TEXTS[0]), ours[0], atol=1e-5)
+
+
+def test_a_batch_holds_few_tokens() -> None:
+    """Shortest first, at most 32 texts and 2048 tokens a batch (padding counted), all once."""
+    lengths = [5] * 40 + [100] * 30 + [256] * 9
+    batches = list(sentences._batches(list(range(len(lengths))), lengths))
+    assert [place for batch in batches for place in batch] == list(range(len(lengths)))
+    assert all(len(b) <= 32 and len(b) * max(lengths[p] for p in b) <= 2048 for b in batches)
+    assert [len(b) for b in batches] == [32, 20, 18, 8, 1]
 
 
 def test_the_query_meant_is_the_nearest() -> None:
@@ -265,3 +280,22 @@ def test_loading_and_embedding_open_no_socket(monkeypatch: pytest.MonkeyPatch) -
     sentences.loaded.cache_clear()
     assert sentences.embed(["a text"]).shape == (1, sentences.DIMENSIONS)
     assert opened == []
+
+
+def test_a_server_loads_the_encoder_once_when_it_primes(ws: Path, invoke: Invoke) -> None:
+    """prime (what the MCP server runs after a look) reads the sentence vectors and loads the
+    encoder that stays, which every later query and batch of the process then uses."""
+    from skillwiki.search import prime
+
+    _workspace(ws, invoke)
+    _query(invoke, ws, "process")
+    sentences.kept.cache_clear()
+    cache = VectorCache()
+    with sqlite3.connect(index_path(find_workspace(ws))) as db:
+        prime(db, cache)
+        assert sentences.kept.cache_info().currsize == 1
+        assert cache.sentences.last is not None and len(cache.sentences.last.ids) == len(PAGES)
+        kept = sentences.kept()
+        filters = Filters(None, (), False)
+        assert cache.nearest_sentences(db, "keep a process running", filters, 1)
+    assert sentences._encoder() is kept and sentences.kept() is kept
