@@ -116,6 +116,9 @@ class Encoder:
         options.intra_op_num_threads = _THREADS
         options.inter_op_num_threads = 1
         options.log_severity_level = 3  # its warnings are not the user's
+        # Its threads sleep when a run ends, rather than spin waiting for the next: the search
+        # goes on at once in NumPy, whose threads they would take the cores from.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         level = onnxruntime.GraphOptimizationLevel
         options.graph_optimization_level = level.ORT_ENABLE_ALL if folded else level.ORT_DISABLE_ALL
         self.session = onnxruntime.InferenceSession(
