@@ -242,7 +242,8 @@ def test_hybrid_ranking_is_the_fusion_of_both(
     ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each hit's score is its reciprocal-rank fusion of the text ranking (as with the extra
-    off) and the semantic one, over the best it can reach; the order follows the score."""
+    off) and the semantic ones (WordLlama's, and the sentence encoder's when the ranking
+    takes it), over the best it can reach; the order follows the score."""
     _no_sockets(monkeypatch)
     _workspace(ws, invoke, PAGES)
     text = "keep a process running after logging out"
@@ -258,10 +259,14 @@ def test_hybrid_ranking_is_the_fusion_of_both(
     near = semantic.nearest(text, ids, semantic.matrix([vec for _, vec in stored]), len(ids))
     semantic_order = [f".wiki/wiki/{paths[rowid]}" for rowid, _ in near]
     assert len(ids) == len(paths) == len(PAGES)
+    orders = [text_only, semantic_order]
+    if any(hit["signals"]["sentence_rank"] for hit in hits):
+        orders.append(_sentence_order(root, text, paths))
     expected = {}
-    for path in set(text_only) | set(semantic_order):
-        places = [order.index(path) + 1 for order in (text_only, semantic_order) if path in order]
-        expected[path] = round(sum(1 / (rank.RRF_K + place) for place in places) * 61 / 2, 4)
+    for path in set().union(*orders):
+        places = [order.index(path) + 1 for order in orders if path in order]
+        score = sum(1 / (rank.RRF_K + place) for place in places) * 61 / len(orders)
+        expected[path] = round(score, 4)
     assert {hit["path"]: hit["score"] for hit in hits} == expected
     assert [hit["score"] for hit in hits] == sorted(expected.values(), reverse=True)
     by_path = {hit["path"]: hit for hit in hits}
@@ -278,6 +283,18 @@ def test_hybrid_ranking_is_the_fusion_of_both(
         "Flour, sugar, butter and eggs, mixed and baked at 180 degrees."
     )
     assert ".wiki/wiki/notes/cake.md" not in text_only
+
+
+def _sentence_order(root: Any, text: str, paths: dict[int, str]) -> list[str]:
+    """The articles by the sentence encoder's similarity to `text`, nearest first."""
+    from skillwiki.search import sentences
+
+    with sqlite3.connect(index_path(root)) as db:
+        stored = db.execute("SELECT id, vec FROM sents ORDER BY id").fetchall()
+    ids = [rowid for rowid, _ in stored]
+    vectors = semantic.matrix([vec for _, vec in stored], sentences.DIMENSIONS)
+    near = semantic.top(ids, vectors @ sentences.embed_query(text), len(ids))
+    return [f".wiki/wiki/{paths[rowid]}" for rowid, _ in near]
 
 
 def test_words_in_no_article_find_nothing(ws: Path, invoke: Invoke) -> None:
@@ -406,7 +423,9 @@ def test_explain_says_both_places(ws: Path, invoke: Invoke) -> None:
     cake = lines.index("   .wiki/wiki/notes/cake.md")
     assert lines[cake + 3].startswith("   fused: not among by words, #")
     assert re.fullmatch(
-        r"   fused: not among by words, #\d by meaning \(similarity -?0\.\d\d\)", lines[cake + 3]
+        r"   fused: not among by words, #\d by meaning \(similarity -?0\.\d\d\)"
+        r"(, #\d by sentences \(similarity -?0\.\d\d\))?",
+        lines[cake + 3],
     )
 
 
