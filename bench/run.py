@@ -148,7 +148,8 @@ def recall(root: Path, queries: Path) -> list[str]:
     from search_eval import cases_of, score, skillwiki_ranker
 
     cases = cases_of(queries)
-    found = score(skillwiki_ranker(root), cases)
+    with skillwiki_ranker(root) as ranker:
+        found = score(ranker, cases)
     rows = [
         f"recall@1 {found.recall_1:.2f}, recall@5 {found.recall_5:.2f}, MRR@10 {found.mrr_10:.2f} "
         f"over {len(cases)} queries ({queries.name})",

@@ -171,9 +171,9 @@ def extra_rankings(
     """The rankings by meaning that are on, each its `wanted` articles nearest `meaning` that
     pass the filters, to fuse with the text ranking (those that found none left out): another
     ranking joins as one more pair of its Extra and its nearest."""
-    if not semantic.available():
-        return []
-    rankings = [(Extra.WORDS, cache.nearest(db, meaning, filters, wanted))]
+    rankings = [(Extra.SENTENCES, cache.nearest_sentences(db, meaning, filters, wanted))]
+    if semantic.available():
+        rankings.insert(0, (Extra.WORDS, cache.nearest(db, meaning, filters, wanted)))
     return [(extra, nearest) for extra, nearest in rankings if nearest]
 
 

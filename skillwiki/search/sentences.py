@@ -76,10 +76,17 @@ def model_file() -> Path | None:
 
 
 # Scripts the model never learnt to read: a query holding any of them is left to the others.
-_FOREIGN = re.compile(
+_FOREIGN = (
     "[\u0370-\u03ff\u0400-\u052f\u0590-\u08ff\u0e00-\u0eff\u1100-\u11ff"
     "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]"
 )
+
+
+@functools.cache
+def _foreign() -> re.Pattern[str]:
+    """The pattern of those scripts, compiled on first use: its ranges take longer to compile
+    than the rest of this module takes to load, and most commands never ask."""
+    return re.compile(_FOREIGN)
 
 
 def reads(text: str) -> bool:
@@ -87,7 +94,7 @@ def reads(text: str) -> bool:
     script its vocabulary barely holds (CJK, Cyrillic, Greek, Arabic, Hebrew, Thai, Hangul),
     which it cuts into single characters or [UNK] and places near one another whatever they
     say."""
-    return _FOREIGN.search(text) is None
+    return text.isascii() or _foreign().search(text) is None
 
 
 class Encoder:

@@ -265,6 +265,7 @@ def test_the_model_is_loaded_only_for_a_query_s_text(ws: Path, invoke: Invoke) -
     assert _loaded_after(ws, "0", "query", "keep a process running") == []
     assert "onnxruntime" not in _loaded_after(ws, "1", "query", "?!")
     assert "onnxruntime" not in _loaded_after(ws, "1", "status")
+    assert "onnxruntime" in _loaded_after(ws, "1", "query", "keep a process running")
 
 
 def test_loading_and_embedding_open_no_socket(monkeypatch: pytest.MonkeyPatch) -> None:
