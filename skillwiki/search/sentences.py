@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import numpy as np
+    from markdown_it.token import Token
     from numpy.typing import NDArray
 
 # Kept in the index: vectors of another model, or read another way, are redone.
@@ -222,29 +223,30 @@ def embed_query(text: str) -> NDArray[np.float32]:
 # What of an article is prose. A fence opens a code block, closed by a fence of the same
 # character at least as long; a line that is one inline code span (a tldr example's command,
 # once its list marker is gone) is code too.
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-_CODE_LINE = re.compile(r"`[^`]*`|``.*``")
-_MARKER = re.compile(r"^\s*(?:[>*+-]\s*|\d+[.)]\s+|#{1,6}\s+)*")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_ADDRESS = re.compile(r"<?https?://[^\s>)]+>?")
-_TAG = re.compile(r"</?[A-Za-z][^>]*>")
 PROSE_CHARACTERS = 4096  # past this much prose, the model's 256 tokens are surely spent
+# Of a longer body, only the start is parsed for its prose: a page that opens with this much
+# code or markup before any prose is rare, and parsing a whole release log would cost more
+# than embedding it.
+READ_CHARACTERS = 16 * PROSE_CHARACTERS
 
 
 def prose(title: str, summary: str, body: str) -> str:
     """What of an article the encoder reads: its title, summary, and the prose of its body up
-    to the Sources the compiler adds: paragraphs, headings, list items and quotes without
-    their markers, links as their text, each line once; no code block, no line of code alone,
-    no addresses or HTML tags. Cut after PROSE_CHARACTERS (the encoder reads its first 256
-    tokens)."""
+    to the Sources the compiler adds: paragraphs, headings, list items and quotes as the
+    CommonMark parser reads them, links as their text, each once; no code block, no block of
+    code alone, no addresses or HTML tags. Cut after PROSE_CHARACTERS (the encoder reads its
+    first 256 tokens)."""
     cut = body.find("\n## Sources")
+    read = body if cut < 0 else body[:cut]
+    if len(read) > READ_CHARACTERS:  # parse no more than can hold the prose the model reads
+        read = read[: read.rfind("\n", 0, READ_CHARACTERS) + 1 or READ_CHARACTERS]
     lines = [title, summary]
     seen = {title.strip(), summary.strip()}  # a heading that is the title, a summary made of it
     size = len(title) + len(summary)
-    for text in _prose_lines(body if cut < 0 else body[:cut]):
+    for text in _prose_lines(read):
         if text not in seen:
             seen.add(text)
-            lines.append(text)
+            lines.append(text[: max(PROSE_CHARACTERS - size, 0)])
             size += len(text) + 1
             if size > PROSE_CHARACTERS:
                 break
@@ -252,25 +254,42 @@ def prose(title: str, summary: str, body: str) -> str:
 
 
 def _prose_lines(body: str) -> Iterator[str]:
-    """The lines of prose of a Markdown body, each as `_plain` makes it, outside code blocks."""
-    fence = ""
-    for line in body.splitlines():
-        opening = _FENCE.match(line)
-        mark, rest = (opening.group(1), line[opening.end() :]) if opening else ("", "")
-        if fence:  # closed by a fence of its character, as long or longer, and nothing after
-            if mark[:1] == fence[0] and len(mark) >= len(fence) and not rest.strip():
-                fence = ""
-        elif mark and not (mark[0] == "`" and "`" in rest):  # (``` then a backtick: not one)
-            fence = mark
-        elif text := _plain(line):
+    """The text of each block of prose of a Markdown body as the project's CommonMark parser
+    reads it (paragraphs, headings, list items, quotes, table cells), links as their text;
+    code blocks and HTML blocks are not prose, nor is a block of code spans alone, nor an
+    address written as a link."""
+    from skillwiki.markdown import parser
+
+    tokens = parser().parse(body)
+    for token in tokens:
+        if token.type != "inline":
+            continue
+        if not token.children:  # parsed without its inline tokens: it holds no markup
+            text = " ".join(token.content.split())
+        elif all(
+            child.type == "code_inline" or not child.content.strip() for child in token.children
+        ):
+            continue
+        else:
+            text = _plain(token.children)
+        if text:
             yield text
 
 
-def _plain(line: str) -> str:
-    """A line of prose without its Markdown markers, links and tags ('' for a line of code)."""
-    text = _MARKER.sub("", line, count=1).strip()
-    if not text or _CODE_LINE.fullmatch(text.rstrip(":.")):
-        return ""
-    text = _LINK.sub(r"\1", text)
-    text = _ADDRESS.sub("", text)
-    return _TAG.sub("", text).strip()
+def _plain(children: Sequence[Token]) -> str:
+    """Inline tokens as the words a reader sees: no markers, no HTML tags, a link as its text
+    and an autolink (an address) as nothing."""
+    words: list[str] = []
+    in_autolink = False
+    for child in children:
+        if child.type == "link_open":
+            in_autolink = child.markup == "autolink"
+        elif child.type == "link_close":
+            in_autolink = False
+        elif child.type in ("text", "code_inline", "text_special") and not in_autolink:
+            words.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            words.append(" ")
+        elif child.type == "image":
+            words.append(_plain(child.children or []))
+    return " ".join("".join(words).split())

@@ -103,14 +103,15 @@ def test_the_query_meant_is_the_nearest() -> None:
 
 def test_prose_only() -> None:
     """A tldr page: its description and its examples' descriptions, not the commands; a
-    page of prose: paragraphs, headings, list items and quotes without their markers, link
-    text without addresses, no code block (fenced with ``` or ~~~), no Sources section."""
+    page of prose: each paragraph, heading, list item and quote as CommonMark reads it, without
+    markers, link text without addresses, no code block (fenced with ``` or ~~~), no Sources
+    section."""
     tldr = (
         "# tar\n\n> Archiving utility.\n> More information: <https://www.gnu.org/software/tar>.\n\n"
         "- [c]reate an archive from files:\n\n`tar cf {{target.tar}} {{file1 file2 ...}}`\n"
     )
     assert sentences.prose("tar", "", tldr) == (
-        "tar\nArchiving utility.\nMore information: .\n[c]reate an archive from files:"
+        "tar\nArchiving utility. More information: .\n[c]reate an archive from files:"
     )
     page = (
         "Intro with `inline` code and a [link](https://example.com/x) <b>bold</b>.\n\n"
@@ -118,7 +119,7 @@ def test_prose_only() -> None:
         "1. First step\n* Second step\n\n    indented stays\n\n## Sources\n\n- raw/a.md\n"
     )
     assert sentences.prose("Title", "A summary.", page) == (
-        "Title\nA summary.\nIntro with `inline` code and a link bold.\nSetup\n"
+        "Title\nA summary.\nIntro with inline code and a link bold.\nSetup\n"
         "First step\nSecond step\nindented stays"
     )
     long = "".join(f"Sentence number {n} of some words.\n" for n in range(1000))
