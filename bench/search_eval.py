@@ -13,7 +13,7 @@ cost is a warm query's, the median over the set's queries. "without the extra" i
 with SKILLWIKI_SEMANTIC=0. (A command's whole cost, start-up and model load included, is
 bench/run.py's.) The baseline is bm25s (BM25
 over each page's Markdown as it is, English stop words left out, no stemmer), when installed
-(`pip install bm25s`). Run by hand: CI does not run it.
+(the `bench` extra: `pip install '.[bench]'`). Run by hand: CI does not run it.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def skillwiki_ranker(root: Path) -> Iterator[Ranker]:
     ws = Workspace(root)
     cache = search.VectorCache()
     prefix = ".wiki/wiki/pages/"
-    with api.open_wiki(ws, load_config(ws), compile_first=False) as wiki:
+    with api.open_wiki(ws, load_config(ws.config_file), compile_first=False) as wiki:
         assert wiki.index is not None
         db = wiki.index
         search.prime(db, cache)
@@ -185,7 +185,7 @@ def evaluate(name: str, shared: Path, misses: bool) -> list[str]:
             "",
         ]
         if baseline is None:
-            rows.append("(bm25s is not installed: `pip install bm25s` adds the baseline row)\n")
+            rows.append("(bm25s is not installed: the `bench` extra adds the baseline row)\n")
         if misses:
             for label, scores in results[:2]:
                 rows += [f"missed by {label}:", *scores.misses, ""]
