@@ -97,8 +97,10 @@ def _print_hit(number: int, hit: Hit, explain: bool) -> None:
             style="dim",
         )
     if signals.fused:
-        places = [f"{_place(signals.text_rank)} by words"]
-        places.append(f"{_place(signals.semantic_rank)} by meaning{_similar(signals.similarity)}")
+        places = [f"{_place(signals.text_rank)} by text"]
+        places.append(
+            f"{_place(signals.semantic_rank)} by word vectors{_similar(signals.similarity)}"
+        )
         if signals.sentence_rank is not None or signals.sentence_similarity is not None:
             places.append(
                 f"{_place(signals.sentence_rank)} by sentences"

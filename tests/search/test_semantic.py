@@ -421,9 +421,9 @@ def test_explain_says_both_places(ws: Path, invoke: Invoke) -> None:
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     cake = lines.index("   .wiki/wiki/notes/cake.md")
-    assert lines[cake + 3].startswith("   fused: not among by words, #")
+    assert lines[cake + 3].startswith("   fused: not among by text, #")
     assert re.fullmatch(
-        r"   fused: not among by words, #\d by meaning \(similarity -?0\.\d\d\)"
+        r"   fused: not among by text, #\d by word vectors \(similarity -?0\.\d\d\)"
         r"(, #\d by sentences \(similarity -?0\.\d\d\))?",
         lines[cake + 3],
     )
