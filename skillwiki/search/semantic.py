@@ -44,16 +44,23 @@ _NEEDED = ("numpy", "safetensors", "tokenizers")
 
 def available() -> bool:
     """Whether semantic search is on: the extra installed and SKILLWIKI_SEMANTIC not 0."""
-    if os.environ.get("SKILLWIKI_SEMANTIC", "").strip() in ("0", "false", "no", "off"):
-        return False
-    return installed()
+    return not turned_off() and installed()
+
+
+def turned_off() -> bool:
+    """Whether SKILLWIKI_SEMANTIC turns the extra off (0, false, no or off): both rankings by
+    meaning, this one and the sentence encoder's."""
+    return os.environ.get("SKILLWIKI_SEMANTIC", "").strip() in ("0", "false", "no", "off")
+
+
+def importable(modules: Sequence[str]) -> bool:
+    """Whether each of `modules` is installed, found without importing it."""
+    return all(importlib.util.find_spec(name) is not None for name in modules)
 
 
 @functools.cache
 def installed() -> bool:
-    return package_dir() is not None and all(
-        importlib.util.find_spec(name) is not None for name in _NEEDED
-    )
+    return package_dir() is not None and importable(_NEEDED)
 
 
 def package_dir() -> Path | None:

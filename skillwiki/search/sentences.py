@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-import os
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from skillwiki.search import semantic
 
 if TYPE_CHECKING:
     import numpy as np
@@ -55,16 +56,12 @@ _THREADS = 2  # a query is a few milliseconds; more threads wait on each other m
 
 def available() -> bool:
     """Whether the sentence encoder is on: the extra installed and SKILLWIKI_SEMANTIC not 0."""
-    if os.environ.get("SKILLWIKI_SEMANTIC", "").strip() in ("0", "false", "no", "off"):
-        return False
-    return installed()
+    return not semantic.turned_off() and installed()
 
 
 @functools.cache
 def installed() -> bool:
-    return model_file() is not None and all(
-        importlib.util.find_spec(name) is not None for name in _NEEDED
-    )
+    return model_file() is not None and semantic.importable(_NEEDED)
 
 
 def model_file() -> Path | None:
