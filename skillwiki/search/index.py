@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from enum import Enum
 from pathlib import Path
@@ -19,6 +19,7 @@ from typing import TypeVar
 
 from skillwiki import fsio, statcache
 from skillwiki.errors import SkillwikiError
+from skillwiki.search.embedders import EMBEDDERS, WORDS, Embedder
 from skillwiki.search.schema import SCHEMA, Damaged, create_schema, schema_version
 from skillwiki.search.snapshot import Snapshot
 from skillwiki.search.sync import sync
@@ -155,11 +156,14 @@ def open_index(
     return _built_in_memory(ws, wiki, shared)
 
 
-def _built_in_memory(ws: Workspace, wiki: Snapshot, shared: bool = False) -> sqlite3.Connection:
-    """An index of the articles `wiki` names, built in memory for this run alone."""
+def _built_in_memory(
+    ws: Workspace, wiki: Snapshot, shared: bool = False, kinds: Sequence[Embedder] = EMBEDDERS
+) -> sqlite3.Connection:
+    """An index of the articles `wiki` names, built in memory for this run alone, with the
+    vectors of `kinds`."""
     db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=not shared)
     create_schema(db)
-    sync(db, ws, wiki)
+    sync(db, ws, wiki, kinds)
     return db
 
 
@@ -167,10 +171,13 @@ def folder_index(ws: Workspace, folder: str) -> sqlite3.Connection:
     """Return an index of the articles below wiki/`folder`/ alone, built in memory and never
     written: what recall scores a task against where the whole wiki's index is not at hand
     (a hook on a fresh clone, which must answer within its budget while building that index
-    takes seconds). A few dozen lessons are read in milliseconds. The caller closes it."""
+    takes seconds). A few dozen lessons are read in milliseconds. The caller closes it.
+
+    Its articles get word vectors but no sentence vectors: loading the sentence encoder and
+    running it over the lessons would take a hook most of a second more on every prompt."""
     below = ws.wiki / folder
     articles = {f"{folder}/{rel}": stat for rel, stat in statcache.scan(below).items()}
-    return _built_in_memory(ws, Snapshot(lambda: articles))
+    return _built_in_memory(ws, Snapshot(lambda: articles), kinds=(WORDS,))
 
 
 def _copied(path: Path, shared: bool) -> sqlite3.Connection | None:

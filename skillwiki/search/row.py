@@ -38,6 +38,7 @@ class ArticleToRead(NamedTuple):
     headings: heading_cache.ArticleHeadings | None = (
         None  # what compile found in it, if it wrote it
     )
+    embedded: tuple[str, ...] = ("text", "prose")  # the fields of ArticleRow a vector is made of
 
 
 def read_row(article: ArticleToRead) -> ArticleRow | None:
@@ -65,8 +66,8 @@ def read_row(article: ArticleToRead) -> ArticleRow | None:
         tags="\x1f".join(tag.lower() for tag in tags),
         values=tuple(indexed(str(column)) for column in columns),
         refs=refs,
-        text=_semantic_text(title, meta, body),
-        prose=_prose(title, meta, body),
+        text=_semantic_text(title, meta, body) if "text" in article.embedded else "",
+        prose=_prose(title, meta, body) if "prose" in article.embedded else "",
     )
 
 

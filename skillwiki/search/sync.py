@@ -28,11 +28,14 @@ OPTIMIZE_AFTER = 1000
 Read = list[tuple[str, ArticleRow | None]]
 
 
-def sync(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot) -> bool:
+def sync(
+    db: sqlite3.Connection, ws: Workspace, wiki: Snapshot, kinds: Sequence[Embedder] = EMBEDDERS
+) -> bool:
     """Apply the differences between the index on `db` and the articles `wiki` names, in one
     transaction (rolled back on any failure); True after a bulk load, which the caller may
-    follow with a VACUUM. Nothing is done when the index is synced to `wiki.token` already."""
-    on = [embedder for embedder in EMBEDDERS if embedder.available()]
+    follow with a VACUUM. Nothing is done when the index is synced to `wiki.token` already.
+    The vectors made are those of `kinds` that are available."""
+    on = [embedder for embedder in kinds if embedder.available()]
     if (
         wiki.token is not None
         and _synced(db) == (wiki.token,)
@@ -61,7 +64,7 @@ def _apply(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot, on: Sequence[E
         wiki.changes if wiki.changes is not None and _synced(db) == (wiki.changes.token,) else None
     )
     wanted, changed, gone = differences(db, wiki.articles, since)
-    read = _read_changed(ws, wiki, changed)
+    read = _read_changed(ws, wiki, changed, tuple(embedder.field for embedder in on))
     packer = Packer(db, [row.values for _, row in read if row is not None])
     named: set[str] = set()  # the names of articles gone or come, and what they refer to
     for rel in gone:
@@ -83,14 +86,18 @@ def _apply(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot, on: Sequence[E
     return bulk
 
 
-def _read_changed(ws: Workspace, wiki: Snapshot, changed: Sequence[str]) -> Read:
-    """Read the articles changed, in worker processes when there are many. Their headings are
-    those compile found in the articles it just wrote; after a bulk compile, from its file."""
+def _read_changed(
+    ws: Workspace, wiki: Snapshot, changed: Sequence[str], embedded: tuple[str, ...]
+) -> Read:
+    """Read the articles changed, in worker processes when there are many, with the texts the
+    `embedded` fields hold. Their headings are those compile found in the articles it just
+    wrote; after a bulk compile, from its file."""
     found = wiki.headings
     if len(changed) >= heading_cache.MIN_ARTICLES:
         found = {**heading_cache.load(ws), **found}
     jobs = [
-        ArticleToRead(ws.wiki / rel, rel, wiki.entry_of(rel), found.get(rel)) for rel in changed
+        ArticleToRead(ws.wiki / rel, rel, wiki.entry_of(rel), found.get(rel), embedded)
+        for rel in changed
     ]
     return list(zip(changed, parallel.imap(read_row, jobs), strict=True))
 
@@ -120,7 +127,10 @@ def embed_missing(
         db.execute(f"DELETE FROM {embedder.table}")
     missing = _without_vector(db, embedder, texts if before == embedder.model else None)
     unread = [rel for _, rel in missing if rel not in texts]
-    jobs = [ArticleToRead(ws.wiki / rel, rel, wiki.entry_of(rel)) for rel in unread]
+    jobs = [
+        ArticleToRead(ws.wiki / rel, rel, wiki.entry_of(rel), embedded=(embedder.field,))
+        for rel in unread
+    ]
     read = dict(zip(unread, parallel.imap(read_row, jobs), strict=True))
 
     def text_of(rel: str) -> str:

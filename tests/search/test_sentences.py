@@ -12,6 +12,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -301,3 +302,24 @@ def test_a_server_loads_the_encoder_once_when_it_primes(ws: Path, invoke: Invoke
         filters = Filters(None, (), False)
         assert cache.nearest_sentences(db, "keep a process running", filters, 1)
     assert sentences._encoder() is kept and sentences.kept() is kept
+
+
+def test_the_lessons_index_of_a_hook_runs_no_encoder(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index of one folder built in memory (what a hook scores a prompt against) gets the
+    word vectors but never runs the sentence encoder: a hook answers every prompt, and loading
+    the model would take it most of a second each time."""
+    from skillwiki.search import folder_index
+
+    _workspace(ws, invoke)
+    monkeypatch.setenv("SKILLWIKI_SEMANTIC", "1")
+
+    def refuse(texts: Any) -> Any:
+        raise AssertionError("the sentence encoder ran")
+
+    monkeypatch.setattr(sentences, "embed", refuse)
+    with closing(folder_index(find_workspace(ws), "notes")) as db:
+        words = db.execute("SELECT count(*) FROM vecs").fetchone()[0]
+        sents = db.execute("SELECT count(*) FROM sents").fetchone()[0]
+    assert (words, sents) == (len(PAGES), 0)
