@@ -107,9 +107,10 @@ class Encoder:
     def __init__(self, model: Path, *, folded: bool) -> None:
         import onnxruntime
         from tokenizers import BertWordPieceTokenizer
+        from tokenizers.models import WordPiece
 
         self.tokenizer = BertWordPieceTokenizer(
-            str(VOCABULARY),
+            WordPiece.read_file(str(VOCABULARY)),  # (its path alone is deprecated)
             lowercase=True,
             strip_accents=None,
             clean_text=True,
