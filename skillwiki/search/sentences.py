@@ -99,9 +99,9 @@ class Encoder:
     """The tokenizer and a session of the model.
 
     `folded`: the session folds the int8 weights into float32 once, when it is made (ONNX
-    Runtime's constant folding): each query then costs a quarter, at 150 ms more to load and
-    170 MB more held. Worth it for a process that stays (the MCP server); a command that
-    embeds one query, or a batch of articles, runs the graph as shipped.
+    Runtime's constant folding): each query then costs a fraction, at a load several times
+    longer and the unpacked weights held. Worth it for a process that stays (the MCP server);
+    a command that embeds one query, or a batch of articles, runs the graph as shipped.
     """
 
     def __init__(self, model: Path, *, folded: bool) -> None:
