@@ -67,7 +67,7 @@ def read_row(article: ArticleToRead) -> ArticleRow | None:
         values=tuple(indexed(str(column)) for column in columns),
         refs=refs,
         text=_semantic_text(title, meta, body) if "text" in article.embedded else "",
-        prose=_prose(title, meta, body) if "prose" in article.embedded else "",
+        prose=_prose(title, summary.strip(), body) if "prose" in article.embedded else "",
     )
 
 
@@ -78,11 +78,11 @@ def _semantic_text(title: str, meta: dict[str, Any], body: str) -> str:
     return semantic.article_text(title, str(meta.get("summary") or ""), body)
 
 
-def _prose(title: str, meta: dict[str, Any], body: str) -> str:
-    """What the sentence encoder reads of the article; empty when it is not installed."""
+def _prose(title: str, summary: str, body: str) -> str:
+    """What the sentence encoder reads of the article (`summary`: with a lesson's prevention
+    rule); empty when it is not installed."""
     if not sentences.available():
         return ""
-    summary = f"{meta.get('summary') or ''} {meta.get('prevention_rule') or ''}".strip()
     return sentences.prose(title, summary, body)
 
 
