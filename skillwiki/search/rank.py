@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 from skillwiki.kinds import RETIRED
 from skillwiki.markdown import references
-from skillwiki.search import files, index, near, semantic
+from skillwiki.search import files, index, near
 from skillwiki.search.filters import Filters, filter_sql
 from skillwiki.search.highlight import Highlight
 from skillwiki.search.hits import Hit, Signals, squashed
@@ -171,9 +171,10 @@ def extra_rankings(
     """The rankings by meaning that are on, each its `wanted` articles nearest `meaning` that
     pass the filters, to fuse with the text ranking (those that found none left out): another
     ranking joins as one more pair of its Extra and its nearest."""
-    rankings = [(Extra.SENTENCES, cache.nearest_sentences(db, meaning, filters, wanted))]
-    if semantic.available():
-        rankings.insert(0, (Extra.WORDS, cache.nearest(db, meaning, filters, wanted)))
+    rankings = [
+        (Extra.WORDS, cache.nearest_words(db, meaning, filters, wanted)),
+        (Extra.SENTENCES, cache.nearest_sentences(db, meaning, filters, wanted)),
+    ]
     return [(extra, nearest) for extra, nearest in rankings if nearest]
 
 

@@ -45,8 +45,8 @@ _CHANGED_AT_MOST = 64  # articles gone or come since the last read, to read only
 class VectorCache:
     """The last vectors read, so that asking again of an unchanged index does not read every
     vector again, and after a change reads only those of the articles that changed: WordLlama's
-    (`read`, `nearest`), and beside them, in a cache of their own, the sentence encoder's
-    (`nearest_sentences`).
+    (`read`, `nearest`; `nearest_words` when on), and beside them, in a cache of their own, the
+    sentence encoder's (`nearest_sentences`).
 
     Held by whoever holds the index's connection (a server's kept-open workspace holds one
     for the life of its connection); searches that bring none share `SHARED`.
@@ -120,6 +120,15 @@ class VectorCache:
             if len(found) >= wanted or count >= len(ids):
                 break
         return found[:wanted]
+
+    def nearest_words(
+        self, db: sqlite3.Connection, text: str, filters: Filters, wanted: int
+    ) -> list[Nearest]:
+        """The `wanted` articles passing the filters whose WordLlama vectors are nearest the
+        query's, nearest first; none when semantic search is off."""
+        if not semantic.available():
+            return []
+        return self.nearest(db, text, filters, wanted)
 
     def nearest_sentences(
         self, db: sqlite3.Connection, text: str, filters: Filters, wanted: int
