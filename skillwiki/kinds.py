@@ -22,10 +22,33 @@ class Scope(StrEnum):
 
 
 class Status(StrEnum):
+    """A lesson's or a rule's place in its life. A lesson is a candidate, active, archived
+    (retired by maintain or review) or superseded (by a newer lesson or by a rule made from
+    it); a rule is a candidate, active, reviewing (in conflict with new evidence, still
+    recalled) or retired."""
+
     CANDIDATE = "candidate"
     ACTIVE = "active"
     ARCHIVED = "archived"
     SUPERSEDED = "superseded"
+    REVIEWING = "reviewing"
+    RETIRED = "retired"
+
+
+class Kind(StrEnum):
+    """What a file of raw/lessons/ is (its `kind:` key; a lesson when absent): a lesson, one
+    event and what it taught, or a rule, a condition and an action consolidated from several
+    lessons (its `evidence:`)."""
+
+    LESSON = "lesson"
+    RULE = "rule"
+
+
+# The statuses each kind may have, in order.
+LESSON_STATUSES = (Status.CANDIDATE, Status.ACTIVE, Status.ARCHIVED, Status.SUPERSEDED)
+RULE_STATUSES = (Status.CANDIDATE, Status.ACTIVE, Status.REVIEWING, Status.RETIRED)
+# The statuses recall shows: a rule in review stays in the prompt, marked as in conflict.
+RECALLED = (Status.ACTIVE, Status.REVIEWING)
 
 
 class Trigger(StrEnum):
@@ -45,8 +68,9 @@ class Outcome(StrEnum):
     FAILED_AGAIN = "failed-again"
 
 
-# Lessons that search, recall and near-duplicate checks leave out: retired by maintain.
-RETIRED = (Status.ARCHIVED, Status.SUPERSEDED)
+# Lessons and rules that search, recall and near-duplicate checks leave out: retired by
+# maintain, review, or a rule made from them.
+RETIRED = (Status.ARCHIVED, Status.SUPERSEDED, Status.RETIRED)
 
 
 def values(kind: type[StrEnum]) -> tuple[str, ...]:

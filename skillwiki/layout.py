@@ -32,7 +32,7 @@ CONFIG = """\
 
 # [recall]
 # budget = 1500
-# max_entries = 5
+# max_entries = 4
 # min_confidence = 0.2
 
 # [lessons]

@@ -45,7 +45,7 @@ class SuggestConfig:
 @dataclass(frozen=True)
 class RecallConfig:
     budget: int = 1500
-    max_entries: int = 5
+    max_entries: int = 4
     min_confidence: float = 0.2
     half_life_days: float = 90.0
 
@@ -64,6 +64,24 @@ class MaintainConfig:
 
 
 @dataclass(frozen=True)
+class RulesConfig:
+    """Rules consolidated from lessons: how a group is formed, when consolidation is due,
+    how confidence is discounted for small support, and the layers of recall."""
+
+    min_lessons: int = 3  # lessons in a group before maintain proposes a rule
+    similarity: float = 0.3  # tag or prevention-rule word overlap that ties two lessons
+    due_lessons: int = 10  # new lessons since the last consolidation that make one due
+    due_feedback: int = 20  # feedback lines since then that make one due
+    due_days: int = 14  # days since then that make one due (with anything new)
+    full_support: int = 10  # pieces of evidence at which confidence is no longer discounted
+    min_confidence: float = 0.35  # below it (with min_support pieces) a rule is not recalled
+    min_support: int = 3
+    global_confidence: float = 0.8  # a rule this confident, with global_support pieces,
+    global_support: int = 5  # is recalled for every task: the global layer
+    review_days: int = 14  # a rule in review is decided by feedback no sooner than this
+
+
+@dataclass(frozen=True)
 class Config:
     """Every setting of SPEC section 9, with its default."""
 
@@ -75,6 +93,7 @@ class Config:
     recall: RecallConfig = field(default_factory=RecallConfig)
     lessons: LessonsConfig = field(default_factory=LessonsConfig)
     maintain: MaintainConfig = field(default_factory=MaintainConfig)
+    rules: RulesConfig = field(default_factory=RulesConfig)
 
 
 def value_of(config: Config, key: str) -> Any:

@@ -70,6 +70,17 @@ RANGES: dict[str, Range] = {
     "maintain.dedupe_jaccard": Range(0, 1),
     "maintain.promote_hits": Range(0, 1_000_000),
     "maintain.promote_min_age_days": Range(0, CENTURY, "days"),
+    "rules.min_lessons": Range(2, 1000),
+    "rules.similarity": Range(0, 1),
+    "rules.due_lessons": Range(1, 1_000_000),
+    "rules.due_feedback": Range(1, 1_000_000),
+    "rules.due_days": Range(1, CENTURY, "days"),
+    "rules.full_support": Range(1, 1_000_000),
+    "rules.min_confidence": Range(0, 1),
+    "rules.min_support": Range(1, 1_000_000),
+    "rules.global_confidence": Range(0, 1),
+    "rules.global_support": Range(1, 1_000_000),
+    "rules.review_days": Range(0, CENTURY, "days"),
 }
 
 
