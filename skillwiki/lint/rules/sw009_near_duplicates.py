@@ -1,10 +1,14 @@
-"""SW009: two lessons in one category whose tags mostly overlap."""
+"""SW009: two lessons in one category whose tags mostly overlap.
+
+Rules are left out: a rule takes the tags and category of the lessons it was consolidated
+from by design, and is never merged with one.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from skillwiki.kinds import RETIRED
+from skillwiki.kinds import RETIRED, Kind
 from skillwiki.lint.model import File, Finding, LintContext, Rule, Severity
 from skillwiki.memory.lessons import jaccard
 
@@ -16,6 +20,8 @@ def check(ctx: LintContext) -> Iterator[Finding]:
         category = file.meta.get("category")
         tags = file.meta.get("tags")
         if not category or not isinstance(tags, list) or file.meta.get("status") in RETIRED:
+            continue
+        if file.meta.get("kind") == Kind.RULE:
             continue
         for other in seen:
             if other.meta.get("category") != category:
