@@ -10,7 +10,8 @@ functions, so a face that imports this package at start-up pays for nothing it d
 - reads: `query`, `show`, on a workspace opened for them (`open_wiki`, `Opened`);
 - state: `status`, how fresh the wiki is, read without opening the search index;
 - memory: `recall`, `suggest` (the proposed lesson as data);
-- writes: `compile`, `ingest`, `record_lesson`, `feedback`, `review`.
+- writes: `compile`, `ingest`, `record_lesson`, `feedback`, `review`;
+- rules: `maintain` (with the rules it proposes), `record_rule`.
 """
 
 from __future__ import annotations
@@ -40,6 +41,14 @@ if TYPE_CHECKING:
         query,
         show,
     )
+    from skillwiki.api.rules import (
+        MaintainAnswer,
+        RuleAnswer,
+        RuleInput,
+        maintain,
+        record_rule,
+        rule_input,
+    )
     from skillwiki.api.state import StatusAnswer, StatusFile, file_fingerprint, status
     from skillwiki.api.writes import (
         CompileAnswer,
@@ -68,6 +77,9 @@ __all__ = [
     "QueryAnswer",
     "RecallAnswer",
     "LessonInput",
+    "MaintainAnswer",
+    "RuleAnswer",
+    "RuleInput",
     "RecordAnswer",
     "ShowAnswer",
     "StatusAnswer",
@@ -84,6 +96,9 @@ __all__ = [
     "query",
     "recall",
     "lesson_input",
+    "maintain",
+    "record_rule",
+    "rule_input",
     "record_lesson",
     "record_lesson_command",
     "record_lesson_fields",
@@ -103,6 +118,12 @@ __getattr__ = lazy.exports(
         "record_lesson_command": "memory",
         "record_lesson_fields": "memory",
         "suggest": "memory",
+        "MaintainAnswer": "rules",
+        "RuleAnswer": "rules",
+        "RuleInput": "rules",
+        "maintain": "rules",
+        "record_rule": "rules",
+        "rule_input": "rules",
         "LIMIT_MAX": "reads",
         "ArticleType": "reads",
         "Opened": "reads",

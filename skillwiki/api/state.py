@@ -3,7 +3,7 @@ search index or writing anything; and the fingerprint `--expect-fingerprint` com
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,16 @@ class StatusFile:
 
 
 @dataclass(frozen=True)
+class StatusRule:
+    """A rule in raw/lessons/: its status, and its confidence and support as of today."""
+
+    id: str
+    status: str
+    confidence: float
+    support: int
+
+
+@dataclass(frozen=True)
 class StatusAnswer:
     """The freshness of the wiki; never written by reading it."""
 
@@ -34,6 +44,7 @@ class StatusAnswer:
     problems: tuple[Problem, ...]  # every raw file compile would refuse, with why
     index_json: Path  # the catalog, fingerprinted only when asked (`catalog`)
     algorithm: str  # the workspace's fingerprint algorithm
+    rules: tuple[StatusRule, ...] = ()  # the rules consolidated from lessons
 
     @cached_property
     def catalog(self) -> str:
@@ -44,14 +55,15 @@ class StatusAnswer:
         return file_fingerprint(self.index_json, self.algorithm)
 
     def to_json(self) -> dict[str, Any]:
-        """`status --json`: the totals, each file's state and the raw files that cannot be
-        compiled, with why."""
+        """`status --json`: the totals, each file's state, the raw files that cannot be
+        compiled, with why, and each rule's status, confidence and support."""
         return {
             "fresh": self.fresh,
             "catalog": self.catalog,
             "totals": dict(self.totals),
             "files": [asdict(item) for item in self.files],
             "problems": [asdict(problem) for problem in self.problems],
+            "rules": [asdict(rule) for rule in self.rules],
         }
 
 
@@ -73,7 +85,26 @@ def status(ws: Workspace, config: Config, *, not_fresh: bool = False) -> StatusA
     fresh = counts[State.FRESH] == sum(counts.values()) and not plan.problems
     totals = {state.value: counts[state] for state in State}
     problems = tuple(refused(ws, config, plan))
-    return StatusAnswer(fresh, totals, files, problems, ws.index_json, config.fingerprint)
+    answer = StatusAnswer(fresh, totals, files, problems, ws.index_json, config.fingerprint)
+    return replace(answer, rules=_rules(ws, config))
+
+
+def _rules(ws: Workspace, config: Config) -> tuple[StatusRule, ...]:
+    """Each rule of raw/lessons/, with its confidence and support today."""
+    from skillwiki import clock
+    from skillwiki.memory.confidence import confidence_of
+    from skillwiki.memory.store import LESSONS_DIR, load_lessons
+
+    if not (ws.raw / LESSONS_DIR).is_dir():
+        return ()
+    lessons = load_lessons(ws, config)
+    today = clock.today()
+    found = []
+    for rule in lessons.values():
+        if rule.is_rule:
+            measured = confidence_of(rule, lessons, today, config)
+            found.append(StatusRule(rule.id, rule.status, measured.confidence, measured.support))
+    return tuple(found)
 
 
 def file_fingerprint(path: Path, algorithm: str) -> str:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 After = Callable[["Workspace", "Config"], object] | None
 
 
-def _bring_up_to_date(ws: Workspace, config: Config, after: After) -> None:
+def bring_up_to_date(ws: Workspace, config: Config, after: After) -> None:
     if after is not None:
         after(ws, config)
         return
@@ -145,11 +145,13 @@ class RecordAnswer:
     """A lesson recorded (or found recorded already, or a near-duplicate named)."""
 
     recorded: Recorded
+    reviewing: tuple[str, ...] = ()  # rules the new lesson contradicts, now in review
 
     def to_json(self) -> dict[str, Any]:
         """`record-lesson --json`: the lesson's id, path, status, whether it was created, the
-        similar lessons, the secrets redacted and what keeps it a candidate."""
-        return asdict(self.recorded)
+        similar lessons, the secrets redacted, what keeps it a candidate, and the rules it
+        put in review."""
+        return {**asdict(self.recorded), "reviewing": list(self.reviewing)}
 
 
 def record_lesson(
@@ -161,17 +163,21 @@ def record_lesson(
     expected: str | None = None,
     after: After = None,
 ) -> RecordAnswer:
-    """Record a lesson in raw/lessons/ (secrets redacted), then bring the wiki up to date.
+    """Record a lesson in raw/lessons/ (secrets redacted), put in review each rule it
+    contradicts (see skillwiki.memory.rules), then bring the wiki up to date.
 
     `lesson` is built by `lesson_input` from record-lesson's arguments, as the CLI and the MCP
     tool name them. `dedupe`: do not record a near-duplicate, name it; `expected`: index.json's
     fingerprint as read.
     """
+    from skillwiki import clock
     from skillwiki.memory.lessons import record
+    from skillwiki.memory.rules import note_conflicts
 
     recorded = record(ws, config, lesson, dedupe=dedupe, expected=expected)
-    _bring_up_to_date(ws, config, after)
-    return RecordAnswer(recorded)
+    reviewing = note_conflicts(ws, config, recorded.id, clock.today()) if recorded.created else []
+    bring_up_to_date(ws, config, after)
+    return RecordAnswer(recorded, tuple(reviewing))
 
 
 @dataclass(frozen=True)
@@ -202,7 +208,7 @@ def feedback(
     from skillwiki.memory.evidence import feedback as add_evidence
 
     result = add_evidence(ws, config, lesson_id, outcome, note, clock.today(), expected)
-    _bring_up_to_date(ws, config, after)
+    bring_up_to_date(ws, config, after)
     return FeedbackAnswer(result)
 
 
@@ -249,5 +255,5 @@ def review(
     if accept == reject:
         raise InputError(None, "give exactly one of --accept or --reject")
     status = decide(ws, config, lesson_id, accept, reason)
-    _bring_up_to_date(ws, config, None)
+    bring_up_to_date(ws, config, None)
     return Decided(lesson_id, status)

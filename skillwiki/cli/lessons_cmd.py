@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 def register(app: typer.Typer) -> None:
     app.command("record-lesson", no_args_is_help=True)(record_lesson)
+    app.command("record-rule", no_args_is_help=True)(record_rule)
 
 
 def record_lesson(
@@ -116,6 +117,11 @@ def record_lesson(
         render.print_json(answer.to_json())
         return
     _print_recorded(answer.recorded)
+    for rule_id in answer.reviewing:
+        render.warn(
+            f"rule {rule_id} is now in review: this lesson gives another action on its "
+            "condition (see skillwiki review)"
+        )
 
 
 def _print_recorded(recorded: Recorded) -> None:
@@ -136,3 +142,78 @@ def _print_recorded(recorded: Recorded) -> None:
     render.echo(f"  {recorded.path}")
     for other in recorded.similar:
         render.echo(f"  similar lesson: {other}")
+
+
+def record_rule(
+    ctx: typer.Context,
+    when: Annotated[str, typer.Option(help="The condition, one line: who, on what, after what.")],
+    then: Annotated[str, typer.Option(help="The action, one line: what to do then.")],
+    evidence: Annotated[
+        list[str], typer.Option(help="A lesson the rule comes from (repeatable; 2 at least).")
+    ],
+    title: Annotated[str | None, typer.Option(help="Default: the action.")] = None,
+    summary: Annotated[
+        str | None, typer.Option(help="Default: the lessons it consolidates.")
+    ] = None,
+    severity: Annotated[
+        str | None, typer.Option(help="LOW ... CRITICAL (default: the lessons' highest).")
+    ] = None,
+    scope: Annotated[
+        str | None,
+        typer.Option(help="global or targeted (default: targeted when every lesson is)."),
+    ] = None,
+    agent: Annotated[
+        list[str] | None, typer.Option(help="An agent it concerns (default: the lessons').")
+    ] = None,
+    tag: Annotated[
+        list[str] | None, typer.Option(help="A tag (default: those most lessons share).")
+    ] = None,
+    category: Annotated[str | None, typer.Option(help="Default: the lessons' category.")] = None,
+    workspace: WorkspaceOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Record a rule consolidated from lessons: "When <condition>: <action>.", recalled in
+    their place.
+
+    Run the command `skillwiki maintain` proposes for a group of lessons that share a cause,
+    after reading (and, if you like, rewriting) its draft. The lessons become superseded by
+    the rule (still found with query --all); with [lessons] require_review = true the rule
+    waits as a candidate until review --accept. Its confidence pools the outcomes of its
+    lessons and its own feedback.
+
+    Examples:
+      skillwiki record-rule --when "an agent's allowedTools changes" \\
+        --then "check allowedTools covers every MCP tool the prompt asks for" \\
+        --evidence 2026-11-30-telegram-send-missing --evidence 2026-12-02-slack-post-denied \\
+        --evidence 2026-12-03-gh-pr-create-missing
+    """
+    from skillwiki import api
+
+    ws, config = open_workspace(ctx, workspace)
+    rule = api.rule_input(
+        when,
+        then,
+        evidence,
+        title=title,
+        summary=summary,
+        severity=severity,
+        scope=scope,
+        agent=agent,
+        tag=tag,
+        category=category,
+    )
+    answer = api.record_rule(ws, config, rule)
+    if as_json:
+        render.print_json(answer.to_json())
+        return
+    recorded = answer.recorded
+    if recorded.redacted:
+        render.warn(f"redacted secrets from the rule: {', '.join(recorded.redacted)}")
+    if not recorded.created:
+        render.echo(f"already recorded as {recorded.id}; nothing new written")
+    else:
+        render.echo(f"recorded rule {recorded.id} ({recorded.status})", style="bold green")
+    render.echo(f"  {recorded.path}")
+    render.echo(f"  confidence {recorded.confidence:.2f} from {recorded.support} outcome(s)")
+    for lesson_id in recorded.superseded:
+        render.echo(f"  supersedes lesson {lesson_id}")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
-from dataclasses import asdict
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -246,45 +246,42 @@ def maintain(
     workspace: WorkspaceOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Plan (or with --apply, carry out) the lessons' upkeep: archive, merge, promote.
+    """Plan (or with --apply, carry out) the lessons' upkeep, and propose rules from lessons.
 
     Archives LOW/MEDIUM lessons not recalled for [maintain] archive_after_days; supersedes the
     older of two lessons in one category whose tags mostly overlap (tags and agents merged into
     the newer); lists HIGH/CRITICAL lessons recalled often enough to become documented practice.
+    Proposes one rule for each group of [rules] min_lessons active lessons that share a cause
+    (files, tags or prevention rules alike), with the record-rule command that records it:
+    nothing is recorded until that command is run. Says whether consolidation is due.
 
     Examples:
       skillwiki maintain
+      skillwiki maintain --json | jq '.rules[].command'
       skillwiki maintain --apply
     """
-    from skillwiki.compiler import compile_workspace
-    from skillwiki.memory.evidence import today
-    from skillwiki.memory.maintain import Applied, plan
-    from skillwiki.memory.maintain import apply as carry_out
+    from skillwiki import api
 
     ws, config = open_workspace(ctx, workspace)
-    actions = plan(ws, config, today())
-    applied = carry_out(ws, config, actions) if apply else Applied([], 0)
-    done = applied.done
-    if apply:
-        compile_workspace(ws, config)
+    answer = api.maintain(ws, config, apply=apply)
     if as_json:
-        render.print_json(
-            {
-                "applied": apply,
-                "actions": [asdict(action) for action in actions],
-                "done": [asdict(action) for action in done],
-                "usage_rolled_up": applied.rolled_up,
-            }
-        )
+        render.print_json(answer.to_json())
         return
-    for action in actions:
+    plan, applied = answer.plan, answer.applied
+    for action in plan.actions:
         target = f" by {action.into}" if action.into else ""
         render.echo(f"{action.kind} {action.id}{target}: {action.reason}")
-    if applied.rolled_up:
+    if applied is not None and applied.rolled_up:
         render.echo(f"usage of {applied.rolled_up} lesson(s) rolled up into .wiki/usage.log")
-    if not actions:
+    for proposal in plan.proposals:
+        rendered = " ".join(shlex.quote(part) for part in proposal.command())
+        render.echo(f"rule from {proposal.reason}: {', '.join(proposal.lessons)}")
+        render.echo(f"  When {proposal.draft.when}: {proposal.draft.then}.")
+        render.echo(f"  record it (edit the draft first if you like): {rendered}")
+    render.echo(f"consolidation: {plan.due.reason}")
+    if not plan.actions:
         render.echo("nothing to do")
-    elif apply:
-        render.echo(f"applied {len(done)} action(s); promotion candidates are only listed")
+    elif applied is not None:
+        render.echo(f"applied {len(applied.done)} action(s); promotion candidates are only listed")
     else:
         render.echo("dry run: nothing changed; run with --apply to carry it out")

@@ -193,6 +193,11 @@ def _print_status(answer: StatusAnswer) -> None:
         render.warn(f"{problem.path}: {problem.message}")
     totals = ", ".join(f"{count} {state}" for state, count in answer.totals.items())
     render.echo(f"{sum(answer.totals.values())} articles: {totals}")
+    for rule in answer.rules:
+        render.echo(
+            f"rule {rule.id}: {rule.status}, confidence {rule.confidence:.2f} "
+            f"from {rule.support} outcome(s)"
+        )
 
 
 def _print_compile(answer: CompileAnswer) -> None:

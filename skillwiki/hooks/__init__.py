@@ -16,7 +16,8 @@ Claude Code and Codex send one JSON object on stdin and read `hookSpecificOutput
   Code's Edit, Write, MultiEdit and NotebookEdit; the files a Codex apply_patch names);
 - post-tool-failure (PostToolUseFailure) and stop (Stop): the session's run through suggest; a
   due lesson is named to the model (after a failure) or to the user (at the end), never
-  recorded: recording stays the user's call.
+  recorded: recording stays the user's call. At the end, once a session, also that
+  consolidation is due, when lessons that share a cause wait for a rule (see maintain).
 
 Cursor (`.cursor/hooks.json`, version 1) sends `conversation_id` and `workspace_roots`. Its
 documentation gives output fields to sessionStart (`additional_context`: the recall block) and
@@ -132,20 +133,44 @@ def _judge_run(ws: Workspace, config: Config, hook: Hook) -> str:
 
     payload = {**hook.payload, "hook_event_name": EVENTS[hook.event]}
     proposal = api.suggest(payload, config.suggest, where="stdin").proposal
-    if proposal is None or not _first_to_say(ws, config, hook, proposal.proposed_title):
+    said = []
+    if proposal is not None and _first_to_say(ws, config, hook, proposal.proposed_title):
+        said.append(
+            # the title names the trigger: `consecutive_tool_failures: publish the digest`
+            f"skillwiki: this session may hold a lesson: {proposal.proposed_title}. "
+            f"Draft prevention rule: {proposal.proposed_prevention_rule} "
+            "Ask the user whether to record it; only if they agree, pipe this session's hook "
+            "payload into `skillwiki suggest -` and run the `command` it prints."
+        )
+    if hook.event == "stop":
+        said.append(_consolidation_due(ws, config, hook))
+    text = " ".join(filter(None, said))
+    if not text:
         return ""
-    text = (
-        # the title names the trigger: `consecutive_tool_failures: publish the digest`
-        f"skillwiki: this session may hold a lesson: {proposal.proposed_title}. "
-        f"Draft prevention rule: {proposal.proposed_prevention_rule} "
-        "Ask the user whether to record it; only if they agree, pipe this session's hook "
-        "payload into `skillwiki suggest -` and run the `command` it prints."
-    )
     if hook.client == "cursor":  # stop: sent to the agent as the user's next message
         return json.dumps({"followup_message": text}, ensure_ascii=False)
     if hook.event == "stop":
         return json.dumps({"systemMessage": text}, ensure_ascii=False)
     return _context(hook, text)
+
+
+def _consolidation_due(ws: Workspace, config: Config, hook: Hook) -> str:
+    """At the end of a session's turn, once a session: that consolidation is due (see
+    skillwiki.memory.consolidate), and what to run, when lessons that share a cause wait for
+    a rule."""
+    from skillwiki import api
+
+    said = "consolidation due"
+    if hook.session and said in sessions.shown_in(ws, hook.session):
+        return ""
+    due = api.maintain(ws, config).plan.due
+    if not due.due or (hook.session and not sessions.claim(ws, hook.session, [said])):
+        return ""
+    return (
+        f"skillwiki: consolidation of lessons into rules is due ({due.reason}). Run "
+        "`skillwiki maintain` and show the user the rules it proposes; only if they agree, "
+        "run each rule's record-rule command (its condition and action may be rewritten first)."
+    )
 
 
 def _first_to_say(ws: Workspace, config: Config, hook: Hook, title: str) -> bool:

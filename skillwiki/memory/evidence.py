@@ -66,8 +66,9 @@ class FeedbackResult:
     outcome: str
     confidence: float
     evidence: int
-    flagged: bool
+    flagged: bool  # a lesson flagged for review, or a rule put in review
     fingerprint: str  # of the lesson's raw file now: what --expect-fingerprint compares
+    status: str  # the lesson's or rule's status now (a rule's review decided by outcomes)
 
 
 def feedback(
@@ -85,21 +86,33 @@ def feedback(
     from skillwiki.secrets import redact
 
     clean = " ".join(redact(note)[0].split()) if note else ""
+    from skillwiki.memory import rules
+
     with fsio.workspace_lock(ws, config.lock_timeout):
-        lesson = find(ws, config, lesson_id)
+        lessons = load_lessons(ws, config)
+        lesson = find(ws, config, lesson_id, lessons)
         expect(lesson.path, expected, ws.rel(lesson.path))
         line = f"- {on.isoformat()} {outcome}" + (f": {clean}" if clean else "")
         body = add_evidence(lesson.body, line)
+        evidence = parse_evidence(body)
         meta = dict(lesson.meta)
         recalled = usage.load(ws, on).get(lesson_id, usage.NONE).count > 0
-        flagged = outcome == Outcome.FAILED_AGAIN and recalled
-        if flagged:
-            meta["review"] = f"failed again after being recalled ({on.isoformat()})"
+        if lesson.is_rule:
+            meta, flagged = rules.after_outcome(
+                config, lesson, meta, evidence, lessons, outcome, recalled, on
+            )
+            value = float(meta["confidence"])
+        else:
+            flagged = outcome == Outcome.FAILED_AGAIN and recalled
+            if flagged:
+                meta["review"] = f"failed again after being recalled ({on.isoformat()})"
+            value = round(confidence(evidence, on, config.recall.half_life_days), 4)
         rewrite(ws, config, lesson, meta, body, f"feedback {outcome}")
-    evidence = parse_evidence(body)
-    value = confidence(evidence, on, config.recall.half_life_days)
+        if not lesson.is_rule:
+            rules.refresh(ws, config, lesson_id, on)
     current = fingerprint(lesson.path.read_bytes(), config.fingerprint)
-    return FeedbackResult(lesson_id, outcome, round(value, 4), len(evidence), flagged, current)
+    status = str(meta.get("status") or Status.ACTIVE)
+    return FeedbackResult(lesson_id, outcome, value, len(evidence), flagged, current, status)
 
 
 def add_evidence(body: str, line: str) -> str:
@@ -132,12 +145,13 @@ def pending_review(ws: Workspace, config: Config, on: date) -> list[Pending]:
     found = []
     for lesson in load_lessons(ws, config).values():
         flag = lesson.text("review")
-        if lesson.status != Status.CANDIDATE and not flag:
+        if lesson.status not in (Status.CANDIDATE, Status.REVIEWING) and not flag:
             continue
         age = (on - lesson.created).days if lesson.created else None
-        missing = unfinished(lesson.body, lesson.text("prevention_rule"))
+        missing = [] if lesson.is_rule else unfinished(lesson.body, lesson.text("prevention_rule"))
+        kind = f"rule from {len(lesson.evidence_ids)} lessons" if lesson.is_rule else "lesson"
         reason = flag or (
-            f"unfinished: {', '.join(missing)}" if missing else "new lesson, waiting for review"
+            f"unfinished: {', '.join(missing)}" if missing else f"new {kind}, waiting for review"
         )
         found.append(
             Pending(
@@ -157,6 +171,10 @@ def decide(ws: Workspace, config: Config, lesson_id: str, accept: bool, reason: 
     """Accept (-> active) or reject (-> archived, with the reason) a lesson; return its status."""
     with fsio.workspace_lock(ws, config.lock_timeout):
         lesson = find(ws, config, lesson_id)
+        if lesson.is_rule:
+            from skillwiki.memory import rules
+
+            return rules.decide(ws, config, lesson, accept, reason, today())
         missing = unfinished(lesson.body, lesson.text("prevention_rule")) if accept else []
         if missing:  # recall would show a placeholder, or the failure itself, as the rule
             raise InputError(

@@ -294,7 +294,9 @@ def record(
             if same_title and known.body.strip() == body.strip():
                 rel = ws.rel(known.path)
                 return Recorded(lesson_id, rel, known.status, False, [], redacted)
-        lesson_id = _free_id(existing.keys() | _taken(folder), f"{created}-{slugify(lesson.title)}")
+        lesson_id = free_id(
+            existing.keys() | taken_ids(folder), f"{created}-{slugify(lesson.title)}"
+        )
         missing = unfinished(body, lesson.prevention_rule)
         waits = config.lessons.require_review or bool(missing)
         status = (Status.CANDIDATE if waits else Status.ACTIVE).value
@@ -306,7 +308,7 @@ def record(
         target = folder / f"{lesson_id}.md"
         line = f"{lesson_id} -> raw/{LESSONS_DIR}/{lesson_id}.md"
         data = join(meta, body).encode()
-        _check_compiles(config, f"{LESSONS_DIR}/{lesson_id}.md", data)
+        check_compiles(config, f"{LESSONS_DIR}/{lesson_id}.md", data)
         fsio.write_many(  # logged before it is in place: no lesson without its log line
             [(target, data)],
             only_changed=False,
@@ -315,7 +317,7 @@ def record(
     return Recorded(lesson_id, ws.rel(target), status, True, similar, redacted, missing)
 
 
-def _check_compiles(config: Config, raw_rel: str, data: bytes) -> None:
+def check_compiles(config: Config, raw_rel: str, data: bytes) -> None:
     """Refuse a lesson that compile would refuse (a NUL byte, over max_file_bytes): written,
     it would make every later compile fail. Asked of compile itself, before anything is
     written, for the CLI and the MCP tool alike."""
@@ -326,7 +328,7 @@ def _check_compiles(config: Config, raw_rel: str, data: bytes) -> None:
         raise InputError(None, f"the lesson cannot be recorded, compile would refuse it: {problem}")
 
 
-def _taken(folder: Path) -> set[str]:
+def taken_ids(folder: Path) -> set[str]:
     """The lesson ids no new lesson may have: of every name in raw/lessons/ (a hand-edited
     lesson whose frontmatter no longer parses, a file without `.md` whose article would be
     `<id>.md`), folded as a file system that ignores case folds it."""
@@ -398,7 +400,7 @@ def _path_fingerprint(ws: Workspace, config: Config, given: str) -> str:
     return f"{ws.rel(path)}={fingerprint(path.read_bytes(), config.fingerprint)}"
 
 
-def _free_id(existing: Collection[str], base: str) -> str:
+def free_id(existing: Collection[str], base: str) -> str:
     """`base`, or `base-2`, `base-3`...: the first that no lesson file has (a hand-edited one
     whose frontmatter no longer parses included: it is never written over), names compared
     folded (`Retry.md` and `retry.md` are one file on macOS)."""

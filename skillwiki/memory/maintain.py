@@ -9,6 +9,7 @@ from skillwiki import fsio
 from skillwiki.config import Config, MaintainConfig
 from skillwiki.kinds import Severity, Status
 from skillwiki.memory import usage
+from skillwiki.memory.consolidate import Due, Proposal, due, proposals
 from skillwiki.memory.lessons import jaccard
 from skillwiki.memory.store import Lesson, load_lessons, rewrite
 from skillwiki.workspace import Workspace
@@ -28,22 +29,45 @@ class Action:
     into: str | None = None  # supersede: the newer lesson
 
 
+@dataclass(frozen=True)
+class Plan:
+    """What maintain would do (`actions`), the rules it proposes from lessons that share a
+    cause (recorded only by record-rule), and whether consolidation is due."""
+
+    actions: list[Action]
+    proposals: list[Proposal]
+    due: Due
+
+
 def plan(ws: Workspace, config: Config, on: date) -> list[Action]:
     """Work out what maintain would do; changes nothing."""
+    return full_plan(ws, config, on).actions
+
+
+def full_plan(ws: Workspace, config: Config, on: date) -> Plan:
+    """The actions, the proposed rules and whether consolidation is due; changes nothing.
+    A lesson in a proposed rule's group is not also superseded pairwise: the rule is the
+    merge."""
     settings = config.maintain
     lessons = [lesson for lesson in load_lessons(ws, config).values() if lesson.status == ACTIVE]
     hits = usage.load(ws, on)
-    archive = _archives(lessons, hits, on, settings.archive_after_days)
+    archive = _archives(
+        [lesson for lesson in lessons if not lesson.is_rule], hits, on, settings.archive_after_days
+    )
     archived = {action.id for action in archive}
     ordered = sorted(
         (lesson for lesson in lessons if lesson.id not in archived),
         key=lambda lesson: (lesson.created or date.min, lesson.id),
     )
-    return [
+    proposed = proposals(ordered, config.rules)
+    grouped = {lesson_id for proposal in proposed for lesson_id in proposal.lessons}
+    single = [lesson for lesson in ordered if lesson.id not in grouped and not lesson.is_rule]
+    actions = [
         *archive,
-        *_supersessions(ordered, settings.dedupe_jaccard),
+        *_supersessions(single, settings.dedupe_jaccard),
         *_promotions(ordered, hits, on, settings),
     ]
+    return Plan(actions, proposed, due(ws, config.rules, on, len(proposed)))
 
 
 def _archives(

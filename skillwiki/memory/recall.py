@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillwiki.config import Config
-from skillwiki.kinds import Scope, Severity, Status
+from skillwiki.kinds import RECALLED, Kind, Scope, Severity, Status
+from skillwiki.memory import rules
 from skillwiki.memory.block import quote
-from skillwiki.memory.evidence import confidence, mute_reason
+from skillwiki.memory.confidence import RuleConfidence, confidence_of
+from skillwiki.memory.evidence import confidence, dated, mute_reason
 from skillwiki.memory.store import LESSONS_DIR, Lesson, load_lessons
 from skillwiki.workspace import WIKI_DIR, Workspace
 
@@ -39,7 +41,8 @@ TASK_WEIGHT = 0.5
 
 @dataclass(frozen=True)
 class Considered:
-    """One lesson recall looked at: its score, the parts of it, and whether it made the block."""
+    """One lesson or rule recall looked at: its score, the parts of it, its layer, and whether
+    it made the block."""
 
     id: str
     title: str
@@ -48,6 +51,10 @@ class Considered:
     parts: dict[str, float]
     included: bool
     reason: str
+    kind: str = Kind.LESSON.value
+    layer: str = "other"  # global, task, agent or other: the order the block is filled in
+    confidence: float = 0.5
+    support: int = 0  # outcome lines behind the confidence
 
 
 @dataclass(frozen=True)
@@ -71,36 +78,55 @@ class Request:
     paths_only: bool = False  # only lessons about `paths`
 
 
+# The layers the block is filled in, first to last (see `recall`).
+LAYERS = ("global", "task", "agent", "other")
+
+
+@dataclass(frozen=True)
+class _Scored:
+    lesson: Lesson
+    score: float
+    parts: dict[str, float]
+    layer: str
+    measured: RuleConfidence
+
+
 def recall(
     ws: Workspace, config: Config, request: Request, on: date, task_scores: dict[str, float]
 ) -> Recalled:
-    """Score every lesson, then fill the block best first within the budget and entry limit.
+    """Score every lesson and rule, then fill the block layer by layer, best first within a
+    layer, within the budget and entry limit.
 
-    `task_scores` maps lesson ids to the relevance of `request.task` (0 to 1), from search.
+    The layers: global (rules confident with wide support, for every task), task (what the
+    task's words, tags or paths tie to), agent (what is for this agent), other. A rule is
+    recalled instead of its lessons, never beside them; a rule in review shows the lesson in
+    conflict with it beside it. `task_scores` maps ids to the relevance of `request.task`
+    (0 to 1), from search.
     """
     budget = request.budget or config.recall.budget
-    scored: list[tuple[float, str, Lesson, dict[str, float]]] = []
-    lessons: list[Considered] = []
-    for lesson in load_lessons(ws, config).values():
-        reason = _excluded(lesson, request, config, on)
-        parts = _parts(lesson, request, config, on, task_scores)
+    lessons = load_lessons(ws, config)
+    standing = _standing_rules(lessons)
+    scored: list[_Scored] = []
+    considered: list[Considered] = []
+    for lesson in lessons.values():
+        measured = _measured(lesson, lessons, config, on)
+        reason = _excluded(lesson, request, config, on, measured, standing)
+        parts = _parts(lesson, request, measured, task_scores)
         score = round(
             sum(v for k, v in parts.items() if k != "confidence") * parts["confidence"], 4
         )
         if reason is None and score <= 0:
             reason = "nothing ties it to this agent or task"
+        layer = _layer(lesson, parts, measured, config)
         if reason is not None:
-            lessons.append(_considered(lesson, score, parts, False, reason))
+            considered.append(_considered(lesson, score, parts, False, reason, layer, measured))
         else:
-            scored.append((score, lesson.id, lesson, parts))
-    scored.sort(key=lambda item: (-item[0], item[1]))
+            scored.append(_Scored(lesson, score, parts, layer, measured))
+    scored.sort(key=lambda item: (LAYERS.index(item.layer), -item.score, item.lesson.id))
     block = HEADER
     taken = 0
-    for score, _, lesson, parts in scored:
-        entry = (
-            f"\n- [{quote(lesson.severity)}] {quote(lesson.title)}\n"
-            f"  Prevention: {quote(lesson.rule)}\n"
-        )
+    for item in scored:
+        entry = _entry(item.lesson, lessons, item.measured)
         if taken >= config.recall.max_entries:
             reason, included = f"beyond recall.max_entries ({config.recall.max_entries})", False
         elif len(block) + len(entry) > budget:
@@ -109,23 +135,107 @@ def recall(
             block += entry
             taken += 1
             reason, included = "included", True
-        lessons.append(_considered(lesson, score, parts, included, reason))
-    lessons.sort(key=lambda item: (not item.included, -item.score, item.id))
-    return Recalled(block if taken else "", lessons)
+        considered.append(
+            _considered(
+                item.lesson, item.score, item.parts, included, reason, item.layer, item.measured
+            )
+        )
+    considered.sort(
+        key=lambda item: (not item.included, LAYERS.index(item.layer), -item.score, item.id)
+    )
+    return Recalled(block if taken else "", considered)
+
+
+def _standing_rules(lessons: dict[str, Lesson]) -> dict[str, str]:
+    """Each lesson that a recalled rule stands for (as its evidence, or as the lesson in
+    conflict beside it), with the rule's id."""
+    standing: dict[str, str] = {}
+    for rule in lessons.values():
+        if rule.is_rule and rule.status in RECALLED:
+            for lesson_id in [*rule.evidence_ids, *rule.strings("conflicts")]:
+                standing.setdefault(lesson_id, rule.id)
+    return standing
+
+
+def _measured(
+    lesson: Lesson, lessons: dict[str, Lesson], config: Config, on: date
+) -> RuleConfidence:
+    """A rule's pooled confidence and support; a lesson's confidence and evidence count."""
+    if lesson.is_rule:
+        return confidence_of(lesson, lessons, on, config)
+    value = confidence(lesson.evidence, on, config.recall.half_life_days)
+    return RuleConfidence(round(value, 4), len(dated(lesson.evidence, on)))
+
+
+def _entry(lesson: Lesson, lessons: dict[str, Lesson], measured: RuleConfidence) -> str:
+    """The block's lines for a lesson (its title and prevention rule) or a rule ("When
+    <condition>: <action>."; in review, with the lesson in conflict beside it)."""
+    if not lesson.is_rule:
+        return (
+            f"\n- [{quote(lesson.severity)}] {quote(lesson.title)}\n"
+            f"  Prevention: {quote(lesson.rule)}\n"
+        )
+    entry = f"\n- [{quote(lesson.severity)}] {quote(lesson.rule)}\n"
+    if lesson.status == Status.REVIEWING:
+        said = [lessons[item] for item in lesson.strings("conflicts") if item in lessons]
+        beside = "; ".join(f"lesson {quote(item.title)} says: {quote(item.rule)}" for item in said)
+        why = beside or quote(lesson.text("review"))
+        entry += f"  In review (confidence {measured.confidence:.2f}), in conflict: {why}\n"
+    return entry
+
+
+def _layer(
+    lesson: Lesson, parts: dict[str, float], measured: RuleConfidence, config: Config
+) -> str:
+    if lesson.is_rule and lesson.status == Status.ACTIVE and rules.is_global(measured, config):
+        return "global"
+    if parts["task"] > 0 or parts["tags"] > 0 or parts["paths"] > 0:
+        return "task"
+    return "agent" if parts["agent"] > 0 else "other"
 
 
 def _considered(
-    lesson: Lesson, score: float, parts: dict[str, float], included: bool, reason: str
+    lesson: Lesson,
+    score: float,
+    parts: dict[str, float],
+    included: bool,
+    reason: str,
+    layer: str,
+    measured: RuleConfidence,
 ) -> Considered:
     """What recall says of a lesson, its title and severity quoted as the block quotes them
     (the JSON answer goes into a prompt too)."""
     title, severity = quote(lesson.title), quote(lesson.severity)
-    return Considered(lesson.id, title, severity, score, parts, included, reason)
+    kind = (Kind.RULE if lesson.is_rule else Kind.LESSON).value
+    return Considered(
+        lesson.id,
+        title,
+        severity,
+        score,
+        parts,
+        included,
+        reason,
+        kind,
+        layer,
+        measured.confidence,
+        measured.support,
+    )
 
 
-def _excluded(lesson: Lesson, request: Request, config: Config, on: date) -> str | None:
-    if lesson.status != Status.ACTIVE:
+def _excluded(
+    lesson: Lesson,
+    request: Request,
+    config: Config,
+    on: date,
+    measured: RuleConfidence,
+    standing: dict[str, str],
+) -> str | None:
+    if lesson.is_rule and lesson.status not in RECALLED:
+        return f"status {lesson.status}: only active rules and rules in review are recalled"
+    if not lesson.is_rule and lesson.status != Status.ACTIVE:
         return f"status {lesson.status}: only active lessons are recalled"
+    if lesson.id in standing:
+        return f"rule {standing[lesson.id]} is recalled in its place"
     if lesson.id in request.skip:
         return "shown earlier in this session"
     if request.paths_only and not _paths_match(request.paths, lesson.strings("paths")):
@@ -133,11 +243,13 @@ def _excluded(lesson: Lesson, request: Request, config: Config, on: date) -> str
     agents = lesson.strings("agents")
     if lesson.text("scope") == Scope.TARGETED and request.agent and request.agent not in agents:
         return f"targeted at other agents ({', '.join(agents) or 'none'})"
+    if lesson.is_rule:
+        return rules.mute_reason(measured, config)
     return mute_reason(lesson, config, on)
 
 
 def _parts(
-    lesson: Lesson, request: Request, config: Config, on: date, task_scores: dict[str, float]
+    lesson: Lesson, request: Request, measured: RuleConfidence, task_scores: dict[str, float]
 ) -> dict[str, float]:
     parts = {
         "scope": 0.3 if lesson.text("scope", Scope.GLOBAL) == Scope.GLOBAL else 0.0,
@@ -146,7 +258,7 @@ def _parts(
         "paths": 0.4 if _paths_match(request.paths, lesson.strings("paths")) else 0.0,
         "severity": SEVERITY_BONUS.get(lesson.severity, 0.0),
         "task": round(TASK_WEIGHT * task_scores.get(lesson.id, 0.0), 4),
-        "confidence": round(confidence(lesson.evidence, on, config.recall.half_life_days), 4),
+        "confidence": measured.confidence,
     }
     return parts
 

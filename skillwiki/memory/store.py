@@ -12,7 +12,7 @@ from skillwiki import fsio
 from skillwiki.config import Config
 from skillwiki.errors import InputError, NotFound
 from skillwiki.frontmatter.documents import decode, join, split
-from skillwiki.kinds import Outcome, Severity, Status
+from skillwiki.kinds import Kind, Outcome, Severity, Status
 from skillwiki.workspace import Workspace
 
 LESSONS_DIR = "lessons"
@@ -60,9 +60,22 @@ class Lesson:
         return self.text("status", Status.ACTIVE)
 
     @property
+    def is_rule(self) -> bool:
+        """Whether this is a rule (`kind: rule`), consolidated from the lessons of `evidence`."""
+        return self.meta.get("kind") == Kind.RULE
+
+    @property
     def rule(self) -> str:
-        """The line recall shows: the prevention rule, else the summary."""
+        """The line recall shows: a rule's "When <condition>: <action>.", a lesson's
+        prevention rule, else its summary."""
+        if self.is_rule:
+            return when_then(self.text("when"), self.text("then"))
         return " ".join((self.text("prevention_rule") or self.text("summary")).split())
+
+    @property
+    def evidence_ids(self) -> list[str]:
+        """A rule's lessons, as its `evidence:` names them (none for a lesson)."""
+        return self.strings("evidence") if self.is_rule else []
 
     @property
     def created(self) -> date | None:
@@ -70,6 +83,15 @@ class Lesson:
             return date.fromisoformat(str(self.meta.get("created", ""))[:10])
         except ValueError:
             return None
+
+
+def when_then(condition: str, action: str) -> str:
+    """A rule as recall shows it: "When <condition>: <action>." on one line."""
+    condition = " ".join(condition.split()).rstrip(".:")
+    action = " ".join(action.split()).rstrip(".")
+    if condition[:5].casefold() == "when ":
+        condition = condition[5:]
+    return f"When {condition}: {action}."
 
 
 def load_lessons(ws: Workspace, config: Config) -> dict[str, Lesson]:
@@ -89,8 +111,11 @@ def load_lessons(ws: Workspace, config: Config) -> dict[str, Lesson]:
     return found
 
 
-def find(ws: Workspace, config: Config, lesson_id: str) -> Lesson:
-    lessons = load_lessons(ws, config)
+def find(
+    ws: Workspace, config: Config, lesson_id: str, lessons: dict[str, Lesson] | None = None
+) -> Lesson:
+    """The lesson (or rule) `lesson_id`, from `lessons` when the caller loaded them."""
+    lessons = load_lessons(ws, config) if lessons is None else lessons
     if lesson_id not in lessons:
         raise NotFound(f"no lesson with id {lesson_id!r}; list them with: skillwiki review")
     return lessons[lesson_id]

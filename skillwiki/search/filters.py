@@ -28,6 +28,6 @@ def filter_sql(filters: Filters, table: str = "") -> tuple[list[str], list[Any]]
         where.append(f"instr(char(31) || {table}tags || char(31), char(31) || ? || char(31)) > 0")
         params.append(tag.lower())
     if not filters.include_hidden:
-        where.append(f"{table}status NOT IN (?, ?)")
+        where.append(f"{table}status NOT IN ({', '.join('?' for _ in RETIRED)})")
         params.extend(RETIRED)
     return where, params

@@ -25,7 +25,7 @@ from __future__ import annotations
 from skillwiki.server.app import WikiServer
 from skillwiki.server.live import LiveWorkspace, WorkspaceLookup
 from skillwiki.server.resources import prompts, register_resources
-from skillwiki.server.tools import memory_tools, reading_tools, writing_tools
+from skillwiki.server.tools import memory_tools, reading_tools, rule_tools, writing_tools
 
 __all__ = ["WikiServer", "build"]
 
@@ -41,4 +41,5 @@ def build(lookup: WorkspaceLookup, *, read_only: bool) -> WikiServer:
     prompts(server, read_only)
     if not read_only:
         writing_tools(server)
+    rule_tools(server)
     return server

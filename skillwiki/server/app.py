@@ -62,7 +62,7 @@ AS_THEY_ARE = (
     "This server is read-only: it compiles and writes nothing. A raw file changed since the "
     "last compile is answered from its article as it is, and a warning says so."
 )
-WRITING = ("record_lesson", "feedback")
+WRITING = ("record_lesson", "feedback", "record_rule")
 # The specification's "resource not found" (MCP 2025-06-18 and 2025-11-25). The SDK answers
 # invalid params (-32602) for a URI no resource matches, and internal error (-32603) for an
 # article its template matched that is not there.

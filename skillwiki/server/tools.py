@@ -1,6 +1,7 @@
-"""The tools: the reads (query, show), the memory (recall, status, suggest) and, unless the
-server is read-only, the writes (record_lesson, feedback). Each calls one function of
-skillwiki.api and answers with its value's JSON form: the object the CLI prints for `--json`."""
+"""The tools: the reads (query, show), the memory (recall, status, suggest, maintain) and,
+unless the server is read-only, the writes (record_lesson, feedback, record_rule). Each calls
+one function of skillwiki.api and answers with its value's JSON form: the object the CLI
+prints for `--json`."""
 
 from __future__ import annotations
 
@@ -271,6 +272,66 @@ def writing_tools(server: WikiServer) -> None:
                 after=lambda ws, config: live.forget(),  # the next read looks again
             )
             return value.to_json()
+
+        return await answer(work, live.lookup, ctx)
+
+
+def rule_tools(server: WikiServer) -> None:
+    """maintain (a read: the plan and the rules it proposes) and, unless the server is
+    read-only, record_rule."""
+    live = server.workspace
+
+    @register(server, READ)
+    async def maintain(ctx: Context[Any, Any] | None = None) -> dict[str, Any]:
+        """The lessons' upkeep as a plan (nothing is changed), the rules proposed from groups
+        of lessons that share a cause (each with its record_rule arguments under `rule`), and
+        whether consolidation is due. Show a proposed rule to the user; record it with
+        record_rule only if they agree (they may rewrite its when and then first)."""
+
+        def work() -> dict[str, Any]:
+            ws, config = live.lookup.open()
+            return api.maintain(ws, config).to_json()
+
+        return await answer(work, live.lookup, ctx)
+
+    if live.read_only:
+        return
+
+    @register(server, ADD)
+    async def record_rule(
+        when: str,
+        then: str,
+        evidence: list[str],
+        title: str | None = None,
+        summary: str | None = None,
+        severity: Severity | None = None,
+        scope: Scope | None = None,
+        agent: list[str] | None = None,
+        tag: list[str] | None = None,
+        category: str | None = None,
+        ctx: Context[Any, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Record a rule consolidated from lessons (`evidence`: their ids, 2 at least),
+        recalled as "When <when>: <then>." in their place; its lessons become superseded by
+        it. Call it ONLY after the user agreed to a rule maintain proposed. Fields left out
+        are taken from the lessons."""
+
+        def work() -> dict[str, Any]:
+            ws, config = live.lookup.open()
+            rule = api.rule_input(
+                when,
+                then,
+                evidence,
+                title=title,
+                summary=summary,
+                severity=severity,
+                scope=scope,
+                agent=agent,
+                tag=tag,
+                category=category,
+            )
+            after = lambda ws, config: compiled_by_a_look(live, ws, config)  # noqa: E731
+            return api.record_rule(ws, config, rule, after=after).to_json()
 
         return await answer(work, live.lookup, ctx)
 

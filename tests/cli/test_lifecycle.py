@@ -135,10 +135,11 @@ def test_review_candidates(ws: Path, invoke: Invoke) -> None:
 
 
 def test_maintain_plan_with_fixed_dates(ws: Path) -> None:
-    lesson(ws, "a-old-low", severity="LOW", tags="x")  # created 2026-11-01, never recalled
-    lesson(ws, "b-old-high", severity="HIGH", tags="y")
-    lesson(ws, "c-dup-older", tags="retry, backoff, jitter, timeout")
-    lesson(ws, "d-dup-newer", tags="retry, backoff, jitter, timeout, 429")
+    # created 2026-11-01, never recalled; each with its own rule: no three share a cause
+    lesson(ws, "a-old-low", severity="LOW", tags="x", rule="Pin the base image.")
+    lesson(ws, "b-old-high", severity="HIGH", tags="y", rule="Rotate the log files daily.")
+    lesson(ws, "c-dup-older", tags="retry, backoff, jitter, timeout", rule="Back off on 429.")
+    lesson(ws, "d-dup-newer", tags="retry, backoff, jitter, timeout, 429", rule="Add jitter.")
     for name in ("c-dup-older", "d-dup-newer"):
         path = ws / ".wiki" / "raw" / "lessons" / f"{name}.md"
         path.write_text(path.read_text().replace("tags:", "category: net\ntags:"))

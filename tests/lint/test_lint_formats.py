@@ -99,7 +99,7 @@ def test_sarif_format(demo: Path, invoke: Invoke) -> None:
     [run] = log["runs"]
     driver = run["tool"]["driver"]
     assert driver["name"] == "skillwiki" and driver["version"] == "0.1.0"
-    assert [rule["id"] for rule in driver["rules"]] == [f"SW{n:03d}" for n in range(1, 14)]
+    assert [rule["id"] for rule in driver["rules"]] == [f"SW{n:03d}" for n in range(1, 15)]
     assert all(
         rule["shortDescription"]["text"] and rule["help"]["text"] for rule in driver["rules"]
     )

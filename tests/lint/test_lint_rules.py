@@ -157,7 +157,7 @@ def test_each_rule_declares_itself_once() -> None:
     from skillwiki.lint.rules import RULES
 
     modules = rule_modules()
-    assert [rule.id for rule in RULES] == rule_ids() == [f"SW{n:03d}" for n in range(1, 14)]
+    assert [rule.id for rule in RULES] == rule_ids() == [f"SW{n:03d}" for n in range(1, 15)]
     for name, rule in zip(modules, RULES, strict=True):
         declared = importlib.import_module(f"skillwiki.lint.rules.{name}").RULE
         assert declared is rule and isinstance(rule, Rule)

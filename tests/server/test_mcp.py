@@ -56,15 +56,19 @@ def test_tools_schemas_and_annotations(demo: Path) -> None:
         "suggest",
         "record_lesson",
         "feedback",
+        "maintain",
+        "record_rule",
     }
-    for name in ("query", "show", "recall", "status", "suggest"):
+    for name in ("query", "show", "recall", "status", "suggest", "maintain"):
         assert tools[name].annotations.open_world_hint is False
     # query, show and recall compile first: test_read_tools_say_whether_they_compile
-    for name in ("status", "suggest"):
+    for name in ("status", "suggest", "maintain"):
         assert tools[name].annotations.read_only_hint is True
-    for name in ("record_lesson", "feedback"):
+    for name in ("record_lesson", "feedback", "record_rule"):
         assert tools[name].annotations.destructive_hint is False
     assert "ONLY after the user agreed" in tools["record_lesson"].description
+    assert "ONLY after the user agreed" in tools["record_rule"].description
+    assert tools["record_rule"].input_schema["required"] == ["when", "then", "evidence"]
     assert tools["query"].input_schema["required"] == ["text"]
     # The CLI's choices are the schema's, for a model to pick from before it calls.
     record = tools["record_lesson"].input_schema
@@ -199,7 +203,7 @@ def test_read_only_hides_and_refuses_the_writing_tools(demo: Path) -> None:
         return names, refused.value
 
     names, refused = serve(demo, work, "--read-only")
-    assert names == {"query", "show", "recall", "status", "suggest"}
+    assert names == {"query", "show", "recall", "status", "suggest", "maintain"}
     assert refused.code == -32602 and "'record_lesson': this server is read-only" in refused.message
     assert not any((demo / ".wiki" / "raw" / "lessons").glob("*-x.md"))
 
@@ -315,8 +319,8 @@ def test_protocol_errors_have_the_specification_s_codes(demo: Path) -> None:
     answers = serve(demo, work)
     assert answers["tool"] == (
         -32602,
-        "Error: no tool 'record_lessons' (there are feedback, query, recall, record_lesson, "
-        "show, status, suggest)",
+        "Error: no tool 'record_lessons' (there are feedback, maintain, query, recall, "
+        "record_lesson, record_rule, show, status, suggest)",
     )
     assert answers["prompt"] == (
         -32602,
@@ -371,7 +375,7 @@ def test_lines_that_are_no_request_are_answered_as_json_rpc_says(demo: Path) -> 
     assert [(item or {}).get("id", "none") for item in got[2:6]] == [None, 7, "eight", None]
     codes = [(item or {}).get("error", {}).get("code") for item in got[2:6]]
     assert codes == [-32700, -32600, -32600, -32600]
-    assert got[6] is not None and len(got[6]["result"]["tools"]) == 5
+    assert got[6] is not None and len(got[6]["result"]["tools"]) == 6
 
 
 def test_the_sdk_behaviour_that_run_stdio_async_relies_on() -> None:
@@ -423,12 +427,13 @@ def test_the_sdk_internals_that_reading_arguments_as_sent_relies_on(demo: Path) 
     assert "self.pre_parse_json(" in inspect.getsource(FuncMetadata.validate_arguments)
     wiki = server.build(WorkspaceLookup(demo), read_only=False)
     tools = wiki._tool_manager.list_tools()
-    assert len(tools) == 7
+    assert len(tools) == 9
     readers = {tool.name: tool.fn_metadata for tool in tools}
     assert all(isinstance(reader, _sdk.AsSent) for reader in readers.values())
     parsed = {name: getattr(reader, "_parsed", None) for name, reader in readers.items()}
     assert parsed["suggest"] == {"feedback": (dict,)}
     assert parsed["record_lesson"] == {"agent": (list,), "tag": (list,), "path": (list,)}
+    assert parsed["record_rule"] == {"evidence": (list,), "agent": (list,), "tag": (list,)}
     assert parsed["show"] == {} and parsed["feedback"] == {}
     wiki.workspace.close()
 

@@ -27,6 +27,8 @@ LESSON_KEYS: dict[str, tuple[type, ...]] = {
     "scope": _STR,
     "status": _STR,
 }
+# A rule (`kind: rule`) has no trigger of its own: its lessons had them.
+RULE_KEYS = {key: kinds for key, kinds in LESSON_KEYS.items() if key != "trigger"}
 RAW_TYPES: dict[str, tuple[type, ...]] = {
     "title": _STR,
     "summary": _STR,
@@ -45,7 +47,8 @@ def check(ctx: LintContext) -> Iterator[Finding]:
 def raw_problems(file: File) -> Iterator[Finding]:
     """What is wrong with a raw file's frontmatter (compile refuses such a file)."""
     lesson = file.meta.get("type") == "lesson"
-    yield from _check(file, LESSON_KEYS if lesson else {}, RAW_TYPES, required_block=lesson)
+    keys = RULE_KEYS if file.meta.get("kind") == "rule" else LESSON_KEYS
+    yield from _check(file, keys if lesson else {}, RAW_TYPES, required_block=lesson)
 
 
 def _check(

@@ -1,0 +1,49 @@
+"""A rule's confidence, pooled from the outcomes of the rule and of its lessons and
+discounted for small support (the formula: skillwiki.memory.rules). Apart from the rest of the
+rules' code, so that a status reads it without what writes rules."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from skillwiki.config import Config
+from skillwiki.kinds import Outcome
+from skillwiki.memory.store import Evidence, Lesson
+
+
+@dataclass(frozen=True)
+class RuleConfidence:
+    confidence: float
+    support: int  # outcome lines of the rule and its lessons
+
+
+def pooled(rule: Lesson, lessons: Mapping[str, Lesson]) -> tuple[Evidence, ...]:
+    """The outcome lines of the rule and of each of its lessons."""
+    pieces = list(rule.evidence)
+    for lesson_id in rule.evidence_ids:
+        lesson = lessons.get(lesson_id)
+        if lesson is not None and not lesson.is_rule:
+            pieces.extend(lesson.evidence)
+    return tuple(pieces)
+
+
+def rule_confidence(pieces: Sequence[Evidence], on: date, config: Config) -> RuleConfidence:
+    """The confidence of the module's docstring, from the pieces dated up to `on`."""
+    kept = [piece for piece in pieces if piece.day <= on]
+    helped = total = 0.0
+    for piece in kept:
+        weight = 0.5 ** ((on - piece.day).days / config.recall.half_life_days)
+        total += weight
+        helped += weight if piece.outcome == Outcome.HELPED else 0.0
+    vouched = min(1.0, math.log1p(total) / math.log1p(config.rules.full_support))
+    share = helped / total if total else 0.5
+    return RuleConfidence(round(vouched * share + (1 - vouched) * 0.5, 4), len(kept))
+
+
+def confidence_of(
+    rule: Lesson, lessons: Mapping[str, Lesson], on: date, config: Config
+) -> RuleConfidence:
+    return rule_confidence(pooled(rule, lessons), on, config)

@@ -1,0 +1,506 @@
+"""Rules: a condition and an action consolidated from several lessons (their `evidence:`),
+recalled in their place. Recording one, its confidence pooled from real outcomes, and the
+review a rule goes to when new evidence contradicts it.
+
+Confidence. A rule's evidence is every outcome line of the rule and of its lessons, each
+weighted 0.5^(age / recall.half_life_days); h is the weighted `helped`, n the weighted total.
+Then, with d = min(1, ln(1 + n) / ln(1 + rules.full_support)):
+
+    confidence = d × h / n + (1 − d) × 0.5
+
+the share of outcomes that helped, times how far the support vouches for it (the log of the
+support, so 3 of 3 is worth less than 32 of 38), the rest left at the 0.5 of a lesson without
+evidence. `support` is the number of outcome lines. A rule with `rules.min_support` lines and
+a confidence below `rules.min_confidence` is not recalled; one with `rules.global_support`
+lines and `rules.global_confidence` is recalled for every task (the global layer).
+
+Review. A rule goes to `reviewing` when it fails again after being recalled, or when a new
+lesson on its condition (the same condition as at least half of its lessons: a file, or a
+category and a tag, or tags alike) gives an action that does not restate the rule's. It
+stays in recall, the conflicting lesson shown beside it, until `review --accept/--reject` or
+its outcomes decide: once `rules.review_days` have passed with `rules.min_support` outcomes
+since it went to review, a helped share of at least a half makes it active again and less
+makes it retired. A rule decided less than `rules.review_days` ago does not go back to
+review: no rule flips within one window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date
+from typing import Any
+
+from skillwiki import clock, fsio, secrets
+from skillwiki.config import Config
+from skillwiki.errors import InputError
+from skillwiki.frontmatter.documents import MAX_SUMMARY, MAX_TAGS, MAX_TITLE, join
+from skillwiki.kinds import Kind, Outcome, Scope, Severity, Status, values
+from skillwiki.memory.confidence import RuleConfidence, confidence_of, pooled, rule_confidence
+from skillwiki.memory.consolidate import (
+    MAX_LINE,
+    RuleInput,
+    action_similarity,
+    draft,
+    same_condition,
+)
+from skillwiki.memory.lessons import check_compiles, free_id, taken_ids
+from skillwiki.memory.store import LESSONS_DIR, Evidence, Lesson, load_lessons, when_then
+from skillwiki.names import slugify
+from skillwiki.workspace import Workspace
+
+MIN_EVIDENCE = 2  # lessons a rule needs: one lesson is a lesson
+
+
+def mute_reason(measured: RuleConfidence, config: Config) -> str | None:
+    """Why a rule is not recalled (low confidence with enough support), or None."""
+    settings = config.rules
+    if measured.support >= settings.min_support and measured.confidence < settings.min_confidence:
+        return (
+            f"low confidence {measured.confidence:.2f} from {measured.support} outcomes "
+            f"(rules.min_confidence {settings.min_confidence})"
+        )
+    return None
+
+
+def is_global(measured: RuleConfidence, config: Config) -> bool:
+    """Whether a rule is recalled for every task: confident, with wide support."""
+    settings = config.rules
+    return (
+        measured.confidence >= settings.global_confidence
+        and measured.support >= settings.global_support
+    )
+
+
+@dataclass(frozen=True)
+class RecordedRule:
+    id: str
+    path: str  # relative to the workspace root
+    status: str
+    created: bool
+    superseded: list[str] = field(default_factory=list)  # lessons it now stands for
+    confidence: float = 0.5
+    support: int = 0
+    redacted: list[str] = field(default_factory=list)
+
+
+def validate(rule: RuleInput) -> None:
+    """Refuse an empty or overlong condition or action, too few lessons, unknown values."""
+    for option, text in (("--when", rule.when), ("--then", rule.then)):
+        if not text.strip():
+            raise InputError(None, f"{option} must not be empty")
+        if len(" ".join(text.split())) > MAX_LINE:
+            raise InputError(None, f"{option} is over {MAX_LINE} characters; one line")
+    if len(set(rule.evidence)) < MIN_EVIDENCE:
+        raise InputError(
+            None, f"a rule needs at least {MIN_EVIDENCE} lessons: give --evidence ID for each"
+        )
+    for option, value, allowed in (
+        ("--severity", rule.severity, values(Severity)),
+        ("--scope", rule.scope, values(Scope)),
+    ):
+        if value is not None and value not in allowed:
+            raise InputError(None, f"{option} {value!r} is not one of {', '.join(allowed)}")
+    _validate_texts(rule)
+
+
+def _validate_texts(rule: RuleInput) -> None:
+    for option, given, limit in (
+        ("--title", rule.title, MAX_TITLE),
+        ("--summary", rule.summary, MAX_SUMMARY),
+    ):
+        if given is not None and not given.strip():
+            raise InputError(None, f"{option} must not be empty")
+        if given is not None and len(given) > limit:
+            raise InputError(None, f"{option} is {len(given)} characters; at most {limit}")
+    if rule.tags is not None and len(rule.tags) > MAX_TAGS:
+        raise InputError(None, f"{len(rule.tags)} --tag options; at most {MAX_TAGS}")
+
+
+def record_rule(
+    ws: Workspace, config: Config, rule: RuleInput, today: date | None = None
+) -> RecordedRule:
+    """Write the rule into raw/lessons/ and, unless it waits for review, make each of its
+    lessons `superseded` by it, in one write under the workspace lock (the caller compiles).
+    Fields not given are taken from the lessons. The same condition, action and lessons
+    recorded again create nothing new."""
+    validate(rule)
+    rule, redacted = _redacted(rule)
+    on = today or clock.today()
+    with fsio.workspace_lock(ws, config.lock_timeout):
+        existing = load_lessons(ws, config)
+        lessons = _evidence(rule.evidence, existing)
+        same = _recorded_already(rule, existing)
+        if same is not None:
+            measured = confidence_of(same, existing, on, config)
+            return RecordedRule(
+                same.id,
+                ws.rel(same.path),
+                same.status,
+                False,
+                [],
+                measured.confidence,
+                measured.support,
+                redacted,
+            )
+        filled = _filled(rule, lessons)
+        folder = ws.raw / LESSONS_DIR
+        title = filled.title or filled.then
+        rule_id = free_id(
+            existing.keys() | taken_ids(folder), f"{on.isoformat()}-rule-{slugify(title)}"
+        )
+        waits = config.lessons.require_review
+        status = Status.CANDIDATE if waits else Status.ACTIVE
+        meta = _meta(filled, rule_id, status, on, lessons)
+        body = rule_body(meta["when"], meta["then"], lessons)
+        draft_rule = Lesson(rule_id, folder / f"{rule_id}.md", meta, body)
+        measured = rule_confidence(pooled(draft_rule, existing), on, config)
+        meta |= _numbers(measured, on)
+        items = [(folder / f"{rule_id}.md", join(meta, body).encode())]
+        superseded = [] if waits else [lesson.id for lesson in lessons]
+        items += [] if waits else _superseding(rule_id, lessons)
+        _write(ws, config, items, "record-rule")
+    return RecordedRule(
+        rule_id,
+        ws.rel(folder / f"{rule_id}.md"),
+        status.value,
+        True,
+        superseded,
+        measured.confidence,
+        measured.support,
+        redacted,
+    )
+
+
+def _evidence(ids: Sequence[str], existing: Mapping[str, Lesson]) -> list[Lesson]:
+    """The lessons a rule names, each one that can become part of a rule."""
+    found = []
+    for lesson_id in dict.fromkeys(ids):
+        lesson = existing.get(lesson_id)
+        if lesson is None:
+            raise InputError(
+                None, f"--evidence {lesson_id!r} names no lesson in .wiki/raw/{LESSONS_DIR}/"
+            )
+        if lesson.is_rule:
+            raise InputError(
+                None, f"--evidence {lesson_id!r} is a rule; a rule's evidence is lessons"
+            )
+        by = lesson.text("superseded_by")
+        if lesson.status == Status.SUPERSEDED:
+            raise InputError(
+                None, f"--evidence {lesson_id!r} is superseded by {by or 'another'}; name that one"
+            )
+        if lesson.status not in (Status.ACTIVE, Status.CANDIDATE):
+            raise InputError(
+                None, f"--evidence {lesson_id!r} is {lesson.status}; only live lessons make a rule"
+            )
+        found.append(lesson)
+    return found
+
+
+def _recorded_already(rule: RuleInput, existing: Mapping[str, Lesson]) -> Lesson | None:
+    wanted = (" ".join(rule.when.split()), " ".join(rule.then.split()), sorted(set(rule.evidence)))
+    for known in existing.values():
+        if (
+            known.is_rule
+            and (known.text("when"), known.text("then"), sorted(set(known.evidence_ids))) == wanted
+        ):
+            return known
+    return None
+
+
+def _filled(rule: RuleInput, lessons: Sequence[Lesson]) -> RuleInput:
+    """The rule with each field not given taken from the lessons' draft."""
+    drafted = draft(lessons)
+    given = {
+        name: getattr(rule, name)
+        for name in ("title", "summary", "severity", "scope", "agents", "tags", "category")
+    }
+    return replace(
+        rule,
+        **{
+            name: getattr(drafted, name) if value is None else value
+            for name, value in given.items()
+        },
+    )
+
+
+def _meta(
+    rule: RuleInput, rule_id: str, status: Status, on: date, lessons: Sequence[Lesson]
+) -> dict[str, Any]:
+    agents = list(dict.fromkeys(rule.agents or ()))
+    meta: dict[str, Any] = {
+        "type": "lesson",
+        "kind": Kind.RULE.value,
+        "id": rule_id,
+        "title": " ".join((rule.title or rule.then).split()),
+        "summary": " ".join((rule.summary or rule.when).split()),
+        "when": " ".join(rule.when.split()),
+        "then": " ".join(rule.then.split()),
+        "evidence": [lesson.id for lesson in lessons],
+        "severity": rule.severity or Severity.MEDIUM.value,
+        "scope": rule.scope or (Scope.TARGETED if agents else Scope.GLOBAL).value,
+        "agents": agents,
+        "tags": list(dict.fromkeys(rule.tags or ())),
+    }
+    if rule.category:
+        meta["category"] = rule.category
+    paths = list(dict.fromkeys(entry for lesson in lessons for entry in lesson.strings("paths")))
+    if paths:
+        meta["paths"] = paths
+    meta["status"] = status.value
+    meta["created"] = on.isoformat()
+    return meta
+
+
+def _numbers(measured: RuleConfidence, on: date) -> dict[str, Any]:
+    """The confidence and support a rule's file shows, as of `on`."""
+    return {
+        "confidence": measured.confidence,
+        "support": measured.support,
+        "confidence_on": on.isoformat(),
+    }
+
+
+def rule_body(when: str, then: str, lessons: Sequence[Lesson]) -> str:
+    """A rule's body: the rule as recall shows it, and the lessons it comes from."""
+    listed = "\n".join(f"- {lesson.id}: {' '.join(lesson.title.split())}" for lesson in lessons)
+    return f"## Rule\n\n{when_then(when, then)}\n\n## From Lessons\n\n{listed}\n"
+
+
+def _superseding(rule_id: str, lessons: Sequence[Lesson]) -> list[tuple[Any, bytes]]:
+    """Each lesson's file rewritten as superseded by the rule."""
+    items = []
+    for lesson in lessons:
+        meta = dict(lesson.meta)
+        meta["status"] = Status.SUPERSEDED.value
+        meta["superseded_by"] = rule_id
+        items.append((lesson.path, join(meta, lesson.body).encode()))
+    return items
+
+
+def _restoring(rule_id: str, lessons: Mapping[str, Lesson]) -> list[tuple[Any, bytes]]:
+    """Each lesson superseded by the rule rewritten as active again."""
+    items = []
+    for lesson in lessons.values():
+        if lesson.status == Status.SUPERSEDED and lesson.text("superseded_by") == rule_id:
+            meta = dict(lesson.meta)
+            meta["status"] = Status.ACTIVE.value
+            meta.pop("superseded_by", None)
+            items.append((lesson.path, join(meta, lesson.body).encode()))
+    return items
+
+
+def _write(ws: Workspace, config: Config, items: list[tuple[Any, bytes]], operation: str) -> None:
+    """Write the files at once (the caller holds the lock), each checked as compile would,
+    each with its log line before it is in place."""
+    for path, data in items:
+        check_compiles(config, f"{LESSONS_DIR}/{path.name}", data)
+    lines = [f"{path.stem} -> raw/{LESSONS_DIR}/{path.name}" for path, _ in items]
+    fsio.write_many(
+        items, only_changed=False, before_rename=lambda _: fsio.append_log(ws, operation, *lines)
+    )
+
+
+def _redacted(rule: RuleInput) -> tuple[RuleInput, list[str]]:
+    kinds: list[str] = []
+
+    def clean(text: str | None) -> str | None:
+        if text is None:
+            return None
+        cleaned, found = secrets.redact(text)
+        kinds.extend(found)
+        return cleaned
+
+    def clean_all(items: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        return None if items is None else tuple(clean(item) or "" for item in items)
+
+    result = replace(
+        rule,
+        when=clean(rule.when) or "",
+        then=clean(rule.then) or "",
+        title=clean(rule.title),
+        summary=clean(rule.summary),
+        agents=clean_all(rule.agents),
+        tags=clean_all(rule.tags),
+        category=clean(rule.category),
+    )
+    return result, sorted(set(kinds))
+
+
+# Review: a rule in conflict with new evidence, and how it is decided.
+
+
+def _in_window(meta: Mapping[str, Any], key: str, on: date, config: Config) -> bool:
+    """Whether `on` is within rules.review_days of the date in `key` (no date: not within)."""
+    try:
+        since = date.fromisoformat(str(meta.get(key, ""))[:10])
+    except ValueError:
+        return False
+    return (on - since).days < config.rules.review_days
+
+
+def to_review(
+    meta: dict[str, Any], reason: str, on: date, config: Config, conflict: str | None = None
+) -> bool:
+    """Put a rule's frontmatter in review, with why (and the conflicting lesson); False when
+    it was decided within the review window and so stays as it is."""
+    if meta.get("status") == Status.REVIEWING:
+        if conflict and conflict not in meta.get("conflicts", []):
+            meta["conflicts"] = [*meta.get("conflicts", []), conflict]
+        return True
+    if meta.get("status") != Status.ACTIVE or _in_window(meta, "decided_on", on, config):
+        return False
+    meta["status"] = Status.REVIEWING.value
+    meta["review"] = reason
+    meta["reviewing_since"] = on.isoformat()
+    if conflict:
+        meta["conflicts"] = [conflict]
+    return True
+
+
+# The word similarity at which a lesson's action restates a rule's (see conflicts_with).
+RESTATED = 0.5
+
+
+def conflicts_with(
+    new: Lesson, rule: Lesson, lessons: Mapping[str, Lesson], config: Config
+) -> bool:
+    """Whether a new lesson is on the rule's condition (the same condition as at least half
+    of the rule's lessons) with an action that does not restate the rule's.
+
+    Lessons of one cause word one action in many ways, and words alone cannot tell two
+    wordings from two actions: so any such lesson that is not a restatement puts the rule in
+    review. Either it says something else, or the rule did not prevent the failure it records;
+    each is for a person, or the rule's outcomes, to decide."""
+    members = [lessons[item] for item in rule.evidence_ids if item in lessons]
+    threshold = config.rules.similarity
+    tied = sum(same_condition(new, member, threshold) for member in members)
+    if not members or tied * 2 < len(members):
+        return False
+    return action_similarity(new.rule, rule.text("then")) < RESTATED
+
+
+def note_conflicts(ws: Workspace, config: Config, lesson_id: str, on: date) -> list[str]:
+    """Put in review each active rule that the lesson just recorded contradicts; return their
+    ids. Under the workspace lock."""
+    changed: list[str] = []
+    with fsio.workspace_lock(ws, config.lock_timeout):
+        lessons = load_lessons(ws, config)
+        new = lessons.get(lesson_id)
+        if new is None or new.is_rule or new.status != Status.ACTIVE:
+            return []
+        items = []
+        for rule in lessons.values():
+            if not rule.is_rule or rule.status not in (Status.ACTIVE, Status.REVIEWING):
+                continue
+            if not conflicts_with(new, rule, lessons, config):
+                continue
+            meta = dict(rule.meta)
+            reason = f"lesson {new.id} on the same condition says: {new.rule}"
+            if to_review(meta, reason, on, config, conflict=new.id) and meta != rule.meta:
+                items.append((rule.path, join(meta, rule.body).encode()))
+                changed.append(rule.id)
+        if items:
+            _write(ws, config, items, "rule review")
+    return changed
+
+
+def after_outcome(
+    config: Config,
+    rule: Lesson,
+    meta: dict[str, Any],
+    body_evidence: Sequence[Evidence],
+    lessons: Mapping[str, Lesson],
+    outcome: str,
+    recalled: bool,
+    on: date,
+) -> tuple[dict[str, Any], bool]:
+    """A rule's frontmatter after an outcome line (its body's evidence now `body_evidence`):
+    in review after failing again once recalled; decided by its outcomes once a review window
+    has passed; its numbers brought up to date. Returns it and whether it went to review."""
+    flagged = False
+    if outcome == Outcome.FAILED_AGAIN and recalled:
+        flagged = to_review(
+            meta, f"failed again after being recalled ({on.isoformat()})", on, config
+        )
+    if meta.get("status") == Status.REVIEWING and not flagged:
+        verdict = _verdict(meta, body_evidence, on, config)
+        if verdict is not None:
+            meta = _decided(meta, verdict, on, "outcomes since the review began")
+    updated = Lesson(rule.id, rule.path, meta, rule.body, tuple(body_evidence))
+    meta |= _numbers(confidence_of(updated, lessons, on, config), on)
+    return meta, flagged
+
+
+def _verdict(
+    meta: Mapping[str, Any], pieces: Sequence[Evidence], on: date, config: Config
+) -> bool | None:
+    """What a rule's own outcomes since its review began say, once the window has passed:
+    True (it stands), False (retire it), None (not yet)."""
+    try:
+        since = date.fromisoformat(str(meta.get("reviewing_since", ""))[:10])
+    except ValueError:
+        return None
+    if (on - since).days < config.rules.review_days:
+        return None
+    recent = [piece for piece in pieces if since <= piece.day <= on]
+    if len(recent) < config.rules.min_support:
+        return None
+    helped = sum(piece.outcome == Outcome.HELPED for piece in recent)
+    return helped * 2 >= len(recent)
+
+
+def _decided(meta: Mapping[str, Any], stands: bool, on: date, by: str) -> dict[str, Any]:
+    """A rule's frontmatter once its review is decided: active, or retired."""
+    decided = {
+        key: value
+        for key, value in meta.items()
+        if key not in ("review", "reviewing_since", "conflicts")
+    }
+    decided["status"] = (Status.ACTIVE if stands else Status.RETIRED).value
+    decided["decided_on"] = on.isoformat()
+    if not stands:
+        decided["retired_reason"] = by
+    return decided
+
+
+def decide(
+    ws: Workspace, config: Config, rule: Lesson, accept: bool, reason: str | None, on: date
+) -> str:
+    """review --accept/--reject of a rule (the caller holds the lock): accepted, it is active
+    and stands for its lessons (and for the lessons it was in conflict with); rejected, it is
+    retired and its lessons are active again. Returns its status."""
+    lessons = load_lessons(ws, config)
+    conflicts = [lessons[item] for item in rule.strings("conflicts") if item in lessons]
+    meta = _decided(
+        rule.meta, accept, on, " ".join(secrets.redact(reason or "rejected in review")[0].split())
+    )
+    members = [lessons[item] for item in rule.evidence_ids if item in lessons]
+    if accept:
+        live = [
+            lesson
+            for lesson in [*members, *conflicts]
+            if lesson.status in (Status.ACTIVE, Status.CANDIDATE)
+        ]
+        items = _superseding(rule.id, live)
+    else:
+        items = _restoring(rule.id, lessons)
+    meta |= _numbers(confidence_of(rule, lessons, on, config), on)
+    items.insert(0, (rule.path, join(meta, rule.body).encode()))
+    _write(ws, config, items, "review accept" if accept else "review reject")
+    return str(meta["status"])
+
+
+def refresh(ws: Workspace, config: Config, lesson_id: str, on: date) -> None:
+    """Bring the numbers of each rule made from the lesson up to date (the caller holds the
+    lock, and has just added the lesson's outcome)."""
+    lessons = load_lessons(ws, config)
+    items = []
+    for rule in lessons.values():
+        if rule.is_rule and lesson_id in rule.evidence_ids:
+            meta = dict(rule.meta) | _numbers(confidence_of(rule, lessons, on, config), on)
+            if meta != rule.meta:
+                items.append((rule.path, join(meta, rule.body).encode()))
+    if items:
+        _write(ws, config, items, "rule confidence")
