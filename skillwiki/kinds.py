@@ -44,6 +44,17 @@ class Kind(StrEnum):
     RULE = "rule"
 
 
+class Layer(StrEnum):
+    """The layers recall fills its block in, first to last: rules confident with wide support
+    (for every task), what fits the task (its words, tags or paths), what is for the agent,
+    and the rest."""
+
+    GLOBAL = "global"
+    TASK = "task"
+    AGENT = "agent"
+    OTHER = "other"
+
+
 # The statuses each kind may have, in order.
 LESSON_STATUSES = (Status.CANDIDATE, Status.ACTIVE, Status.ARCHIVED, Status.SUPERSEDED)
 RULE_STATUSES = (Status.CANDIDATE, Status.ACTIVE, Status.REVIEWING, Status.RETIRED)

@@ -145,13 +145,13 @@ class RecordAnswer:
     """A lesson recorded (or found recorded already, or a near-duplicate named)."""
 
     recorded: Recorded
-    reviewing: tuple[str, ...] = ()  # rules the new lesson contradicts, now in review
+    rules_in_review: tuple[str, ...] = ()  # rules the new lesson contradicts
 
     def to_json(self) -> dict[str, Any]:
         """`record-lesson --json`: the lesson's id, path, status, whether it was created, the
         similar lessons, the secrets redacted, what keeps it a candidate, and the rules it
         put in review."""
-        return {**asdict(self.recorded), "reviewing": list(self.reviewing)}
+        return {**asdict(self.recorded), "rules_in_review": list(self.rules_in_review)}
 
 
 def record_lesson(
@@ -172,12 +172,12 @@ def record_lesson(
     """
     from skillwiki import clock
     from skillwiki.memory.lessons import record
-    from skillwiki.memory.rules import note_conflicts
+    from skillwiki.memory.review import note_conflicts
 
     recorded = record(ws, config, lesson, dedupe=dedupe, expected=expected)
-    reviewing = note_conflicts(ws, config, recorded.id, clock.today()) if recorded.created else []
+    in_review = note_conflicts(ws, config, recorded.id, clock.today()) if recorded.created else []
     bring_up_to_date(ws, config, after)
-    return RecordAnswer(recorded, tuple(reviewing))
+    return RecordAnswer(recorded, tuple(in_review))
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,7 @@ COMMANDS = {
     "query": "read_cmd",
     "show": "read_cmd",
     "record-lesson": "lessons_cmd",
+    "record-rule": "lessons_cmd",
     "suggest": "memory_cmd",
     "recall": "memory_cmd",
     "feedback": "memory_cmd",

@@ -117,7 +117,7 @@ def record_lesson(
         render.print_json(answer.to_json())
         return
     _print_recorded(answer.recorded)
-    for rule_id in answer.reviewing:
+    for rule_id in answer.rules_in_review:
         render.warn(
             f"rule {rule_id} is now in review: this lesson gives another action on its "
             "condition (see skillwiki review)"

@@ -149,33 +149,51 @@ def _age_key(lesson: Lesson) -> tuple[date, str]:
     return (lesson.created or date.min, lesson.id)
 
 
+@dataclass(frozen=True)
+class _Common:
+    """What most lessons of a group share: tags and category (in at least half), files (in
+    two or more), trigger (in at least half)."""
+
+    tags: list[str]
+    category: str | None
+    files: list[str]
+    trigger: str | None
+
+    @classmethod
+    def of(cls, lessons: Sequence[Lesson]) -> _Common:
+        half = (len(lessons) + 1) // 2
+        categories = [[lesson.text("category")] for lesson in lessons]
+        triggers = [[lesson.text("trigger")] for lesson in lessons]
+        return cls(
+            _shared([lesson.strings("tags") for lesson in lessons], half)[:MAX_DRAFT_TAGS],
+            next(iter(_shared(categories, half)), None),
+            _shared([sorted(files(lesson)) for lesson in lessons], 2)[:3],
+            next(iter(_shared(triggers, half)), None),
+        )
+
+
 def draft(lessons: Sequence[Lesson]) -> RuleInput:
     """A rule drafted from the lessons' own fields: as its action the prevention rule most
-    like the others', as its condition what most of them share (agents, tags, category,
-    files, trigger); the highest severity; targeted at their agents when every lesson is."""
+    typical of them (see `_central_action`), as its condition what most of them share
+    (agents, tags, category, files, trigger); the highest severity; targeted at their agents
+    when every lesson is."""
     then = _shortened(_central_action(lessons), MAX_LINE)
-    half = (len(lessons) + 1) // 2
-    tags = _shared([lesson.strings("tags") for lesson in lessons], half)[:MAX_DRAFT_TAGS]
-    categories = _shared(
-        [[lesson.text("category")] for lesson in lessons if lesson.text("category")], half
-    )
+    common = _Common.of(lessons)
     targeted = all(lesson.text("scope") == Scope.TARGETED for lesson in lessons)
     agents = list(dict.fromkeys(agent for lesson in lessons for agent in lesson.strings("agents")))
-    common_files = _shared([sorted(files(lesson)) for lesson in lessons], 2)
-    triggers = _shared([[lesson.text("trigger")] for lesson in lessons], half)
-    when = _condition(agents if targeted else [], tags, categories[:1], common_files, triggers[:1])
+    agents = agents if targeted else []
     titles = "; ".join(lesson.title for lesson in lessons)
     return RuleInput(
-        when=_shortened(when, MAX_LINE),
+        when=_shortened(_condition(agents, common), MAX_LINE),
         then=then,
         evidence=tuple(lesson.id for lesson in lessons),
         title=_shortened(then[:1].upper() + then[1:], 120),
         summary=_shortened(f"Consolidated from {len(lessons)} lessons: {titles}", 200),
         severity=max((lesson.severity for lesson in lessons), key=_severity_rank),
-        scope=(Scope.TARGETED if targeted and agents else Scope.GLOBAL).value,
-        agents=tuple(agents) if targeted else (),
-        tags=tuple(tags),
-        category=categories[0] if categories else None,
+        scope=(Scope.TARGETED if agents else Scope.GLOBAL).value,
+        agents=tuple(agents),
+        tags=tuple(common.tags),
+        category=common.category,
     )
 
 
@@ -208,22 +226,16 @@ def _shared(lists: Sequence[Sequence[str]], least: int) -> list[str]:
     return [spelled[key] for key, count in counts.most_common() if count >= max(least, 1)]
 
 
-def _condition(
-    agents: Sequence[str],
-    tags: Sequence[str],
-    categories: Sequence[str],
-    common_files: Sequence[str],
-    triggers: Sequence[str],
-) -> str:
+def _condition(agents: Sequence[str], common: _Common) -> str:
     """A condition in words: who, on what, where, after what."""
-    who = f"{' or '.join(agents)}" if agents else "an agent"
-    topic = ", ".join(tags) or ", ".join(categories) or "this"
-    text = f"{who} works on {topic}"
-    if categories and tags and categories[0].casefold() not in {tag.casefold() for tag in tags}:
-        text += f" ({categories[0]})"
-    if common_files:
-        text += f" in {', '.join(common_files[:3])}"
-    said = _TRIGGER_WORDS.get(triggers[0]) if triggers else None
+    who = " or ".join(agents) if agents else "an agent"
+    text = f"{who} works on {', '.join(common.tags) or common.category or 'this'}"
+    tags = {tag.casefold() for tag in common.tags}
+    if common.category and tags and common.category.casefold() not in tags:
+        text += f" ({common.category})"
+    if common.files:
+        text += f" in {', '.join(common.files)}"
+    said = _TRIGGER_WORDS.get(common.trigger) if common.trigger else None
     return f"{text} and {said}" if said else text
 
 
@@ -298,19 +310,14 @@ def proposals(lessons: Sequence[Lesson], settings: RulesConfig) -> list[Proposal
 
 def _why(group: Sequence[Lesson]) -> str:
     """How the group is one: what its lessons share."""
-    half = (len(group) + 1) // 2
+    common = _Common.of(group)
     parts = [f"{len(group)} lessons"]
-    tags = _shared([lesson.strings("tags") for lesson in group], half)
-    if tags:
-        parts.append(f"tags {', '.join(tags[:MAX_DRAFT_TAGS])}")
-    common_files = _shared([sorted(files(lesson)) for lesson in group], 2)
-    if common_files:
-        parts.append(f"files {', '.join(common_files[:3])}")
-    categories = _shared(
-        [[lesson.text("category")] for lesson in group if lesson.text("category")], half
-    )
-    if categories:
-        parts.append(f"category {categories[0]}")
+    if common.tags:
+        parts.append(f"tags {', '.join(common.tags)}")
+    if common.files:
+        parts.append(f"files {', '.join(common.files)}")
+    if common.category:
+        parts.append(f"category {common.category}")
     return "; ".join(parts)
 
 

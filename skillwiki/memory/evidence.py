@@ -86,7 +86,7 @@ def feedback(
     from skillwiki.secrets import redact
 
     clean = " ".join(redact(note)[0].split()) if note else ""
-    from skillwiki.memory import rules
+    from skillwiki.memory import review
 
     with fsio.workspace_lock(ws, config.lock_timeout):
         lessons = load_lessons(ws, config)
@@ -98,7 +98,7 @@ def feedback(
         meta = dict(lesson.meta)
         recalled = usage.load(ws, on).get(lesson_id, usage.NONE).count > 0
         if lesson.is_rule:
-            meta, flagged = rules.after_outcome(
+            meta, flagged = review.after_outcome(
                 config, lesson, meta, evidence, lessons, outcome, recalled, on
             )
             value = float(meta["confidence"])
@@ -109,7 +109,7 @@ def feedback(
             value = round(confidence(evidence, on, config.recall.half_life_days), 4)
         rewrite(ws, config, lesson, meta, body, f"feedback {outcome}")
         if not lesson.is_rule:
-            rules.refresh(ws, config, lesson_id, on)
+            review.refresh(ws, config, lesson_id, on)
     current = fingerprint(lesson.path.read_bytes(), config.fingerprint)
     status = str(meta.get("status") or Status.ACTIVE)
     return FeedbackResult(lesson_id, outcome, value, len(evidence), flagged, current, status)
@@ -172,9 +172,9 @@ def decide(ws: Workspace, config: Config, lesson_id: str, accept: bool, reason: 
     with fsio.workspace_lock(ws, config.lock_timeout):
         lesson = find(ws, config, lesson_id)
         if lesson.is_rule:
-            from skillwiki.memory import rules
+            from skillwiki.memory import review
 
-            return rules.decide(ws, config, lesson, accept, reason, today())
+            return review.decide(ws, config, lesson, accept, reason, today())
         missing = unfinished(lesson.body, lesson.text("prevention_rule")) if accept else []
         if missing:  # recall would show a placeholder, or the failure itself, as the rule
             raise InputError(

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillwiki.config import Config
-from skillwiki.kinds import RECALLED, Kind, Scope, Severity, Status
+from skillwiki.kinds import RECALLED, Kind, Layer, Scope, Severity, Status
 from skillwiki.memory import rules
 from skillwiki.memory.block import quote
 from skillwiki.memory.confidence import RuleConfidence, confidence_of
@@ -52,7 +52,7 @@ class Considered:
     included: bool
     reason: str
     kind: str = Kind.LESSON.value
-    layer: str = "other"  # global, task, agent or other: the order the block is filled in
+    layer: str = Layer.OTHER.value  # the order the block is filled in
     confidence: float = 0.5
     support: int = 0  # outcome lines behind the confidence
 
@@ -78,8 +78,7 @@ class Request:
     paths_only: bool = False  # only lessons about `paths`
 
 
-# The layers the block is filled in, first to last (see `recall`).
-LAYERS = ("global", "task", "agent", "other")
+LAYERS = tuple(Layer)  # the order the block is filled in (see `recall`)
 
 
 @dataclass(frozen=True)
@@ -87,7 +86,7 @@ class _Scored:
     lesson: Lesson
     score: float
     parts: dict[str, float]
-    layer: str
+    layer: Layer
     measured: RuleConfidence
 
 
@@ -186,12 +185,12 @@ def _entry(lesson: Lesson, lessons: dict[str, Lesson], measured: RuleConfidence)
 
 def _layer(
     lesson: Lesson, parts: dict[str, float], measured: RuleConfidence, config: Config
-) -> str:
+) -> Layer:
     if lesson.is_rule and lesson.status == Status.ACTIVE and rules.is_global(measured, config):
-        return "global"
+        return Layer.GLOBAL
     if parts["task"] > 0 or parts["tags"] > 0 or parts["paths"] > 0:
-        return "task"
-    return "agent" if parts["agent"] > 0 else "other"
+        return Layer.TASK
+    return Layer.AGENT if parts["agent"] > 0 else Layer.OTHER
 
 
 def _considered(
@@ -200,7 +199,7 @@ def _considered(
     parts: dict[str, float],
     included: bool,
     reason: str,
-    layer: str,
+    layer: Layer,
     measured: RuleConfidence,
 ) -> Considered:
     """What recall says of a lesson, its title and severity quoted as the block quotes them

@@ -45,7 +45,7 @@ def test_record_lesson_writes_all_sections_and_compiles(ws: Path, invoke: Invoke
         "similar": [],
         "redacted": [],
         "unfinished": ["Root Cause", "Optimization"],
-        "reviewing": [],
+        "rules_in_review": [],
     }
     raw = (ws / report["path"]).read_text()
     assert raw == (

@@ -1036,3 +1036,27 @@ def test_a_recorded_lesson_is_compiled_by_a_watched_look(
     assert compiles == [demo] and not again.is_error
     again_raw = again.structured_content["path"].removeprefix(".wiki/raw/")
     assert (demo / ".wiki" / "wiki" / again_raw).is_file()
+
+
+def test_maintain_proposes_and_record_rule_records_over_the_sdk_client(ws: Path) -> None:
+    """The rule maintain proposes, recorded by passing its `rule` arguments to record_rule as
+    they are: the CLI's --json answers, from the official client."""
+    from tests.support.lessons import lesson
+
+    for name in ("one", "two", "three"):
+        lesson(ws, name, tags="wsl2, ipv6", rule=f"Use 127.0.0.1 for {name}.")
+
+    async def work(session: ClientSession) -> Any:
+        planned = await session.call_tool("maintain", {})
+        proposal = json.loads(planned.content[0].text)["rules"][0]  # type: ignore[union-attr]
+        recorded = await session.call_tool("record_rule", proposal["rule"])
+        return proposal, json.loads(recorded.content[0].text)  # type: ignore[union-attr]
+
+    proposal, recorded = serve(ws, work)
+    assert proposal["lessons"] == ["one", "three", "two"]  # oldest first, then by id
+    assert proposal["rule"]["when"] == "an agent works on wsl2, ipv6"
+    assert recorded["superseded"] == proposal["lessons"] and recorded["created"] is True
+    rule = (ws / recorded["path"]).read_text()
+    assert "kind: rule\n" in rule and "when: an agent works on wsl2, ipv6\n" in rule
+    article = ws / ".wiki" / "wiki" / "lessons" / f"{recorded['id']}.md"
+    assert article.is_file()  # compiled by the server's look, as record_lesson is
