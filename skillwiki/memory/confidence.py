@@ -47,3 +47,23 @@ def confidence_of(
     rule: Lesson, lessons: Mapping[str, Lesson], on: date, config: Config
 ) -> RuleConfidence:
     return rule_confidence(pooled(rule, lessons), on, config)
+
+
+def rule_mute_reason(measured: RuleConfidence, config: Config) -> str | None:
+    """Why a rule is not recalled (low confidence with enough support), or None."""
+    settings = config.rules
+    if measured.support >= settings.min_support and measured.confidence < settings.min_confidence:
+        return (
+            f"low confidence {measured.confidence:.2f} from {measured.support} outcomes "
+            f"(rules.min_confidence {settings.min_confidence})"
+        )
+    return None
+
+
+def is_global(measured: RuleConfidence, config: Config) -> bool:
+    """Whether a rule is recalled for every task: confident, with wide support."""
+    settings = config.rules
+    return (
+        measured.confidence >= settings.global_confidence
+        and measured.support >= settings.global_support
+    )

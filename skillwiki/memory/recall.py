@@ -11,9 +11,8 @@ from typing import TYPE_CHECKING
 
 from skillwiki.config import Config
 from skillwiki.kinds import RECALLED, Kind, Layer, Scope, Severity, Status
-from skillwiki.memory import rules
 from skillwiki.memory.block import quote
-from skillwiki.memory.confidence import RuleConfidence, confidence_of
+from skillwiki.memory.confidence import RuleConfidence, confidence_of, is_global, rule_mute_reason
 from skillwiki.memory.evidence import confidence, dated, mute_reason
 from skillwiki.memory.store import LESSONS_DIR, Lesson, load_lessons
 from skillwiki.workspace import WIKI_DIR, Workspace
@@ -186,7 +185,7 @@ def _entry(lesson: Lesson, lessons: dict[str, Lesson], measured: RuleConfidence)
 def _layer(
     lesson: Lesson, parts: dict[str, float], measured: RuleConfidence, config: Config
 ) -> Layer:
-    if lesson.is_rule and lesson.status == Status.ACTIVE and rules.is_global(measured, config):
+    if lesson.is_rule and lesson.status == Status.ACTIVE and is_global(measured, config):
         return Layer.GLOBAL
     if parts["task"] > 0 or parts["tags"] > 0 or parts["paths"] > 0:
         return Layer.TASK
@@ -243,7 +242,7 @@ def _excluded(
     if lesson.text("scope") == Scope.TARGETED and request.agent and request.agent not in agents:
         return f"targeted at other agents ({', '.join(agents) or 'none'})"
     if lesson.is_rule:
-        return rules.mute_reason(measured, config)
+        return rule_mute_reason(measured, config)
     return mute_reason(lesson, config, on)
 
 

@@ -43,26 +43,6 @@ from skillwiki.workspace import Workspace
 MIN_EVIDENCE = 2  # lessons a rule needs: one lesson is a lesson
 
 
-def mute_reason(measured: RuleConfidence, config: Config) -> str | None:
-    """Why a rule is not recalled (low confidence with enough support), or None."""
-    settings = config.rules
-    if measured.support >= settings.min_support and measured.confidence < settings.min_confidence:
-        return (
-            f"low confidence {measured.confidence:.2f} from {measured.support} outcomes "
-            f"(rules.min_confidence {settings.min_confidence})"
-        )
-    return None
-
-
-def is_global(measured: RuleConfidence, config: Config) -> bool:
-    """Whether a rule is recalled for every task: confident, with wide support."""
-    settings = config.rules
-    return (
-        measured.confidence >= settings.global_confidence
-        and measured.support >= settings.global_support
-    )
-
-
 @dataclass(frozen=True)
 class RecordedRule:
     id: str
