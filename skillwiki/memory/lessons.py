@@ -339,16 +339,27 @@ def taken_ids(folder: Path) -> set[str]:
     return {name[:-3] if name.endswith(".md") else name for name in map(folded, names)}
 
 
-def _redacted(lesson: LessonInput) -> tuple[LessonInput, list[str]]:
-    kinds: list[str] = []
+class Redacting:
+    """Redacts secrets from text after text (None stays None), keeping the kinds it found."""
 
-    def clean(text: str | None) -> str | None:
+    def __init__(self) -> None:
+        self._kinds: set[str] = set()
+
+    def __call__(self, text: str | None) -> str | None:
         if text is None:
             return None
         cleaned, found = secrets.redact(text)
-        kinds.extend(found)
+        self._kinds.update(found)
         return cleaned
 
+    @property
+    def kinds(self) -> list[str]:
+        """The kinds of secret redacted so far, sorted."""
+        return sorted(self._kinds)
+
+
+def _redacted(lesson: LessonInput) -> tuple[LessonInput, list[str]]:
+    clean = Redacting()
     result = replace(
         lesson,
         title=clean(lesson.title) or "",
@@ -363,7 +374,7 @@ def _redacted(lesson: LessonInput) -> tuple[LessonInput, list[str]]:
         category=clean(lesson.category),
         prevention_rule=clean(lesson.prevention_rule),
     )
-    return result, sorted(set(kinds))
+    return result, clean.kinds
 
 
 def _meta(

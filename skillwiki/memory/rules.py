@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
-from skillwiki import clock, fsio, secrets
+from skillwiki import clock, fsio
 from skillwiki.config import Config
 from skillwiki.errors import InputError
 from skillwiki.frontmatter.documents import MAX_SUMMARY, MAX_TAGS, MAX_TITLE, join
@@ -35,7 +35,7 @@ from skillwiki.memory.consolidate import (
     RuleInput,
     draft,
 )
-from skillwiki.memory.lessons import check_compiles, free_id, taken_ids
+from skillwiki.memory.lessons import Redacting, check_compiles, free_id, taken_ids
 from skillwiki.memory.store import LESSONS_DIR, Lesson, load_lessons, when_then
 from skillwiki.names import slugify
 from skillwiki.workspace import Workspace
@@ -276,14 +276,7 @@ def write_rules(
 
 
 def _redacted(rule: RuleInput) -> tuple[RuleInput, list[str]]:
-    kinds: list[str] = []
-
-    def clean(text: str | None) -> str | None:
-        if text is None:
-            return None
-        cleaned, found = secrets.redact(text)
-        kinds.extend(found)
-        return cleaned
+    clean = Redacting()
 
     def clean_all(items: tuple[str, ...] | None) -> tuple[str, ...] | None:
         return None if items is None else tuple(clean(item) or "" for item in items)
@@ -298,4 +291,4 @@ def _redacted(rule: RuleInput) -> tuple[RuleInput, list[str]]:
         tags=clean_all(rule.tags),
         category=clean(rule.category),
     )
-    return result, sorted(set(kinds))
+    return result, clean.kinds
