@@ -187,8 +187,9 @@ class FeedbackAnswer:
     result: FeedbackResult
 
     def to_json(self) -> dict[str, Any]:
-        """`feedback --json`: the lesson's id, the outcome, its confidence and evidence count,
-        whether it was flagged for review, and its raw file's fingerprint now."""
+        """`feedback --json`: the lesson's (or rule's) id, the outcome, its confidence and
+        evidence count, whether it was flagged (a rule: put) in review, its raw file's
+        fingerprint now, and its status (a rule's review decided by its outcomes)."""
         return asdict(self.result)
 
 

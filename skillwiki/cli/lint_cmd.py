@@ -53,7 +53,7 @@ def lint(
     ] = None,
     workspace: WorkspaceOption = None,
 ) -> None:
-    """Check the wiki with rules SW001-SW013; exit 1 when a finding fails. Never writes.
+    """Check the wiki with rules SW001-SW014; exit 1 when a finding fails. Never writes.
 
     Examples:
       skillwiki lint

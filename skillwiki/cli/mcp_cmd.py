@@ -22,13 +22,13 @@ def mcp(
         typer.Option(
             "--read-only",
             envvar="SKILLWIKI_MCP_READ_ONLY",
-            help="Serve only the tools that never write (no record_lesson, no feedback).",
+            help="Serve only the tools that never write (no record_lesson, feedback, record_rule).",
         ),
     ] = False,
     workspace: WorkspaceOption = None,
 ) -> None:
-    """Serve query, show, recall, status and suggest (and, unless --read-only, record_lesson
-    and feedback) as MCP tools over stdio, for agent clients.
+    """Serve query, show, recall, status, suggest and maintain (and, unless --read-only,
+    record_lesson, feedback and record_rule) as MCP tools over stdio, for agent clients.
 
     Needs the `mcp` extra. The workspace is -w, else $SKILLWIKI_WORKSPACE, else
     $CLAUDE_PROJECT_DIR, else the folder the client starts the server in.

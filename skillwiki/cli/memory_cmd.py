@@ -120,8 +120,10 @@ def recall(
 ) -> None:
     """Print the lessons an agent should see before it starts: a block for its prompt.
 
-    Only active lessons; scored by scope, agent, tags, paths, severity and task relevance,
-    times their confidence; best first, never over the budget, never an entry cut in half.
+    Active lessons and rules (a rule in place of its lessons; one in review with the lesson
+    in conflict beside it); scored by scope, agent, tags, paths, severity and task relevance,
+    times their confidence; filled by layer (confident rules for every task, then what fits
+    the task, then the agent), best first, never over the budget, never an entry cut in half.
 
     Examples:
       skillwiki recall --agent channel-op --task "publish the weekly digest"
@@ -200,18 +202,22 @@ def feedback(
 def review(
     ctx: typer.Context,
     lesson_id: Annotated[
-        str | None, typer.Argument(metavar="[ID]", help="The lesson to decide.")
+        str | None, typer.Argument(metavar="[ID]", help="The lesson or rule to decide.")
     ] = None,
     accept: Annotated[bool, typer.Option("--accept", help="Make it active.")] = False,
-    reject: Annotated[bool, typer.Option("--reject", help="Archive it.")] = False,
+    reject: Annotated[
+        bool, typer.Option("--reject", help="Archive it (a rule: retire it).")
+    ] = False,
     reason: Annotated[str | None, typer.Option(help="Why it is rejected.")] = None,
     workspace: WorkspaceOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """List the lessons waiting for a person, or accept or reject one.
+    """List the lessons and rules waiting for a person, or accept or reject one.
 
-    New lessons wait as candidates when [lessons] require_review = true; lessons that failed
-    again after a recall are flagged here too. Candidates are never recalled.
+    New lessons and rules wait as candidates when [lessons] require_review = true; lessons
+    that failed again after a recall are flagged here too, and rules in review. Candidates are
+    never recalled. An accepted rule stands for its lessons and those it was in conflict
+    with; a rejected rule is retired and gives its lessons back.
 
     Examples:
       skillwiki review
@@ -279,8 +285,10 @@ def maintain(
         render.echo(f"  When {proposal.draft.when}: {proposal.draft.then}.")
         render.echo(f"  record it (edit the draft first if you like): {rendered}")
     render.echo(f"consolidation: {plan.due.reason}")
-    if not plan.actions:
+    if not plan.actions and not plan.proposals:
         render.echo("nothing to do")
+    elif not plan.actions:
+        render.echo("no upkeep to do; rules are recorded only by their record-rule commands")
     elif applied is not None:
         render.echo(f"applied {len(applied.done)} action(s); promotion candidates are only listed")
     else:

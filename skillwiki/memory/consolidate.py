@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -187,7 +187,7 @@ def draft(lessons: Sequence[Lesson]) -> RuleInput:
         when=_shortened(_condition(agents, common), MAX_LINE),
         then=then,
         evidence=tuple(lesson.id for lesson in lessons),
-        title=_shortened(then[:1].upper() + then[1:], 120),
+        title=title_for(then),
         summary=_shortened(f"Consolidated from {len(lessons)} lessons: {titles}", 200),
         severity=max((lesson.severity for lesson in lessons), key=_severity_rank),
         scope=(Scope.TARGETED if agents else Scope.GLOBAL).value,
@@ -195,6 +195,12 @@ def draft(lessons: Sequence[Lesson]) -> RuleInput:
         tags=tuple(common.tags),
         category=common.category,
     )
+
+
+def title_for(action: str) -> str:
+    """A rule's title made from its action: capitalised, without its full stop, shortened."""
+    line = " ".join(action.split()).rstrip(".")
+    return _shortened(line[:1].upper() + line[1:], 120)
 
 
 def _central_action(lessons: Sequence[Lesson]) -> str:
@@ -292,15 +298,19 @@ class Proposal:
         }
 
 
-def proposals(lessons: Sequence[Lesson], settings: RulesConfig) -> list[Proposal]:
-    """One proposed rule for each group of the active lessons (rules and lessons in a rule
-    left out)."""
+def proposals(
+    lessons: Sequence[Lesson], settings: RulesConfig, held: Collection[str] = ()
+) -> list[Proposal]:
+    """One proposed rule for each group of the active lessons, leaving out rules, lessons of
+    an unknown kind and those `held` (the evidence of a rule not retired: a candidate's
+    lessons stay active until it is accepted)."""
     pool = [
         lesson
         for lesson in lessons
         if not lesson.is_rule
         and lesson.status == Status.ACTIVE
         and lesson.text("kind") in ("", "lesson")
+        and lesson.id not in held
     ]
     found = []
     for group in groups(pool, settings):

@@ -68,7 +68,8 @@ class FeedbackResult:
     evidence: int
     flagged: bool  # a lesson flagged for review, or a rule put in review
     fingerprint: str  # of the lesson's raw file now: what --expect-fingerprint compares
-    status: str  # the lesson's or rule's status now (a rule's review decided by outcomes)
+    status: str  # the lesson's or rule's status now
+    decided: bool = False  # this outcome decided a rule's review (now active or retired)
 
 
 def feedback(
@@ -97,10 +98,12 @@ def feedback(
         evidence = parse_evidence(body)
         meta = dict(lesson.meta)
         recalled = usage.load(ws, on).get(lesson_id, usage.NONE).count > 0
+        settled = None
         if lesson.is_rule:
-            meta, flagged = review.after_outcome(
+            settled = review.after_outcome(
                 config, lesson, meta, evidence, lessons, outcome, recalled, on
             )
+            meta, flagged = settled.meta, settled.flagged
             value = float(meta["confidence"])
         else:
             flagged = outcome == Outcome.FAILED_AGAIN and recalled
@@ -108,11 +111,16 @@ def feedback(
                 meta["review"] = f"failed again after being recalled ({on.isoformat()})"
             value = round(confidence(evidence, on, config.recall.half_life_days), 4)
         rewrite(ws, config, lesson, meta, body, f"feedback {outcome}")
+        if settled is not None and settled.stands is not None:
+            review.settle(ws, config, lesson_id, settled.stands, settled.conflicts)
         if not lesson.is_rule:
             review.refresh(ws, config, lesson_id, on)
     current = fingerprint(lesson.path.read_bytes(), config.fingerprint)
     status = str(meta.get("status") or Status.ACTIVE)
-    return FeedbackResult(lesson_id, outcome, value, len(evidence), flagged, current, status)
+    decided = settled is not None and settled.stands is not None
+    return FeedbackResult(
+        lesson_id, outcome, value, len(evidence), flagged, current, status, decided
+    )
 
 
 def add_evidence(body: str, line: str) -> str:

@@ -301,7 +301,11 @@ def record(
         waits = config.lessons.require_review or bool(missing)
         status = (Status.CANDIDATE if waits else Status.ACTIVE).value
         meta = _meta(lesson, lesson_id, status, created, paths)
-        similar = [other for other, known in existing.items() if _similar(meta, known.meta)]
+        similar = [  # lessons only: a rule shares its lessons' category and tags by design
+            other
+            for other, known in existing.items()
+            if not known.is_rule and _similar(meta, known.meta)
+        ]
         if dedupe and similar:
             first = existing[similar[0]]
             return Recorded(first.id, ws.rel(first.path), first.status, False, similar, redacted)

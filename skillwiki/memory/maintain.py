@@ -7,7 +7,7 @@ from datetime import date
 
 from skillwiki import fsio
 from skillwiki.config import Config, MaintainConfig
-from skillwiki.kinds import Severity, Status
+from skillwiki.kinds import RETIRED, Severity, Status
 from skillwiki.memory import usage
 from skillwiki.memory.consolidate import Due, Proposal, due, proposals
 from skillwiki.memory.lessons import jaccard
@@ -49,7 +49,14 @@ def full_plan(ws: Workspace, config: Config, on: date) -> Plan:
     A lesson in a proposed rule's group is not also superseded pairwise: the rule is the
     merge."""
     settings = config.maintain
-    lessons = [lesson for lesson in load_lessons(ws, config).values() if lesson.status == ACTIVE]
+    everything = load_lessons(ws, config).values()
+    lessons = [lesson for lesson in everything if lesson.status == ACTIVE]
+    held = {
+        lesson_id
+        for rule in everything
+        if rule.is_rule and rule.status not in RETIRED
+        for lesson_id in rule.evidence_ids
+    }
     hits = usage.load(ws, on)
     archive = _archives(
         [lesson for lesson in lessons if not lesson.is_rule], hits, on, settings.archive_after_days
@@ -59,7 +66,7 @@ def full_plan(ws: Workspace, config: Config, on: date) -> Plan:
         (lesson for lesson in lessons if lesson.id not in archived),
         key=lambda lesson: (lesson.created or date.min, lesson.id),
     )
-    proposed = proposals(ordered, config.rules)
+    proposed = proposals(ordered, config.rules, held)
     grouped = {lesson_id for proposal in proposed for lesson_id in proposal.lessons}
     single = [lesson for lesson in ordered if lesson.id not in grouped and not lesson.is_rule]
     actions = [

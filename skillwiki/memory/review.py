@@ -13,6 +13,7 @@ review: no rule flips within one window.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -22,7 +23,7 @@ from skillwiki.frontmatter.documents import join
 from skillwiki.kinds import Outcome, Status
 from skillwiki.memory.confidence import confidence_of
 from skillwiki.memory.consolidate import action_similarity, same_condition
-from skillwiki.memory.rules import numbers, restoring, superseding, write_rules
+from skillwiki.memory.rules import numbers, restoring, superseding, with_lessons, write_rules
 from skillwiki.memory.store import Evidence, Lesson, load_lessons
 from skillwiki.workspace import Workspace
 
@@ -102,6 +103,18 @@ def note_conflicts(ws: Workspace, config: Config, lesson_id: str, on: date) -> l
     return changed
 
 
+@dataclass(frozen=True)
+class AfterOutcome:
+    """A rule's frontmatter after an outcome line, whether the outcome put it in review, and
+    whether it decided the review (None: not decided), with the lessons it was in conflict
+    with (for `settle`)."""
+
+    meta: dict[str, Any]
+    flagged: bool
+    stands: bool | None
+    conflicts: tuple[str, ...]
+
+
 def after_outcome(
     config: Config,
     rule: Lesson,
@@ -111,22 +124,24 @@ def after_outcome(
     outcome: str,
     recalled: bool,
     on: date,
-) -> tuple[dict[str, Any], bool]:
-    """A rule's frontmatter after an outcome line (its body's evidence now `body_evidence`):
-    in review after failing again once recalled; decided by its outcomes once a review window
-    has passed; its numbers brought up to date. Returns it and whether it went to review."""
+) -> AfterOutcome:
+    """A rule after an outcome line (its body's evidence now `body_evidence`): in review after
+    failing again once recalled; decided by its outcomes once a review window has passed; its
+    numbers brought up to date. The caller writes it, then `settle`s a decided review."""
     flagged = False
+    stands = None
+    conflicts = tuple(rule.strings("conflicts"))
     if outcome == Outcome.FAILED_AGAIN and recalled:
         flagged = to_review(
             meta, f"failed again after being recalled ({on.isoformat()})", on, config
         )
     if meta.get("status") == Status.REVIEWING and not flagged:
-        verdict = _verdict(meta, body_evidence, on, config)
-        if verdict is not None:
-            meta = _decided(meta, verdict, on, "outcomes since the review began")
+        stands = _verdict(meta, body_evidence, on, config)
+        if stands is not None:
+            meta = _decided(meta, stands, on, "outcomes since the review began")
     updated = Lesson(rule.id, rule.path, meta, rule.body, tuple(body_evidence))
     meta |= numbers(confidence_of(updated, lessons, on, config), on)
-    return meta, flagged
+    return AfterOutcome(meta, flagged, stands, conflicts)
 
 
 def _verdict(
@@ -164,28 +179,43 @@ def _decided(meta: Mapping[str, Any], stands: bool, on: date, by: str) -> dict[s
 def decide(
     ws: Workspace, config: Config, rule: Lesson, accept: bool, reason: str | None, on: date
 ) -> str:
-    """review --accept/--reject of a rule (the caller holds the lock): accepted, it is active
-    and stands for its lessons (and for the lessons it was in conflict with); rejected, it is
-    retired and its lessons are active again. Returns its status."""
+    """review --accept/--reject of a rule (the caller holds the lock), then `settle`: accepted,
+    it is active; rejected, it is retired. Returns its status."""
     lessons = load_lessons(ws, config)
-    conflicts = [lessons[item] for item in rule.strings("conflicts") if item in lessons]
-    meta = _decided(
-        rule.meta, accept, on, " ".join(secrets.redact(reason or "rejected in review")[0].split())
-    )
-    members = [lessons[item] for item in rule.evidence_ids if item in lessons]
-    if accept:
-        live = [
-            lesson
-            for lesson in [*members, *conflicts]
-            if lesson.status in (Status.ACTIVE, Status.CANDIDATE)
-        ]
-        items = superseding(rule.id, live)
-    else:
-        items = restoring(rule.id, lessons)
+    why = " ".join(secrets.redact(reason or "rejected in review")[0].split())
+    meta = _decided(rule.meta, accept, on, why)
     meta |= numbers(confidence_of(rule, lessons, on, config), on)
-    items.insert(0, (rule.path, join(meta, rule.body).encode()))
-    write_rules(ws, config, items, "review accept" if accept else "review reject")
+    write_rules(
+        ws,
+        config,
+        [(rule.path, join(meta, rule.body).encode())],
+        "review accept" if accept else "review reject",
+    )
+    settle(ws, config, rule.id, accept, tuple(rule.strings("conflicts")))
     return str(meta["status"])
+
+
+def settle(
+    ws: Workspace, config: Config, rule_id: str, stands: bool, conflicts: Sequence[str]
+) -> None:
+    """What a decided rule does to its lessons (the caller holds the lock): one that stands
+    takes the lessons it was in conflict with into its evidence and stands for all of them
+    (each live one superseded by it); a retired one gives its lessons back (active again)."""
+    lessons = load_lessons(ws, config)
+    rule = lessons[rule_id]
+    if not stands:
+        items = restoring(rule_id, lessons)
+    else:
+        ids = list(dict.fromkeys([*rule.evidence_ids, *conflicts]))
+        named = [lessons[item] for item in ids if item in lessons and not lessons[item].is_rule]
+        meta = dict(rule.meta) | {"evidence": ids}
+        body = with_lessons(rule.body, rule.text("when"), rule.text("then"), named)
+        live = [lesson for lesson in named if lesson.status in (Status.ACTIVE, Status.CANDIDATE)]
+        items = superseding(rule_id, live)
+        if (meta, body) != (rule.meta, rule.body):
+            items.insert(0, (rule.path, join(meta, body).encode()))
+    if items:
+        write_rules(ws, config, items, "review settle")
 
 
 def refresh(ws: Workspace, config: Config, lesson_id: str, on: date) -> None:

@@ -34,9 +34,10 @@ from skillwiki.memory.consolidate import (
     MAX_LINE,
     RuleInput,
     draft,
+    title_for,
 )
 from skillwiki.memory.lessons import Redacting, check_compiles, free_id, taken_ids
-from skillwiki.memory.store import LESSONS_DIR, Lesson, load_lessons, when_then
+from skillwiki.memory.store import EVIDENCE_HEADING, LESSONS_DIR, Lesson, load_lessons, when_then
 from skillwiki.names import slugify
 from skillwiki.workspace import Workspace
 
@@ -181,8 +182,9 @@ def _recorded_already(rule: RuleInput, existing: Mapping[str, Lesson]) -> Lesson
 
 
 def _filled(rule: RuleInput, lessons: Sequence[Lesson]) -> RuleInput:
-    """The rule with each field not given taken from the lessons' draft."""
-    drafted = draft(lessons)
+    """The rule with each field not given taken from the lessons' draft (the title from its
+    own action)."""
+    drafted = replace(draft(lessons), title=title_for(rule.then))
     given = {
         name: getattr(rule, name)
         for name in ("title", "summary", "severity", "scope", "agents", "tags", "category")
@@ -237,6 +239,13 @@ def rule_body(when: str, then: str, lessons: Sequence[Lesson]) -> str:
     """A rule's body: the rule as recall shows it, and the lessons it comes from."""
     listed = "\n".join(f"- {lesson.id}: {' '.join(lesson.title.split())}" for lesson in lessons)
     return f"## Rule\n\n{when_then(when, then)}\n\n## From Lessons\n\n{listed}\n"
+
+
+def with_lessons(body: str, when: str, then: str, lessons: Sequence[Lesson]) -> str:
+    """A rule's body with its rule and lessons written anew, the rest (its evidence) kept."""
+    at = body.find(f"\n{EVIDENCE_HEADING}\n")
+    rest = body[at + 1 :] if at >= 0 else ""
+    return rule_body(when, then, lessons) + ("\n" + rest if rest else "")
 
 
 def superseding(rule_id: str, lessons: Sequence[Lesson]) -> list[tuple[Any, bytes]]:

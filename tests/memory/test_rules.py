@@ -228,8 +228,15 @@ def test_a_contradicting_lesson_puts_the_rule_in_review_and_feedback_decides_it(
     assert feedback("2026-12-12", "not-helped")["status"] == "reviewing"
     decided = feedback("2026-12-15", "helped")  # 14 days on, 4 outcomes, 3 of them helped
     assert decided["status"] == "active"
-    rule = load_lessons(workspace, config)[rule_b]
+    lessons = load_lessons(workspace, config)
+    rule = lessons[rule_b]
     assert rule.text("decided_on") == "2026-12-15" and "conflicts" not in rule.meta
+    # It stands: the lesson it was in conflict with joins its evidence, superseded by it.
+    assert rule.evidence_ids[-1] == answer.recorded.id
+    assert f"- {answer.recorded.id}: {conflict['title']}\n" in rule.body
+    assert "- 2026-12-15 helped\n" in rule.body  # its own outcomes kept
+    assert lessons[answer.recorded.id].text("superseded_by") == rule_b
+    assert decided["decided"] is True
     # Decided: a failure after a recall, within the next window, does not send it back.
     assert _recall(invoke, ws, "--agent", "coder", "--task", "WSL2 localhost")["block"]
     assert feedback("2026-12-20", "failed-again")["status"] == "active"
@@ -323,3 +330,59 @@ def test_the_stop_hook_names_a_due_consolidation_once_a_session(
     for rule in _maintain(invoke, ws)["rules"]:
         assert invoke(*rule["command"][1:], "-w", str(ws)).exit_code == 0
     assert invoke("hook", "claude-code", "stop", input=other).stdout == ""  # nothing due now
+
+
+def _three_and_a_rule(ws: Path, invoke: Invoke, *more: str) -> dict[str, Any]:
+    for name in ("one", "two", "three"):
+        lesson(ws, name, tags="wsl2, ipv6", rule=f"Use 127.0.0.1 for {name}.")
+    made = invoke(
+        "record-rule", "-w", str(ws), "--when", "on WSL2", "--then", "use 127.0.0.1.",
+        "--evidence", "one", "--evidence", "two", "--evidence", "three", "--json", *more,
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    answer: dict[str, Any] = json.loads(made.stdout)
+    return answer
+
+
+def test_a_rule_retired_by_its_outcomes_gives_its_lessons_back(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _on(monkeypatch, "2026-12-01")
+    rule = _three_and_a_rule(ws, invoke)
+    assert rule["id"] == "2026-12-01-rule-use-127-0-0-1"  # its title from its own action
+    assert invoke("recall", "-w", str(ws), "--tag", "wsl2").exit_code == 0  # a recall hit
+    outcomes = [
+        ("2026-12-02", "failed-again"),
+        ("2026-12-05", "not-helped"),
+        ("2026-12-09", "failed-again"),
+        ("2026-12-16", "helped"),
+    ]
+    said = []
+    for day, outcome in outcomes:
+        _on(monkeypatch, day)
+        result = invoke("feedback", rule["id"], "--outcome", outcome, "-w", str(ws), "--json")
+        said.append(json.loads(result.stdout)["status"])
+    assert said == ["reviewing", "reviewing", "reviewing", "retired"]
+    lessons = load_lessons(Workspace(ws), load_config(ws / ".wiki/config.toml"))
+    assert lessons[rule["id"]].text("retired_reason") == "outcomes since the review began"
+    assert [lessons[name].status for name in ("one", "two", "three")] == ["active"] * 3
+    block = _recall(invoke, ws, "--tag", "wsl2")["block"]
+    assert "Use 127.0.0.1 for one." in block and "When on WSL2" not in block
+
+
+def test_a_candidate_rule_holds_its_lessons_and_a_rule_blocks_no_lesson(
+    ws: Path, invoke: Invoke
+) -> None:
+    (ws / ".wiki/config.toml").write_text("[lessons]\nrequire_review = true\n")
+    rule = _three_and_a_rule(ws, invoke)
+    assert rule["status"] == "candidate" and rule["superseded"] == []
+    assert _maintain(invoke, ws)["rules"] == []  # its lessons are not proposed again
+    record = [
+        "record-lesson", "-w", str(ws), "--title", "Four", "--summary", "S.",
+        "--tag", "wsl2", "--tag", "ipv6", "--dedupe", "--json",
+    ]  # fmt: skip
+    assert json.loads(invoke(*record).stdout)["created"] is True  # the rule is no duplicate
+    accepted = invoke("review", rule["id"], "--accept", "-w", str(ws))
+    assert accepted.exit_code == 0, accepted.output
+    lessons = load_lessons(Workspace(ws), load_config(ws / ".wiki/config.toml"))
+    assert [lessons[name].status for name in ("one", "two", "three")] == ["superseded"] * 3
