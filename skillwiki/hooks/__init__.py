@@ -167,9 +167,9 @@ def _consolidation_due(ws: Workspace, config: Config, hook: Hook) -> str:
     if not due.due or (hook.session and not sessions.claim(ws, hook.session, [said])):
         return ""
     return (
-        f"skillwiki: consolidation of lessons into rules is due ({due.reason}). Run "
-        "`skillwiki maintain` and show the user the rules it proposes; only if they agree, "
-        "run each rule's record-rule command (its condition and action may be rewritten first)."
+        f"skillwiki: consolidation of lessons into rules is due ({due.reason}). "
+        "`skillwiki maintain` shows each proposed rule with the record-rule command that "
+        "records it, once you agree (its condition and action may be rewritten first)."
     )
 
 

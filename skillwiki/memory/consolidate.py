@@ -68,10 +68,26 @@ class RuleInput:
 
 
 def words(text: str) -> frozenset[str]:
-    """The words of `text` that can tell two causes or actions apart (lower case)."""
+    """The words of `text` that can tell two causes or actions apart: lower case, a plural's
+    `s` dropped (`tests` is `test`)."""
     return frozenset(
-        word for word in _WORD.findall(text.casefold()) if word not in _STOP and len(word) > 1
+        _singular(word)
+        for word in _WORD.findall(text.casefold())
+        if word not in _STOP and len(word) > 1
     )
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+# Words that turn an action into its opposite ("never freeze the clock").
+_NEGATIONS = re.compile(r"\b(?:never|not|no|don't|dont|do not|avoid|cannot|can't|stop)\b")
+
+
+def negated(action: str) -> bool:
+    """Whether an action says what not to do."""
+    return _NEGATIONS.search(action.casefold().replace("\u2019", "'")) is not None
 
 
 def files(lesson: Lesson) -> set[str]:

@@ -54,7 +54,7 @@ def full_plan(ws: Workspace, config: Config, on: date) -> Plan:
     held = {
         lesson_id
         for rule in everything
-        if rule.is_rule and rule.status not in RETIRED
+        if rule.is_rule and _holds(rule, on, config.rules.review_days)
         for lesson_id in rule.evidence_ids
     }
     hits = usage.load(ws, on)
@@ -75,6 +75,19 @@ def full_plan(ws: Workspace, config: Config, on: date) -> Plan:
         *_promotions(ordered, hits, on, settings),
     ]
     return Plan(actions, proposed, due(ws, config.rules, on, len(proposed)))
+
+
+def _holds(rule: Lesson, on: date, window: int) -> bool:
+    """Whether a rule keeps its lessons from being proposed again: while it is not retired,
+    and for a review window after it was (the same group is not proposed the day after it
+    was rejected)."""
+    if rule.status not in RETIRED:
+        return True
+    try:
+        decided = date.fromisoformat(str(rule.meta.get("decided_on", ""))[:10])
+    except ValueError:
+        return False
+    return (on - decided).days < window
 
 
 def _archives(

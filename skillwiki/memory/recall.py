@@ -230,6 +230,8 @@ def _excluded(
 ) -> str | None:
     if lesson.is_rule and lesson.status not in RECALLED:
         return f"status {lesson.status}: only active rules and rules in review are recalled"
+    if lesson.is_rule and not (lesson.text("when").strip() and lesson.text("then").strip()):
+        return "a rule without its when or then (lint SW007 says which)"
     if not lesson.is_rule and lesson.status != Status.ACTIVE:
         return f"status {lesson.status}: only active lessons are recalled"
     if lesson.id in standing:

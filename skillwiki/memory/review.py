@@ -22,7 +22,7 @@ from skillwiki.config import Config
 from skillwiki.frontmatter.documents import join
 from skillwiki.kinds import Outcome, Status
 from skillwiki.memory.confidence import confidence_of
-from skillwiki.memory.consolidate import action_similarity, same_condition
+from skillwiki.memory.consolidate import action_similarity, negated, same_condition
 from skillwiki.memory.rules import numbers, restoring, superseding, with_lessons, write_rules
 from skillwiki.memory.store import Evidence, Lesson, load_lessons
 from skillwiki.workspace import Workspace
@@ -67,15 +67,17 @@ def conflicts_with(
     of the rule's lessons) with an action that does not restate the rule's.
 
     Lessons of one cause word one action in many ways, and words alone cannot tell two
-    wordings from two actions: so any such lesson that is not a restatement puts the rule in
-    review. Either it says something else, or the rule did not prevent the failure it records;
-    each is for a person, or the rule's outcomes, to decide."""
+    wordings from two actions: so any such lesson that is not a restatement (half its words
+    the rule's, and a "never" or "not" on both or neither) puts the rule in review. Either it
+    says something else, or the rule did not prevent the failure it records; each is for a
+    person, or the rule's outcomes, to decide."""
     members = [lessons[item] for item in rule.evidence_ids if item in lessons]
     threshold = config.rules.similarity
     tied = sum(same_condition(new, member, threshold) for member in members)
     if not members or tied * 2 < len(members):
         return False
-    return action_similarity(new.rule, rule.text("then")) < RESTATED
+    then = rule.text("then")
+    return action_similarity(new.rule, then) < RESTATED or negated(new.rule) != negated(then)
 
 
 def note_conflicts(ws: Workspace, config: Config, lesson_id: str, on: date) -> list[str]:

@@ -19,6 +19,7 @@ Review: see skillwiki.memory.review.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -61,9 +62,14 @@ def validate(rule: RuleInput) -> None:
     for option, text in (("--when", rule.when), ("--then", rule.then)):
         if not text.strip():
             raise InputError(None, f"{option} must not be empty")
+        if "\n" in text.strip() or "\r" in text.strip():
+            raise InputError(None, f"{option} must be one line")
         if len(" ".join(text.split())) > MAX_LINE:
             raise InputError(None, f"{option} is over {MAX_LINE} characters; one line")
-    if len(set(rule.evidence)) < MIN_EVIDENCE:
+    twice = [lesson_id for lesson_id, count in Counter(rule.evidence).items() if count > 1]
+    if twice:
+        raise InputError(None, f"--evidence {twice[0]!r} is given twice; name each lesson once")
+    if len(rule.evidence) < MIN_EVIDENCE:
         raise InputError(
             None, f"a rule needs at least {MIN_EVIDENCE} lessons: give --evidence ID for each"
         )
@@ -147,7 +153,7 @@ def record_rule(
 def _evidence(ids: Sequence[str], existing: Mapping[str, Lesson]) -> list[Lesson]:
     """The lessons a rule names, each one that can become part of a rule."""
     found = []
-    for lesson_id in dict.fromkeys(ids):
+    for lesson_id in ids:
         lesson = existing.get(lesson_id)
         if lesson is None:
             raise InputError(
@@ -157,17 +163,22 @@ def _evidence(ids: Sequence[str], existing: Mapping[str, Lesson]) -> list[Lesson
             raise InputError(
                 None, f"--evidence {lesson_id!r} is a rule; a rule's evidence is lessons"
             )
-        by = lesson.text("superseded_by")
-        if lesson.status == Status.SUPERSEDED:
-            raise InputError(
-                None, f"--evidence {lesson_id!r} is superseded by {by or 'another'}; name that one"
-            )
-        if lesson.status not in (Status.ACTIVE, Status.CANDIDATE):
-            raise InputError(
-                None, f"--evidence {lesson_id!r} is {lesson.status}; only live lessons make a rule"
-            )
+        if lesson.status != Status.ACTIVE:
+            raise InputError(None, f"--evidence {lesson_id!r} {_not_live(lesson, existing)}")
         found.append(lesson)
     return found
+
+
+def _not_live(lesson: Lesson, existing: Mapping[str, Lesson]) -> str:
+    """Why a lesson that is not active cannot be a rule's evidence, and what to do."""
+    by = lesson.text("superseded_by")
+    if lesson.status == Status.SUPERSEDED and by in existing and existing[by].is_rule:
+        return f"is in rule {by} already"
+    if lesson.status == Status.SUPERSEDED:
+        return f"is superseded by {by or 'another lesson'}; name that one"
+    if lesson.status == Status.CANDIDATE:
+        return f"is a candidate; accept it first: skillwiki review {lesson.id} --accept"
+    return f"is {lesson.status}; only active lessons make a rule"
 
 
 def _recorded_already(rule: RuleInput, existing: Mapping[str, Lesson]) -> Lesson | None:

@@ -88,10 +88,10 @@ class Lesson:
 def when_then(condition: str, action: str) -> str:
     """A rule as recall shows it: "When <condition>: <action>." on one line."""
     condition = " ".join(condition.split()).rstrip(".:")
-    action = " ".join(action.split()).rstrip(".")
+    action = " ".join(action.split())
     if condition[:5].casefold() == "when ":
         condition = condition[5:]
-    return f"When {condition}: {action}."
+    return f"When {condition}: {action}" + ("" if action.endswith((".", "!", "?")) else ".")
 
 
 def load_lessons(ws: Workspace, config: Config) -> dict[str, Lesson]:

@@ -272,8 +272,13 @@ def test_a_rule_rejected_in_review_gives_its_lessons_back(ws: Path, invoke: Invo
     [
         (["one", "nope"], "--evidence 'nope' names no lesson in .wiki/raw/lessons/"),
         (["one"], "a rule needs at least 2 lessons: give --evidence ID for each"),
-        (["one", "old"], "--evidence 'old' is archived; only live lessons make a rule"),
+        (["one", "old"], "--evidence 'old' is archived; only active lessons make a rule"),
         (["one", "gone"], "--evidence 'gone' is superseded by one; name that one"),
+        (
+            ["one", "new"],
+            "--evidence 'new' is a candidate; accept it first: skillwiki review new --accept",
+        ),
+        (["one", "one", "new"], "--evidence 'one' is given twice; name each lesson once"),
     ],
 )
 def test_record_rule_refuses_what_is_not_live_evidence(
@@ -281,6 +286,7 @@ def test_record_rule_refuses_what_is_not_live_evidence(
 ) -> None:
     lesson(ws, "one")
     lesson(ws, "old", status="archived")
+    lesson(ws, "new", status="candidate")
     lesson(ws, "gone", status="superseded")
     gone = ws / ".wiki/raw/lessons/gone.md"
     gone.write_text(gone.read_text().replace("status:", "superseded_by: one\nstatus:"))
@@ -332,11 +338,13 @@ def test_the_stop_hook_names_a_due_consolidation_once_a_session(
     assert invoke("hook", "claude-code", "stop", input=other).stdout == ""  # nothing due now
 
 
-def _three_and_a_rule(ws: Path, invoke: Invoke, *more: str) -> dict[str, Any]:
+def _three_and_a_rule(
+    ws: Path, invoke: Invoke, *more: str, then: str = "use 127.0.0.1."
+) -> dict[str, Any]:
     for name in ("one", "two", "three"):
         lesson(ws, name, tags="wsl2, ipv6", rule=f"Use 127.0.0.1 for {name}.")
     made = invoke(
-        "record-rule", "-w", str(ws), "--when", "on WSL2", "--then", "use 127.0.0.1.",
+        "record-rule", "-w", str(ws), "--when", "on WSL2", "--then", then,
         "--evidence", "one", "--evidence", "two", "--evidence", "three", "--json", *more,
     )  # fmt: skip
     assert made.exit_code == 0, made.output
@@ -386,3 +394,51 @@ def test_a_candidate_rule_holds_its_lessons_and_a_rule_blocks_no_lesson(
     assert accepted.exit_code == 0, accepted.output
     lessons = load_lessons(Workspace(ws), load_config(ws / ".wiki/config.toml"))
     assert [lessons[name].status for name in ("one", "two", "three")] == ["superseded"] * 3
+
+
+def test_record_rule_takes_one_line_each_for_its_condition_and_action(
+    ws: Path, invoke: Invoke
+) -> None:
+    for name in ("one", "two"):
+        lesson(ws, name)
+    before = snapshot(ws)
+    for option in ("--when", "--then"):
+        args = {"--when": "deploying", "--then": "pass --env"} | {option: "a\nstatus: active"}
+        given = [part for pair in args.items() for part in pair]
+        result = invoke(
+            "record-rule", "-w", str(ws), *given, "--evidence", "one", "--evidence", "two"
+        )
+        assert (result.exit_code, result.stderr) == (2, f"Error: {option} must be one line\n")
+    assert snapshot(ws) == before
+
+
+@pytest.mark.parametrize(
+    ("action", "in_review"),
+    [
+        ("Never use 127.0.0.1 on WSL2; disable IPv6 instead.", True),  # the opposite
+        ("Disable IPv6 in .wslconfig so localhost works.", True),  # another action
+        ("Use 127.0.0.1 in every config on WSL2.", False),  # the same, worded otherwise
+    ],
+)
+def test_a_new_lesson_that_negates_or_replaces_the_rule_s_action_puts_it_in_review(
+    ws: Path, invoke: Invoke, action: str, in_review: bool
+) -> None:
+    rule = _three_and_a_rule(ws, invoke, then="Use 127.0.0.1 in configs on WSL2.")
+    record = [
+        "record-lesson", "-w", str(ws), "--title", "Four", "--summary", "S.", "--tag", "wsl2",
+        "--tag", "ipv6", "--root-cause", "R.", "--optimization", "O.", "--prevention-rule",
+        action, "--json",
+    ]  # fmt: skip
+    answer = json.loads(invoke(*record).stdout)
+    assert answer["rules_in_review"] == ([rule["id"]] if in_review else [])
+
+
+def test_a_rejected_rule_s_lessons_are_not_proposed_again_within_the_window(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _on(monkeypatch, "2026-12-01")
+    rule = _three_and_a_rule(ws, invoke)
+    assert invoke("review", rule["id"], "--reject", "-w", str(ws)).exit_code == 0
+    assert _maintain(invoke, ws)["rules"] == []
+    _on(monkeypatch, "2026-12-15")  # a review window later
+    assert _maintain(invoke, ws)["rules"][0]["lessons"] == ["one", "three", "two"]
