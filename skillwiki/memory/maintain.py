@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
@@ -51,12 +52,7 @@ def full_plan(ws: Workspace, config: Config, on: date) -> Plan:
     settings = config.maintain
     everything = load_lessons(ws, config).values()
     lessons = [lesson for lesson in everything if lesson.status == ACTIVE]
-    held = {
-        lesson_id
-        for rule in everything
-        if rule.is_rule and _holds(rule, on, config.rules.review_days)
-        for lesson_id in rule.evidence_ids
-    }
+    held = _held(everything, on, config.rules.review_days)
     hits = usage.load(ws, on)
     archive = _archives(
         [lesson for lesson in lessons if not lesson.is_rule], hits, on, settings.archive_after_days
@@ -75,6 +71,16 @@ def full_plan(ws: Workspace, config: Config, on: date) -> Plan:
         *_promotions(ordered, hits, on, settings),
     ]
     return Plan(actions, proposed, due(ws, config.rules, on, len(proposed)))
+
+
+def _held(everything: Iterable[Lesson], on: date, window: int) -> set[str]:
+    """The lessons no rule is proposed from: those of each rule that `_holds` them."""
+    return {
+        lesson_id
+        for rule in everything
+        if rule.is_rule and _holds(rule, on, window)
+        for lesson_id in rule.evidence_ids
+    }
 
 
 def _holds(rule: Lesson, on: date, window: int) -> bool:

@@ -220,6 +220,18 @@ def _considered(
     )
 
 
+def _unfit(lesson: Lesson) -> str | None:
+    """Why a lesson or rule is never recalled as it stands: its status, or a rule without its
+    condition or action."""
+    if lesson.is_rule and lesson.status not in RECALLED:
+        return f"status {lesson.status}: only active rules and rules in review are recalled"
+    if lesson.is_rule and not (lesson.text("when").strip() and lesson.text("then").strip()):
+        return "a rule without its when or then (lint SW007 says which)"
+    if not lesson.is_rule and lesson.status != Status.ACTIVE:
+        return f"status {lesson.status}: only active lessons are recalled"
+    return None
+
+
 def _excluded(
     lesson: Lesson,
     request: Request,
@@ -228,12 +240,9 @@ def _excluded(
     measured: RuleConfidence,
     standing: dict[str, str],
 ) -> str | None:
-    if lesson.is_rule and lesson.status not in RECALLED:
-        return f"status {lesson.status}: only active rules and rules in review are recalled"
-    if lesson.is_rule and not (lesson.text("when").strip() and lesson.text("then").strip()):
-        return "a rule without its when or then (lint SW007 says which)"
-    if not lesson.is_rule and lesson.status != Status.ACTIVE:
-        return f"status {lesson.status}: only active lessons are recalled"
+    unfit = _unfit(lesson)
+    if unfit is not None:
+        return unfit
     if lesson.id in standing:
         return f"rule {standing[lesson.id]} is recalled in its place"
     if lesson.id in request.skip:

@@ -169,9 +169,13 @@ def test_sw014_evidence_that_names_no_lesson_or_a_rule(ws: Path, invoke: Invoke)
     _lesson(ws, "a-lesson")
     _lesson(ws, "b-lesson")
     write(_lessons(ws) / "notes.md", "---\ntype: document\ntitle: Notes\n---\nText.\n")
-    gone = _rule(ws, "r-gone", evidence="[a-lesson, no-such-lesson, ../b-lesson, notes]")
-    on_rule = _rule(ws, "r-on-rule", evidence="[a-lesson, r-gone, r-on-rule]")
-    _rule(ws, "r-fine", evidence="[a-lesson, b-lesson]")
+    # Candidates: their lessons are active until they are accepted.
+    wanting = "candidate"
+    gone = _rule(
+        ws, "r-gone", evidence="[a-lesson, no-such-lesson, ../b-lesson, notes]", status=wanting
+    )
+    on_rule = _rule(ws, "r-on-rule", evidence="[a-lesson, r-gone, r-on-rule]", status=wanting)
+    _rule(ws, "r-fine", evidence="[a-lesson, b-lesson]", status=wanting)
     line = _line(gone, "evidence:")
     assert _line(on_rule, "evidence:") == line == 9
     a_rule = "is a rule, not a lesson; a rule's evidence is the lessons it was consolidated from"
@@ -217,7 +221,7 @@ def test_sw014_findings_in_other_formats_and_a_baseline(
     ws: Path, invoke: Invoke, tmp_path: Path
 ) -> None:
     _lesson(ws, "a-lesson")
-    rule = _rule(ws, "r-gone", evidence="[a-lesson, no-such-lesson]")
+    rule = _rule(ws, "r-gone", evidence="[a-lesson, no-such-lesson]", status="candidate")
     line = _line(rule, "evidence:")
     github = invoke("lint", "-w", str(ws), "--format", "github")
     assert (
@@ -312,4 +316,31 @@ def test_sw007_a_lesson_status_and_an_unknown_kind(ws: Path, invoke: Invoke) -> 
             "error",
             f"unknown lesson status 'reviewing'; {lesson_statuses}",
         ),
+    ]
+
+
+def test_sw014_a_recalled_rule_whose_lesson_is_still_active(ws: Path, invoke: Invoke) -> None:
+    """A hand edit that makes a rule's lesson active again: recall shows the rule in its
+    place, so lint says the lesson should be superseded by it."""
+    from tests.support.lessons import lesson
+
+    for name in ("one", "two"):
+        lesson(ws, name, tags="wsl2")
+    made = invoke(
+        "record-rule", "-w", str(ws), "--when", "on WSL2", "--then", "use 127.0.0.1",
+        "--evidence", "one", "--evidence", "two", "--json",
+    )  # fmt: skip
+    rule_id = json.loads(made.stdout)["id"]
+    one = ws / ".wiki/raw/lessons/one.md"
+    one.write_text(one.read_text().replace("status: superseded", "status: active"))
+    assert invoke("compile", "-w", str(ws)).exit_code == 0
+    found = json.loads(invoke("lint", "-w", str(ws), "--format", "json").stdout)["findings"]
+    assert [(f["rule"], f["severity"], f["path"], f["message"]) for f in found] == [
+        (
+            "SW014",
+            "warning",
+            f".wiki/raw/lessons/{rule_id}.md",
+            "evidence 'one' is still active: recall shows the rule in its place; mark it "
+            "superseded by the rule",
+        )
     ]

@@ -3,15 +3,17 @@
 A rule (`kind: rule` in raw/lessons/) stands on the lessons its `evidence:` names, each by the
 name of its file there. Recall trusts a rule because of them: a rule with none, or with ids
 that name no lesson, vouches for nothing. Once every one of its lessons is retired (archived,
-or superseded by something other than this rule), nothing live stands behind it any more.
+or superseded by something other than this rule), nothing live stands behind it any more. A
+lesson of a recalled rule left active (a hand edit) is shown nowhere on its own: recall puts
+the rule in its place.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 
-from skillwiki.kinds import Kind, Status
+from skillwiki.kinds import RECALLED, Kind, Status
 from skillwiki.lint.model import File, Finding, LintContext, Rule, Severity
 from skillwiki.memory.store import LESSONS_DIR
 
@@ -59,6 +61,22 @@ def _check(ctx: LintContext, rule: File) -> Iterator[Finding]:
             Severity.WARNING,
             "its lessons are all retired; retire the rule or give it live evidence",
         )
+    yield from _still_active(rule, lessons, finding)
+
+
+def _still_active(
+    rule: File, lessons: list[File], finding: Callable[[Severity, str], Finding]
+) -> Iterator[Finding]:
+    """Each lesson of a recalled rule left active: recall shows the rule in its place."""
+    if rule.meta.get("status") not in RECALLED:
+        return
+    for lesson in lessons:
+        if lesson.meta.get("status") == Status.ACTIVE:
+            yield finding(
+                Severity.WARNING,
+                f"evidence {PurePosixPath(lesson.path).stem!r} is still active: recall "
+                "shows the rule in its place; mark it superseded by the rule",
+            )
 
 
 def _is_id(item: object) -> bool:
