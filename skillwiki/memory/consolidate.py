@@ -5,11 +5,11 @@ only: a rule is written by record-rule, once a person or an agent agrees (see ru
 How a group is formed. Two active lessons share a cause when they name a common file
 (`paths`), or have the same category and a tag in common, or their tags are alike, or their
 prevention rules are: the Jaccard similarity of their tags, or of their prevention rules'
-words, at least `rules.similarity`. A group is a
-lesson and every lesson that shares a cause with it, then each other lesson that shares a
-cause with at least half of those: the lesson with the most such ties is taken first (the
-older on a tie), then the next among those left, while a group still has `rules.min_lessons`
-lessons. Each lesson is in one group at most; none is in a group by a chain of lessons alone.
+words, at least `rules.similarity`. A group is a lesson and every lesson that shares a cause
+with it, then each other lesson that shares a cause with at least half of those: the lesson
+with the most such ties is taken first (the older on a tie), then the next among those left,
+while a group still has `rules.min_lessons` lessons. Each lesson is in one group at most;
+none is in a group by a chain of lessons alone.
 """
 
 from __future__ import annotations
