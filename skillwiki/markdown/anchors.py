@@ -10,7 +10,12 @@ from collections.abc import Iterable, Iterator
 
 from skillwiki.markdown.outline import Heading
 
-_NOT_IN_SLUG = re.compile(r"[^\w\- ]")
+# github-slugger's rule: what a heading's anchor keeps of its lowered text is letters, marks,
+# decimal digits, letter numbers (Ⅻ), connector punctuation (`_`), ' ' (then '-') and '-';
+# of symbols only those Unicode calls alphabetic (Ⓐ, 🄰): everything else goes.
+_KEPT_CATEGORIES = frozenset(("Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "Pc"))
+_ALPHABETIC_SYMBOLS = ((0x24B6, 0x24E9), (0x1F130, 0x1F149), (0x1F150, 0x1F169), (0x1F170, 0x1F189))
+_NOT_IN_ASCII_SLUG = re.compile(r"[^a-z0-9_\- ]")
 _NOT_IN_TOC_SLUG = re.compile(r"[^\w\s-]")
 _TOC_SEPARATORS = re.compile(r"[-\s]+")
 _NUMBERED = re.compile(r"(.*)_([0-9]+)")
@@ -27,18 +32,32 @@ def heading_anchors(headings: Iterable[Heading]) -> Iterator[str]:
     toc_seen: set[str] = set()
     vue_seen: set[str] = set()
     for heading in headings:
-        base = slug(heading.text)
-        count = seen.get(base, 0)
-        yield base if count == 0 else f"{base}-{count}"
-        seen[base] = count + 1
+        yield _github_numbered(slug(heading.text), seen)
         yield _unique(toc_slug(heading.text), toc_seen)
         yield _numbered(vue_slug(heading.text), vue_seen)
         yield from heading.ids
 
 
 def slug(heading: str) -> str:
-    """Return GitHub's anchor for a heading: lower case, punctuation dropped, spaces to '-'."""
-    return _NOT_IN_SLUG.sub("", heading.strip().lower()).replace(" ", "-")
+    """Return GitHub's anchor for a heading's text, as github-slugger makes it: lower case;
+    punctuation, symbols, other numbers (²), control, format and unassigned characters and
+    every space but ' ' dropped (a no-break space too); each ' ' one '-'. Letters of every
+    script stay with their marks (Devanagari's vowel signs, Arabic's harakat). Nothing is
+    trimmed: ' a ' is `-a-`. Characters are classed by this Python's Unicode version."""
+    lowered = heading.lower()
+    if lowered.isascii():
+        kept = _NOT_IN_ASCII_SLUG.sub("", lowered)
+    else:
+        kept = "".join(char for char in lowered if _in_slug(char))
+    return kept.replace(" ", "-")
+
+
+def _in_slug(char: str) -> bool:
+    """Whether GitHub's anchor keeps a character of a heading (see slug)."""
+    if char in " -" or unicodedata.category(char) in _KEPT_CATEGORIES:
+        return True
+    point = ord(char)
+    return any(first <= point <= last for first, last in _ALPHABETIC_SYMBOLS)
 
 
 def toc_slug(heading: str) -> str:
@@ -60,6 +79,18 @@ def vue_slug(heading: str) -> str:
     if anchor[:1].isascii() and anchor[:1].isdigit():
         anchor = f"_{anchor}"
     return anchor.lower()
+
+
+def _github_numbered(anchor: str, seen: dict[str, int]) -> str:
+    """github-slugger's anchor for a heading whose slug came before: `-1`, `-2`, ... counted
+    for that slug, until it is new (`Echo`, `Echo`, `Echo 1` are `echo`, `echo-1`,
+    `echo-1-1`)."""
+    unique = anchor
+    while unique in seen:
+        seen[anchor] += 1
+        unique = f"{anchor}-{seen[anchor]}"
+    seen[unique] = 0
+    return unique
 
 
 def _numbered(anchor: str, seen: set[str]) -> str:

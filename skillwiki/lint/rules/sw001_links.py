@@ -12,8 +12,9 @@ from urllib.parse import unquote
 from skillwiki import markdown
 from skillwiki.compiler.article import TEXT_SUFFIXES
 from skillwiki.config import link_pattern
+from skillwiki.errors import InputError
 from skillwiki.lint.model import File, Finding, LintContext, Read, Rule, Severity
-from skillwiki.workspace import PARSED_SUFFIXES, article_rel, within
+from skillwiki.workspace import PARSED_SUFFIXES, article_rel, suffix, within
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//")
 _TEMPLATE = ("{{", "{%", "}}", "%}")  # template syntax is never a link
@@ -53,8 +54,13 @@ class _Links:
         return (
             kind == "definition"
             or any(mark in target for mark in _TEMPLATE)
-            or any(m.match(target) for m in self.ignore)
+            or self.ignored(target)
         )
+
+    def ignored(self, target: str) -> bool:
+        """Whether `[lint.links] ignore` names a target: as the raw file writes it (what a
+        finding's `target` shows), or as compile rewrote it in the article."""
+        return any(m.match(target) for m in self.ignore)
 
     def problem(self, rel: str, kind: str, target: str) -> str | Broken | None:
         """What is wrong with a link of the article `rel` (None: nothing)."""
@@ -76,10 +82,13 @@ def _findings(links: _Links, rel: str, file: File) -> Iterator[Finding]:
             continue
         sources = _raw_links(links.ctx, file) if sources is None else sources
         source, written = sources.get(link, (None, None))
+        if written is not None and written != target and links.ignored(written):
+            continue
         if (written or target).removeprefix("#") in links.labels:
             continue  # a MyST target, named as the raw file writes it
         if isinstance(problem, Broken):  # said of the link as the raw file writes it
-            problem = problem.said(written or target)
+            absent = _absent(links, file, written) if problem.article is None else None
+            problem = problem.said(written or target, absent)
         yield Finding(file.path, line, column, RULE.id, Severity.ERROR, problem, source, written)
 
 
@@ -108,18 +117,16 @@ def _raw_links(ctx: LintContext, article: File) -> dict[LinkFacts, tuple[tuple[s
     """
     from skillwiki.compiler.article import rewrite_target
 
-    listed = article.meta.get("sources")
-    raw_path = listed[0] if isinstance(listed, list) and listed else None
-    raw = ctx.raw.get(raw_path.removeprefix("raw/")) if isinstance(raw_path, str) else None
-    if raw is None or not isinstance(raw_path, str):
+    found = _raw_file(ctx, article)
+    if found is None:
         return {}
-    raw_rel = raw_path.removeprefix("raw/")
+    raw_rel, raw = found
     origin = raw.meta.get("origin")
     origin = origin if isinstance(origin, str) else None
     from skillwiki.lint.facts import raw_links
 
     try:
-        data = (ctx.ws.dot / raw_path).read_bytes()
+        data = (ctx.ws.raw / raw_rel).read_bytes()
     except OSError:
         return {}
     pending = raw_links(raw.path, data)
@@ -132,6 +139,89 @@ def _raw_links(ctx: LintContext, article: File) -> dict[LinkFacts, tuple[tuple[s
                 del pending[: index + 1]
                 break
     return paired
+
+
+def _raw_file(ctx: LintContext, article: File) -> tuple[str, File] | None:
+    """The raw file an article was compiled from (its first source) and its raw-relative
+    path, or None (a hand-written article, or its raw file is gone)."""
+    listed = article.meta.get("sources")
+    raw_path = listed[0] if isinstance(listed, list) and listed else None
+    if not isinstance(raw_path, str):
+        return None
+    raw_rel = raw_path.removeprefix("raw/")
+    raw = ctx.raw.get(raw_rel)
+    return None if raw is None else (raw_rel, raw)
+
+
+def _absent(links: _Links, article: File, written: str | None) -> str | None:
+    """Why a relative link from `article` finds no article, where more can be said than that
+    nothing is there: the raw file it names is there but compile refuses it (or has not
+    compiled it yet), or the repository file it names, from where the raw file came from,
+    is one ingest refuses (or never ingested). None: nothing is there, as far as lint sees."""
+    ctx = links.ctx
+    found = _raw_file(ctx, article)
+    path = unquote((written or "").partition("#")[0].partition("?")[0])
+    if found is None or not path or path.startswith("/") or _SCHEME.match(path):
+        return None
+    raw_rel, raw = found
+    in_raw = posixpath.normpath(posixpath.join(posixpath.dirname(raw_rel), path))
+    if in_raw in ctx.raw:
+        from skillwiki.compiler import refusal
+
+        why = refusal(ctx.ws, ctx.config, in_raw)
+        if why is None:
+            return f".wiki/raw/{in_raw} has no article yet; run 'skillwiki compile'"
+        return f"compile refuses .wiki/raw/{in_raw}, so it has no article: {why}"
+    origin = raw.meta.get("origin")
+    if not isinstance(origin, str) or not origin or origin == "-" or posixpath.isabs(origin):
+        return None
+    return _not_ingested(links, posixpath.normpath(posixpath.join(posixpath.dirname(origin), path)))
+
+
+def _not_ingested(links: _Links, in_repo: str) -> str | None:
+    """Why the repository file `in_repo` (relative to the root) that a link names has no
+    article: ingest refuses it, or it was never ingested; None where it is no file of a kind
+    ingest takes, or not there, or out of the workspace. The file looked for is added to
+    `links.looked`: its change makes lint look again."""
+    if in_repo.startswith("../") or suffix(in_repo) not in TEXT_SUFFIXES:
+        return None  # ingest never makes an article of it: the link was not to one
+    on_disk = os.path.join(links.roots[0], in_repo)
+    if not links.inside.holds(on_disk):
+        return None
+    links.looked.add(on_disk)
+    if not os.path.isfile(on_disk):
+        return None
+    why = _ingest_refusal(links, in_repo, on_disk)
+    if why is None:
+        return f"{in_repo} was never ingested; ingest it, or fix the link in the raw file"
+    return f"ingest refuses {in_repo}, so it has no article: {why}"
+
+
+def _ingest_refusal(links: _Links, rel: str, on_disk: str) -> str | None:
+    """Why ingest refuses the repository file `rel` (at `on_disk`), or None: what ingest
+    asks of a file, too large, not UTF-8 text, its frontmatter or its note unusable, asked
+    again of it as it is now (ingest keeps no record of what it refused)."""
+    from skillwiki.compiler import refusal_of
+    from skillwiki.frontmatter.documents import check_note, check_size, decode, split
+
+    config = links.ctx.config
+    try:
+        check_size(os.stat(on_disk).st_size, rel, config.max_file_bytes)
+        with open(on_disk, "rb") as file:
+            data = file.read()
+        why = refusal_of(config, rel, data)
+        if why is None:
+            text = decode(data, rel, config.max_file_bytes)
+            if suffix(rel) in PARSED_SUFFIXES:
+                document = split(text, rel)
+                check_note(document.meta, document.body, rel)
+            else:
+                check_note({}, text, rel)
+    except InputError as exc:
+        return exc.detail
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    return why
 
 
 def _anchors(ctx: LintContext, rel: str) -> list[str]:
@@ -154,7 +244,8 @@ def _wikilink(ctx: LintContext, target: str, rel: str, titles: dict[str, str]) -
     if found is None:
         return f"broken wikilink [[{target}]]: no article has that title or path"
     block = heading.startswith("^")  # Obsidian's block id, kept as written among the anchors
-    if heading and (heading if block else markdown.slug(heading)) not in _anchors(ctx, found):
+    anchor = heading if block else markdown.slug(heading.strip())
+    if heading and anchor not in _anchors(ctx, found):
         what = "block" if block else "heading"
         return f"broken wikilink [[{target}]]: wiki/{found} has no {what} '{heading}'"
     return None
@@ -167,9 +258,12 @@ class Broken(NamedTuple):
     article: str | None
     fragment: str
 
-    def said(self, target: str) -> str:
-        """The finding's message, naming the link's target as `target`."""
+    def said(self, target: str, absent: str | None = None) -> str:
+        """The finding's message, naming the link's target as `target`; for a missing target,
+        `absent` says why, where more is known than that nothing is there (_absent)."""
         if self.article is None:
+            if absent is not None:
+                return f"broken link to {target}: {absent}"
             path = unquote(target.partition("#")[0].partition("?")[0])
             return f"broken link to {target}: {path} does not exist; fix the link in the raw file"
         return f"broken anchor in {target}: wiki/{self.article} has no heading for #{self.fragment}"
@@ -212,7 +306,7 @@ def _relative(
     path, _, fragment = target.partition("#")
     path = unquote(path.partition("?")[0])
     if not path:
-        if fragment and fragment not in _anchors(ctx, rel):
+        if fragment and not _answers(_anchors(ctx, rel), fragment):
             return f"broken anchor #{fragment}: this article has no such heading"
         return None
     settings = ctx.config.lint.links
@@ -229,9 +323,15 @@ def _relative(
         return f"link to {target} leads outside the workspace; lint looks only inside it"
     if found is None:
         return Broken(None, fragment)
-    if fragment and found in ctx.articles and fragment not in _anchors(ctx, found):
+    if fragment and found in ctx.articles and not _answers(_anchors(ctx, found), fragment):
         return Broken(found, fragment)
     return None
+
+
+def _answers(anchors: list[str], fragment: str) -> bool:
+    """Whether a page with these anchors answers a link's `#fragment`: as written, or
+    percent-decoded (`#caf%C3%A9` reaches the heading Café), as a browser looks for both."""
+    return fragment in anchors or ("%" in fragment and unquote(fragment) in anchors)
 
 
 # What _find says of a link that leads out of the workspace: whether anything is there is
