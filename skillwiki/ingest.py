@@ -59,6 +59,9 @@ class IngestResult:
     empty: int = 0  # files of folders with nothing in them (`__init__.py`), left out
     environments: list[str] = field(default_factory=list)  # virtual environments left out
     ignored: int = 0  # files and folders of folders that .gitignore leaves out
+    # files and folders of folders whose names start with '.' (`.github/`, tldr's `..md`),
+    # left out: no name in .wiki/ may be hidden
+    hidden: int = 0
     refused: list[Refused] = field(default_factory=list)  # files of folders, each with its reason
 
 
@@ -200,12 +203,16 @@ def _walk(
 ) -> list[Path]:
     """The files of a folder to ingest: of a text kind, not hidden, not in node_modules/ or
     a virtual environment, not what git ignores (`rules`; unless that is the folder named).
+    What is left out is counted in `result` (node_modules/ and __pycache__/ are not).
     A file that is a symbolic link must lead into `within` (the repository, or the folder
     named), wherever that folder is; a linked folder is not followed."""
     found: list[Path] = []
     for entry in sorted(os.scandir(folder), key=lambda item: item.name):
         path = Path(entry.path)
-        if entry.name.startswith(".") or entry.name in SKIPPED_DIRS:
+        if entry.name.startswith("."):
+            result.hidden += 1
+            continue
+        if entry.name in SKIPPED_DIRS:
             continue
         is_dir = entry.is_dir(follow_symlinks=False)
         if rules is not None and rules.ignores(path, is_dir):

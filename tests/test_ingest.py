@@ -174,3 +174,34 @@ def test_a_folder_is_ingested_without_what_gitignore_leaves_out(ws: Path, invoke
     write(outside / "run.log", "a log\n")
     report = json.loads(invoke("ingest", "-w", str(ws), str(outside), "--json").stdout)
     assert [item["raw"] for item in report["files"]] == ["run.log"] and report["ignored"] == 0
+
+
+def test_hidden_files_and_folders_of_a_folder_are_counted(ws: Path, invoke: Invoke) -> None:
+    """A name that starts with '.' (tldr's page on the `..` command, `..md`; `.github/`) can
+    have no place in .wiki/, whose names are never hidden: left out, but counted and said."""
+    write(ws / "pages" / "common" / "..md", "# ..\n\n> Move to the parent directory.\n")
+    write(ws / "pages" / "common" / "cd.md", "# cd\n\n> Change the current directory.\n")
+    write(ws / "pages" / ".github" / "workflow.md", "# CI\n")
+    report = json.loads(invoke("ingest", "-w", str(ws), str(ws / "pages"), "--json").stdout)
+    assert [item["raw"] for item in report["files"]] == ["pages/common/cd.md"]
+    assert report["hidden"] == 2 and report["skipped"] == 0
+    plain = invoke("ingest", "-w", str(ws), str(ws / "pages"))
+    assert "skipped 2 hidden file(s) and folder(s) (named '.*')\n" in plain.stdout
+
+
+def test_tags_written_as_one_string_with_commas_are_a_list(ws: Path, invoke: Invoke) -> None:
+    """`tags: deploy, ci` is two tags to compile, to `query --tag` and to lint alike; a
+    string without a comma is one tag."""
+    write(ws / "docs" / "ship.md", "---\ntags: deploy, ci\n---\n# Ship\n\nShip the release.\n")
+    write(ws / "docs" / "one.md", "---\ntags: release notes\n---\n# One\n\nShip notes.\n")
+    assert invoke("ingest", "-w", str(ws), str(ws / "docs")).exit_code == 0
+    article = (ws / ".wiki" / "wiki" / "docs" / "ship.md").read_text()
+    assert "tags:\n  - deploy\n  - ci\n" in article
+    assert "tags:\n  - release notes\n" in (ws / ".wiki" / "wiki" / "docs" / "one.md").read_text()
+    for tag in ("deploy", "ci"):
+        found = invoke("query", "-w", str(ws), "ship", "--tag", tag, "--json")
+        assert [hit["path"] for hit in json.loads(found.stdout)["results"]] == [
+            ".wiki/wiki/docs/ship.md"
+        ]
+    lint = invoke("lint", "-w", str(ws), "--format", "json")
+    assert json.loads(lint.stdout)["findings"] == [], lint.stdout

@@ -106,6 +106,7 @@ class IngestAnswer:
             "empty": result.empty,
             "environments": result.environments,
             "ignored": result.ignored,
+            "hidden": result.hidden,
             "refused": [asdict(item) for item in result.refused],
             "compile": None if self.compiled is None else self.compiled.to_json(),
         }

@@ -118,6 +118,8 @@ def _print_ingested(answer: IngestAnswer) -> None:
         render.echo(f"skipped {result.empty} empty file(s)")
     if result.ignored:
         render.echo(f"skipped {result.ignored} file(s) and folder(s) that .gitignore leaves out")
+    if result.hidden:
+        render.echo(f"skipped {result.hidden} hidden file(s) and folder(s) (named '.*')")
     for folder in result.environments:
         render.echo(f"skipped {folder}/: a virtual environment (pyvenv.cfg is in it)")
     if answer.compiled is not None:

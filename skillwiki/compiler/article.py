@@ -11,7 +11,7 @@ from urllib.parse import unquote
 
 from skillwiki import COMPILER, markdown
 from skillwiki.fingerprint import fingerprint
-from skillwiki.frontmatter.documents import Document, join, optional_str, string_list
+from skillwiki.frontmatter.documents import Document, join, optional_str, tags_of
 from skillwiki.markdown import references
 from skillwiki.workspace import MARKDOWN_SUFFIXES, PARSED_SUFFIXES, article_rel
 
@@ -124,7 +124,7 @@ def render(
         "title": title,
         "type": kind,
         "summary": summary,
-        "tags": string_list(raw.meta, "tags", where),
+        "tags": tags_of(raw.meta, where),
         "sources": [f"raw/{raw_rel}"],
         "source_fingerprints": [f"raw/{raw_rel}={raw_fingerprint}"],
         "compiled_fingerprint": fingerprint(article_body.encode(), algorithm),

@@ -28,6 +28,9 @@ class LinksConfig:
 class LintConfig:
     rules: dict[str, str] = field(default_factory=dict)
     near_duplicate_jaccard: float = 0.6
+    # Folder names (globs: `v[0-9]*`, `pages*`) whose folders hold copies of one tree, a
+    # version or a language each: a page at one path below two of them is one page to SW008.
+    copies: list[str] = field(default_factory=list)
     links: LinksConfig = field(default_factory=LinksConfig)
 
 

@@ -98,6 +98,7 @@ def check_values(config: Config, path: Path) -> None:
             path, "must not be over suggest.confidence_high", "suggest.confidence_low"
         )
     _check_folders(config.lint.links, path)
+    _check_copies(config.lint.copies, path)
     _check_link_patterns(config.lint.links.ignore, path)
     _check_rules(config.lint.rules, path)
 
@@ -117,6 +118,24 @@ def _check_link_patterns(patterns: list[str], path: Path) -> None:
             ) from None
         except ValueError as exc:
             raise ConfigError(path, f"{pattern!r}: {exc}", "lint.links.ignore") from None
+
+
+def _check_copies(patterns: list[str], path: Path) -> None:
+    """Each pattern of `lint.copies` names folders: one name, no path, not empty."""
+    for pattern in patterns:
+        if (
+            not pattern
+            or len(pattern) > 200
+            or "/" in pattern
+            or "\\" in pattern
+            or pattern in (".", "..")
+            or any(ord(char) < 32 for char in pattern)
+        ):
+            raise ConfigError(
+                path,
+                f"must be folder names (globs such as 'v[0-9]*'), not paths: {pattern!r}",
+                "lint.copies",
+            )
 
 
 def _check_folders(links: LinksConfig, path: Path) -> None:

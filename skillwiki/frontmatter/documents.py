@@ -156,16 +156,29 @@ def join(meta: Mapping[str, Any], body: str) -> str:
     return f"---\n{dump_yaml(meta)}---\n{body}"
 
 
-def string_list(meta: Mapping[str, Any], key: str, where: Path | str) -> list[str]:
-    """Return a frontmatter list of strings (a single string counts as one item)."""
-    value = meta.get(key)
+TAGS_FORM = "a list of strings"  # what lint and errors say a `tags` value must be
+
+
+def tags_of(meta: Mapping[str, Any], where: Path | str) -> list[str]:
+    """Return a note's tags as read_tags reads them; raise InputError for any other value."""
+    tags = read_tags(meta.get("tags"))
+    if tags is None:
+        raise InputError(where, f"frontmatter key 'tags' must be {TAGS_FORM}")
+    return tags
+
+
+def read_tags(value: object) -> list[str] | None:
+    """Return the tags a frontmatter `tags` value holds, or None when it is no tag list. The
+    one reader of tags, for ingest, compile, search and lint alike: a list of strings (or
+    numbers), or one string of tags separated by commas (`tags: deploy, ci`), each trimmed;
+    a string without a comma is one tag. Absent is no tags."""
     if value is None:
         return []
     if isinstance(value, str):
-        return [value]
+        return [tag.strip() for tag in value.split(",") if tag.strip()]
     if isinstance(value, list) and all(isinstance(item, str | int | float) for item in value):
         return [str(item) for item in value]
-    raise InputError(where, f"frontmatter key '{key}' must be a list of strings")
+    return None
 
 
 def optional_str(meta: Mapping[str, Any], key: str, where: Path | str) -> str | None:
@@ -186,19 +199,17 @@ def check_note(meta: Mapping[str, Any], body: str, where: Path | str) -> None:
     # compile would refuse must not leave a raw file behind it cannot compile.
     for key in ("title", "summary", "type", "origin"):
         optional_str(meta, key, where)
-    string_list(meta, "tags", where)
+    tags = tags_of(meta, where)
     for key, limit in (("title", MAX_TITLE), ("summary", MAX_SUMMARY)):
         value = meta.get(key)
         if isinstance(value, str) and len(value) > limit:
             raise InputError(
                 where, f"frontmatter key '{key}' is {len(value)} characters; at most {limit}"
             )
-    tags = meta.get("tags")
-    if isinstance(tags, list):
-        if len(tags) > MAX_TAGS:
-            raise InputError(where, f"{len(tags)} tags; at most {MAX_TAGS}")
-        if any(len(str(tag)) > MAX_TAG for tag in tags):
-            raise InputError(where, f"a tag is longer than {MAX_TAG} characters")
+    if len(tags) > MAX_TAGS:
+        raise InputError(where, f"{len(tags)} tags; at most {MAX_TAGS}")
+    if any(len(tag) > MAX_TAG for tag in tags):
+        raise InputError(where, f"a tag is longer than {MAX_TAG} characters")
     longest = max(body.split("\n"), key=len)
     if len(longest) > MAX_LINE:
         number = body.split("\n").index(longest) + 1

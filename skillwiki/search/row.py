@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from skillwiki.errors import InputError
-from skillwiki.frontmatter.documents import body_of, decode, split
+from skillwiki.frontmatter.documents import body_of, decode, read_tags, split
 from skillwiki.kinds import Status
 from skillwiki.search import heading_cache, semantic, sentences
 from skillwiki.search.text import indexed
@@ -52,7 +52,7 @@ def read_row(article: ArticleToRead) -> ArticleRow | None:
     if fields is None:
         return None
     meta, title, body = fields
-    tags = [str(tag) for tag in meta.get("tags") or [] if isinstance(tag, str | int | float)]
+    tags = read_tags(meta.get("tags")) or []
     summary = f"{meta.get('summary') or ''} {meta.get('prevention_rule') or ''}"
     found = heading_cache.for_body(article.headings, body)
     if found is None:

@@ -46,6 +46,10 @@ PLACES: tuple[tuple[str, tuple[str, ...], str, int], ...] = (
     ("password", ("-u", "--user"),
      r"(?<!\S)(?:-u|--user|--proxy-user)(?:=|[ \t]{1,5})(?:\"[^\"\s:]{0,100}:([^\"\n]{1,200})\""
      r"|'[^'\s:]{0,100}:([^'\n]{1,200})'|[^\s:\"']{0,100}:([^\s\"']{1,200}))", -1),
+    # PowerShell's ConvertTo-SecureString of a string written out (`-AsPlainText`)
+    ("password", ("convertto-securestring",),
+     r"(?i)\bConvertTo-SecureString[ \t]{1,10}(?:-String[ \t]{1,10})?"
+     r"(?:\"([^\"\n]{1,200})\"|'([^'\n]{1,200})')", -1),
     ("password", ("sshpass", "redis-cli", "login", "mysql", "mariadb"),
      r"(?i)(?:\bsshpass[ \t]+-p[ \t]*|\bredis-cli\b[^\n|;&]{0,100}?[ \t]-a[ \t]+"
      r"|\b(?:docker|podman|helm[ \t]+registry)[ \t]+login\b[^\n|;&]{0,100}?[ \t]-p[ \t]+"
@@ -106,6 +110,9 @@ _NOT_CREDENTIAL_BEFORE = frozenset(
     | {"sort", "partition", "foreign", "primary", "row", "object", "lookup", "storage", "lock"}
     | {"translation", "i18n", "dedupe", "dedup", "routing", "shortcut", "hot", "group"}
 )
+# A word anywhere in a name that says its value is published: .NET's `PublicKeyToken` (of a
+# signed assembly, printed in every reference to it), Next.js's `NEXT_PUBLIC_API_KEY`.
+_PUBLISHED = frozenset({"public", "publishable"})
 # A word run together with `key` that makes a credential's name (`APIKEY`, `secretkey`):
 # without one, `monkey` and `hotkey` would be names of secrets.
 _KEY_PREFIXES = (
@@ -127,7 +134,7 @@ def name_kind(name: str) -> str | None:
         return None
     if last in _PASSWORD_WORDS or last.endswith(("password", "passwd", "passphrase")):
         return "password"
-    if before in _NOT_CREDENTIAL_BEFORE:
+    if before in _NOT_CREDENTIAL_BEFORE or _PUBLISHED & set(parts[:-1]):
         return None
     if last in _CREDENTIAL_WORDS or last.endswith(("token", "secret")):
         return "credential"

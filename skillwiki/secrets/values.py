@@ -8,9 +8,10 @@ import re
 
 NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")  # snake, camel, CAPS
 
-# Values that stand for a secret rather than being one: ${VAR}, %(x)s, <key>, ^PASS^, ***.
+# Values that stand for a secret rather than being one: ${VAR}, %(x)s, <key>, ^PASS^, ***,
+# {password} (a format string's field, as docs write what to type: `Password={password};`).
 PLACEHOLDER = re.compile(
-    r"(?i)^(?:\$\{?[\w\\]*\}?|%\(?\w+\)?s?|<[^>]*>?|\^\w+\^?|[*.x]+)$"
+    r"(?i)^(?:\$\{?[\w\\]*\}?|%\(?\w+\)?s?|<[^>]*>?|\^\w+\^?|[*.x]+|\{[\w.-]{1,60}\}[;,]?)$"
     r"|\{\{|\}\}|[(\[]"  # a template ({{x}}) or a code expression (os.environ['X'])
     r"|example|placeholder|redacted|changeme|your[_-]|dummy|xxxx"
 )
@@ -23,6 +24,15 @@ _REFERENCE = re.compile(
 # `${NAME}`, `${NAME:?message}` and `${NAME?}` refer to a variable; `${NAME:-default}` (shell,
 # compose) and `${NAME:default}` (Spring) hold a default, which is judged in its place.
 _INTERPOLATION = re.compile(r"^\$\{[A-Za-z_][\w.-]*(?:(?P<op>:?[-=+?]|:)(?P<default>[^}]*))?\}?")
+# A type's name where a schema or a signature declares the value (`DB_PASSWORD: string;`,
+# `password: String!`, `token: str`): no value is given there.
+_TYPE_NAME = re.compile(
+    r"(?i)^(?:string|str|securestring|secretstr|text|char|varchar|bytes|number|int|integer"
+    r"|bool|boolean|any|object|unknown)(?:\[\])?[!?]?[;,):]*$"
+)
+# A PowerShell command whose output the name takes (`$password = Read-Host -AsSecureString`,
+# `Get-Credential`, `ConvertTo-SecureString`): a prompt or a lookup, not the value.
+_COMMAND = re.compile(r"^(?:Read|Get|ConvertTo|ConvertFrom|Import|Unprotect)-[A-Z][A-Za-z]{1,60}$")
 # A URL without a user or password in it (those are found as url_password).
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/@\s]*(?:[/?#]|$)")
 # A name in code: `process.env.ACCESS_TOKEN!`, `settings.API_KEY`, `var.db_password`, `self.key`
@@ -40,6 +50,7 @@ CLASSES = (str.islower, str.isupper, str.isdigit)
 _JOINERS = frozenset("_-")  # what joins the words of a name: no randomness of their own
 # names in code that hold a secret's word (`hashed_password`, `apiKey`): code, not a value
 _SECRET_WORDS = frozenset({"password", "passwd", "token", "secret", "key", "keys", "tokens"})
+_PASSWORD_WORDS = frozenset({"password", "passwd", "passphrase"})
 _VOWELS = frozenset("aeiouy")
 _CONSONANTS = re.compile(r"[^aeiouy]{5}")
 
@@ -48,9 +59,9 @@ def looks_made_up(value: str) -> bool:
     """Tell a placeholder (`password`, `FUZZ`, `{{password}}`) from something typed in; a
     name in code is judged without the closing brackets of the call it is passed in
     (`f(password=password)`)."""
-    value = value.rstrip(")]}") or value
-    if PLACEHOLDER.search(value):
+    if PLACEHOLDER.search(value) or PLACEHOLDER.search(value.rstrip(")]}") or value):
         return True
+    value = value.rstrip(")]}") or value
     if value.isdigit():
         return len(value) < 16  # a short number is a setting; a long one, a numeric key
     if _one_word(value) or _names_a_secret(value):
@@ -69,10 +80,14 @@ def _one_word(value: str) -> bool:
 
 def _names_a_secret(value: str) -> bool:
     """A name in code with a secret's word as one of its parts: `hashed_password`,
-    `settings.API_KEY`, `apiKey` (and not a random token that happens to hold `key`)."""
-    if not value.replace(".", "_").isidentifier() or not wordy(value):
+    `settings.API_KEY`, `apiKey` (and not a random token that happens to hold `key`); or
+    words that name a password where docs show one (`MyPlainTextPassword`)."""
+    if not value.replace(".", "_").isidentifier():
         return False
-    return any(part.lower() in _SECRET_WORDS for part in NAME_PART.findall(value))
+    parts = [part.lower() for part in NAME_PART.findall(value)]
+    if value.isalpha() and _PASSWORD_WORDS & set(parts):
+        return True  # these words are too long to come up in random letters
+    return wordy(value) and any(part in _SECRET_WORDS for part in parts)
 
 
 def wordy(value: str) -> bool:
@@ -105,8 +120,9 @@ def random_token(value: str) -> bool:
 def literal(value: str) -> str | None:
     """Return the literal part of a value, or None where it only refers to a secret kept
     elsewhere (an interpolation, a variable, a name in code, a YAML tag, a path, a public
-    key). A value quoted in prose is judged without its quotes; an interpolation with a
-    default (`${NAME:-default}`) by its default."""
+    key), declares its type, or runs a command that asks for it. A value quoted in prose is
+    judged without its quotes; an interpolation with a default (`${NAME:-default}`) by its
+    default."""
     value = value.strip()
     if len(value) > 2 and value[0] == value[-1] and value[0] in "`'\"":  # quoted in prose
         value = value[1:-1]
@@ -114,6 +130,8 @@ def literal(value: str) -> str | None:
         return None
     default = _default_of(value)
     if default is None or _REFERENCE.match(default) or _PUBLIC_KEY.match(default):
+        return None
+    if _TYPE_NAME.match(default) or _COMMAND.match(default):
         return None
     if _name_in_code(default) or a_path(default):
         return None

@@ -64,12 +64,14 @@ def test_freshness_rules(demo: Path, invoke: Invoke) -> None:
 
 def test_sw006_frontmatter(ws: Path, invoke: Invoke) -> None:
     write(ws / ".wiki" / "raw" / "bad.md", "---\ntitle: [\n---\nx\n")
-    write(ws / ".wiki" / "raw" / "typed.md", "---\ntags: nope-not-a-list\n---\nx\n")
+    write(ws / ".wiki" / "raw" / "typed.md", "---\ntags: {a: 1}\n---\nx\n")
+    # one string of tags, as compile and search read it: `deploy, ci` is two tags
+    write(ws / ".wiki" / "raw" / "listed.md", "---\ntags: deploy, ci\n---\nx\n")
     write(ws / ".wiki" / "wiki" / "plain.md", "# No frontmatter\n")
     _, findings = _lint(invoke, ws)
     sw006 = [(f["path"], f["line"], f["message"]) for f in findings if f["rule"] == "SW006"]
     assert sw006[1:] == [
-        (".wiki/raw/typed.md", 2, "frontmatter key 'tags' must be a list"),
+        (".wiki/raw/typed.md", 2, "frontmatter key 'tags' must be a list of strings"),
         (
             ".wiki/wiki/plain.md",
             1,
@@ -139,6 +141,47 @@ def test_sw008_duplicate_ids_and_titles(ws: Path, invoke: Invoke) -> None:
             "duplicate article title 'Two', also used by .wiki/wiki/lessons/b.md; make it unique",
         ),
     ]
+
+
+def test_sw008_copies_of_a_tree_are_one_page(ws: Path, invoke: Invoke) -> None:
+    """The folders `[lint] copies` names hold copies of one tree, a language or a version
+    each: a title its copies share is no duplicate, and a title two pages share is reported
+    once, at the first copy."""
+    pages = {
+        "pages/common/tar.md": "# tar\n\n> Archiving utility.\n",
+        "pages.de/common/tar.md": "# tar\n\n> Archivierungsprogramm.\n",
+        "pages.fr/common/tar.md": "# tar\n\n> Utilitaire d'archivage.\n",
+        "docs/v23.1/install.md": "# Install\n\nDownload it.\n",
+        "docs/v23.2/install.md": "# Install\n\nDownload it again.\n",
+        "docs/v23.1/setup.md": "# Install\n\nSet it up.\n",
+        "docs/v23.2/setup.md": "# Install\n\nSet it up again.\n",
+    }
+    for rel, text in pages.items():
+        write(ws / ".wiki" / "raw" / rel, text)
+    invoke("compile", "-w", str(ws))
+    _, findings = _lint(invoke, ws)
+    # without the setting, each page but the first to hold its title
+    assert len([f for f in findings if f["rule"] == "SW008"]) == 5
+    (ws / ".wiki" / "config.toml").write_text('[lint]\ncopies = ["pages*", "v[0-9]*"]\n')
+    _, findings = _lint(invoke, ws)
+    assert [(f["path"], f["message"]) for f in findings if f["rule"] == "SW008"] == [
+        (
+            ".wiki/wiki/docs/v23.1/setup.md",
+            "duplicate article title 'Install', also used by .wiki/wiki/docs/v23.1/install.md; "
+            "make it unique",
+        )
+    ]
+
+
+@pytest.mark.parametrize("pattern", ["docs/v*", "", ".."])
+def test_copies_are_folder_names(demo: Path, invoke: Invoke, pattern: str) -> None:
+    (demo / ".wiki" / "config.toml").write_text(f"[lint]\ncopies = [{pattern!r}]\n")
+    result = invoke("lint", "-w", str(demo))
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"Error: .wiki/config.toml: lint.copies: must be folder names (globs such as "
+        f"'v[0-9]*'), not paths: {pattern!r}\n"
+    )
 
 
 def test_sw010_index_out_of_date(demo: Path, invoke: Invoke) -> None:

@@ -87,16 +87,44 @@ def test_sw011_secrets_are_located_never_shown(ws: Path, invoke: Invoke) -> None
         if f["rule"] == "SW011"
     ]
     message = "possible secret (github_token); remove it from the raw file, recompile, and rotate the credential"
-    assert sorted({path for path, *_ in found}) == [
-        ".wiki/index.json",
-        ".wiki/raw/notes.md",
-        ".wiki/wiki/notes.md",
-    ]
-    assert (".wiki/raw/notes.md", 7, 3, message) in found
+    assert found == [(".wiki/raw/notes.md", 7, 3, message)]  # its copies are not reported
     for path, line, column, _ in found:  # every location points at the token itself
         text = (ws / path).read_text().splitlines()[line - 1]
         assert text[column - 1 :].startswith(token)
     assert result.exit_code == 1
+
+
+def test_sw011_a_secret_and_its_copies_are_one_finding(ws: Path, invoke: Invoke) -> None:
+    """A secret in the first paragraph is copied into the article twice (summary, body),
+    then into index.md and index.json: reported once, in the raw file. One written into an
+    article by hand is reported there."""
+    write(ws / "deploy.md", "# Deploy\n\nConnect with DB_PASSWORD=Xk9#mQ2v_Lp7z and go.\n")
+    invoke("ingest", "-w", str(ws), str(ws / "deploy.md"))
+    assert "DB\\_PASSWORD=Xk9#mQ2v\\_Lp7z" in (ws / ".wiki" / "index.md").read_text()
+    found = [(f["path"], f["line"]) for f in _findings(invoke, ws, "SW011")]
+    assert found == [(".wiki/raw/deploy.md", 6)]
+    article = ws / ".wiki" / "wiki" / "deploy.md"
+    article.write_text(article.read_text() + "\nOr with password = 'Qz3$uV8w#Rt5'.\n")
+    last = article.read_text().count("\n")
+    found = [(f["path"], f["line"]) for f in _findings(invoke, ws, "SW011")]
+    assert found == [(".wiki/raw/deploy.md", 6), (".wiki/wiki/deploy.md", last)]
+
+
+def test_sw011_leaves_placeholders_type_names_and_prompts_alone(ws: Path, invoke: Invoke) -> None:
+    """Documentation says what to type (`{password}`), declares a setting's type
+    (`DB_PASSWORD: string;`) or asks for the value (`Read-Host`): none is a secret."""
+    write(
+        ws / "docs.md",
+        "# Connect\n\n"
+        "```shell\ncockroach sql --url 'postgresql://{username}:{password}@{host}:26257/db'\n"
+        "mysql -u root -p{password}\n```\n\n"
+        "Set `Password={password};` in the connection string.\n\n"
+        "```ts\ninterface Env {\n  DB_PASSWORD: string;\n  login(password: string): void;\n}\n```\n\n"
+        "```powershell\n$password = Read-Host -Prompt 'Password' -AsSecureString\n"
+        "$secure = ConvertTo-SecureString $plain -AsPlainText -Force\n```\n",
+    )
+    invoke("ingest", "-w", str(ws), str(ws / "docs.md"))
+    assert _findings(invoke, ws, "SW011") == []
 
 
 def test_sw012_unreachable_article(demo: Path, invoke: Invoke) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from skillwiki.frontmatter.documents import TAGS_FORM, read_tags
 from skillwiki.lint.model import File, Finding, LintContext, Rule, Severity
 
 _STR = (str,)
@@ -73,13 +74,24 @@ def _check(
         if meta.get(key) in (None, ""):
             yield finding(1, f"required frontmatter key '{key}' is missing or empty")
     for key, kinds in {**typed, **required}.items():
-        value = meta.get(key)
-        if value is not None and not isinstance(value, kinds):
-            kind = "a list" if kinds == _LIST else "a string"
-            yield finding(file.key_line(key), f"frontmatter key '{key}' must be {kind}")
+        wanted = _wrong_type(key, meta.get(key), kinds)
+        if wanted is not None:
+            yield finding(file.key_line(key), f"frontmatter key '{key}' must be {wanted}")
     # A page's own `type` (not document or lesson) is the author's; its article says document.
     if article and "type" in meta and meta["type"] not in ("document", "lesson"):
         yield finding(file.key_line("type"), "frontmatter key 'type' must be document or lesson")
+
+
+def _wrong_type(key: str, value: object, kinds: tuple[type, ...]) -> str | None:
+    """What a present value should have been, or None when it is of its kind. Tags are read
+    as compile and search read them (`tags: a, b` is two tags)."""
+    if value is None:
+        return None
+    if key == "tags":
+        return None if read_tags(value) is not None else TAGS_FORM
+    if isinstance(value, kinds):
+        return None
+    return "a list" if kinds == _LIST else "a string"
 
 
 RULE = Rule(
