@@ -54,6 +54,8 @@ MARKDOWN: dict[str, Callable[[int], str]] = {
     "template openers": _repeat("{{"),
     "shortcode openers": _repeat("{{< "),
     "liquid openers": _repeat("{%"),
+    "links to template syntax never closed": _repeat("[a]({{ x }}"),
+    "images to template syntax with open titles": _repeat('![a]({% x %} "'),
     "attribute list": _wrapped("# T {", "#a "),
     "html ids": _repeat('<a id="x" name=y '),
     "backslashes": _repeat("\\"),

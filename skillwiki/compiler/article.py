@@ -199,11 +199,27 @@ def _headings(raw_body: str, shape: markdown.Outline | None) -> tuple[str, ...] 
 def _title(raw_rel: str, raw: Document, shape: markdown.Outline | None, where: str) -> str:
     title = optional_str(raw.meta, "title", where)
     if title is None and shape is not None:
-        leading = next((h for h in shape.headings if h.level == 1), None)
-        title = leading.text if leading else None
+        title = _heading_title(shape)
     if not title:
         title = readable_name(raw_rel)
     return " ".join(title.split())
+
+
+def _heading_title(shape: markdown.Outline) -> str | None:
+    """The heading that names a page with no `title`: its first H1; on a page with no H1, the
+    heading it opens with, of any level, if no heading of the page outranks it.
+
+    mdBook's sub-chapters and pages included in others open with `## Name` and hold no H1.
+    A page that opens with text, or whose opening heading is a lesser one (`### Note` above
+    `## Usage`), is named by its file instead.
+    """
+    headings = shape.headings
+    first_h1 = next((heading for heading in headings if heading.level == 1), None)
+    if first_h1 is not None:
+        return first_h1.text
+    if shape.opens_with_heading and all(h.level >= headings[0].level for h in headings):
+        return headings[0].text
+    return None
 
 
 def readable_name(rel: str) -> str:

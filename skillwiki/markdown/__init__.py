@@ -7,7 +7,8 @@ write beside CommonMark, each a markdown-it rule:
 - template syntax is never a link or text: `{{ ... }}`, `{{< ... >}}`, `{{% ... %}}` and
   `{% ... %}` (Hugo, Jekyll/Liquid, Jinja, mdBook) are opaque inline, and a Hugo shortcode
   `{{< name >}} ... {{< /name >}}` whose inner text Hugo does not read as Markdown is an
-  opaque block;
+  opaque block; a link whose destination holds it, `[text]({{ site.baseurl }}/a.html)`,
+  reads as its text, and is no link to check;
 - `[[wikilinks]]`, tried only where CommonMark found no link (so `[[1]](x.md)` is a link);
 - heading attribute lists `{ #custom-id }` (MkDocs attr_list, Hugo) name an anchor.
 

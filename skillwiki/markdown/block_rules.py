@@ -10,13 +10,27 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from markdown_it.rules_block import StateBlock
 
-_SHORTCODE_OPEN = re.compile(r" {0,3}\{\{<[ \t]*([\w./-]{1,100})")
+# A name starts with a letter or digit: `{{< /name >}}` closes and `{{</* name */>}}` is
+# Hugo's escape, shown as written; neither opens a pair.
+_SHORTCODE_OPEN = re.compile(r" {0,3}\{\{<[ \t]*(\w[\w./-]{0,99})")
 SHORTCODE_SEARCH_LINES = 5000  # how far a paired shortcode's closing tag is looked for
 _ESM = re.compile(r"(?:import|export)[ \t{*]")
 
 
+def _closing_tag(name: str) -> re.Pattern[str]:
+    """The closing tag of Hugo shortcode `name` in each form Hugo reads, with or without
+    spaces about the slash (`{{< /name >}}`, `{{</ name >}}`, `{{< / name >}}`), and the same
+    in `{{% %}}`, which closes a `{{< >}}` pair as well: Hugo matches a closing tag to its
+    opening one by name alone."""
+    name = re.escape(name)
+    return re.compile(
+        rf"\{{\{{<[ \t]*/[ \t]*{name}[ \t]*>\}}\}}|\{{\{{%[ \t]*/[ \t]*{name}[ \t]*%\}}\}}"
+    )
+
+
 def template_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
-    """A Hugo shortcode `{{< name >}}` whose closing `{{< /name >}}` follows: opaque."""
+    """A Hugo shortcode `{{< name >}}` whose closing tag (`_closing_tag`) follows:
+    opaque."""
     begin = state.bMarks[start] + state.tShift[start]
     line = state.src[state.bMarks[start] : state.eMarks[start]]
     if state.is_code_block(start) or not state.src.startswith("{{<", begin):
@@ -24,7 +38,7 @@ def template_block(state: StateBlock, start: int, end: int, silent: bool) -> boo
     opened = _SHORTCODE_OPEN.match(line)
     if opened is None or line.rstrip().endswith("/>}}"):
         return False
-    closing = re.compile(r"\{\{<[ \t]*/" + re.escape(opened.group(1)) + r"[ \t]*>\}\}")
+    closing = _closing_tag(opened.group(1))
     last = min(end, start + SHORTCODE_SEARCH_LINES)
     for number in range(start, last):
         text = state.src[state.bMarks[number] : state.eMarks[number]]

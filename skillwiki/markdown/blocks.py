@@ -23,6 +23,7 @@ _NESTING = frozenset(
     {"th_open", "th_close", "td_open", "td_close", "footnote_block_open", "footnote_block_close"}
 )
 _CODE_BLOCKS = frozenset({"fence", "code_block", "html_block", "template_block", "esm_block"})
+_NO_TEXT = frozenset({"html_block", "template_block", "esm_block"})  # no text a reader sees
 
 
 def analyze(text: str, *, mdx: bool = False) -> Outline:
@@ -75,6 +76,7 @@ class _BlockReader:
             self.open_fence,
             tuple(inline.mentions),
             tuple(self.labels),
+            _opens_with_heading(tokens),
         )
 
     def _block_text(self, parent: Token, inline: Token, in_cell: bool, in_footnote: bool) -> None:
@@ -133,3 +135,26 @@ class _BlockReader:
         if opening and opening.type == "heading_open" and opening.tag == "h1" and self.headings:
             return self.headings[0].text, opening.map[1] if opening.map else 1
         return None
+
+
+def _opens_with_heading(tokens: Sequence[Token]) -> bool:
+    """Whether the first block with text is a heading outside any container: HTML, template
+    syntax, MDX imports and paragraphs of MyST targets or inline HTML alone (`<a id="x"></a>`)
+    may come before it."""
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        if token.type in _NO_TEXT:
+            index += 1
+        elif token.type == "paragraph_open" and _no_text(tokens[index + 1]):
+            index += 3
+        else:
+            return token.type == "heading_open"
+    return False
+
+
+def _no_text(inline: Token) -> bool:
+    """Whether a paragraph shows no text: MyST targets, or inline HTML alone. Its inline text
+    was parsed (see parse: every paragraph is, up to the first with text)."""
+    children = inline.children or []
+    return only_targets(inline.content) or bool(children) and not plain_text(children)

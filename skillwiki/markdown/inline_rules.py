@@ -1,14 +1,28 @@
-"""The inline rules skillwiki adds to markdown-it: opaque template syntax, `[[wikilinks]]`,
-and the link and image rules wrapped to record where a destination is written (its span)."""
+"""The inline rules skillwiki adds to markdown-it: opaque template syntax, links whose
+destination holds template syntax, `[[wikilinks]]`, and the link and image rules wrapped to
+record where a destination is written (its span)."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from markdown_it.rules_inline import StateInline
 
 _TEMPLATE_CLOSE = {"{{<": ">}}", "{{%": "%}}", "{{": "}}", "{%": "%}"}
+# A link's `(destination "title")` whose destination may hold template syntax, as Jekyll
+# and Hugo write it: `({{ site.baseurl }}/guide.html)`, `({% link foo.md %} "Foo")`. Each
+# part is bounded, so that a text of many `[a]({{ x }}` never closed costs no more than
+# its length (a destination and a title run to the end of the text otherwise).
+_TEMPLATE_PART = r"\{\{(?:(?!\}\}).){0,200}\}\}|\{%(?:(?!%\}).){0,200}%\}"
+_TEMPLATED_DESTINATION = re.compile(
+    r"\(\s{0,100}(?P<destination>(?:"
+    + _TEMPLATE_PART
+    + r"|[^\s()\\{]|\\.|\{(?![{%])|\([^\s()]{0,100}\)){1,200})"
+    + r"""(?:\s{1,100}(?:"[^"]{0,500}"|'[^']{0,500}'|\([^()]{0,500}\)))?\s{0,100}\)""",
+    re.DOTALL,
+)
 
 
 def _closing(state: StateInline, marker: str, start: int) -> int:
@@ -44,6 +58,54 @@ def template_inline(state: StateInline, silent: bool) -> bool:
         token.content = src[pos:end]
     state.pos = end
     return True
+
+
+def template_link(state: StateInline, silent: bool) -> bool:
+    """`[text](dest)` or `![alt](dest)` whose destination holds template syntax with spaces
+    in it, as `{{ site.baseurl }}/guide.html` or `{% link foo.md %}`: CommonMark reads no link
+    there, yet the site generator makes one before it reads the Markdown.
+
+    Tried where the link and image rules found none. The text is read as a link's text, in
+    `template_link_open` and `template_link_close` tokens (an image's alt text: the children
+    of a `template_image` token), so that a reader sees `text`, not `[text]()`; the link is no
+    link to check or rewrite, as a template destination never is.
+    """
+    src, pos = state.src, state.pos
+    image = src.startswith("![", pos)
+    if not (image or src.startswith("[", pos)) or _closing(state, "{", pos) < 0:
+        return False
+    from markdown_it import helpers
+
+    bracket = pos + 1 if image else pos
+    label_end = helpers.parseLinkLabel(state, bracket, not image)
+    end = _templated_destination(state, label_end + 1) if label_end >= 0 else -1
+    if end < 0:
+        return False
+    if not silent and image:
+        token = state.push("template_image", "", 0)
+        token.content = src[bracket + 1 : label_end]
+        token.children = []
+        state.md.inline.parse(token.content, state.md, state.env, token.children)
+    elif not silent:
+        state.push("template_link_open", "", 1)
+        maximum, state.pos, state.posMax = state.posMax, bracket + 1, label_end
+        state.linkLevel += 1
+        state.md.inline.tokenize(state)
+        state.linkLevel -= 1
+        state.posMax = maximum
+        state.push("template_link_close", "", -1)
+    state.pos = end
+    return True
+
+
+def _templated_destination(state: StateInline, pos: int) -> int:
+    """Where `(destination "title")` starting at `pos` ends (after its `)`), when its
+    destination holds template syntax; else -1. Spaces are allowed inside the template
+    syntax only, as a destination holds none."""
+    found = _TEMPLATED_DESTINATION.match(state.src, pos, state.posMax)
+    if found is None or not ("{{" in found["destination"] or "{%" in found["destination"]):
+        return -1
+    return found.end()
 
 
 def wikilink(state: StateInline, silent: bool) -> bool:

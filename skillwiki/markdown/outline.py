@@ -43,3 +43,7 @@ class Outline(NamedTuple):
     mentions: tuple[tuple[str, int], ...] = ()
     # MyST targets `(name)=` (Sphinx, Jupyter Book): labels a link names from any page
     labels: tuple[str, ...] = ()
+    # whether the text opens with a heading: its first block with text is a heading outside
+    # any container (HTML, template syntax, MDX imports, MyST targets and paragraphs of inline
+    # HTML alone may come before it)
+    opens_with_heading: bool = False

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from skillwiki.markdown.block_rules import esm_block, recorded_reference, template_block
-from skillwiki.markdown.inline_rules import spanned, template_inline, wikilink
+from skillwiki.markdown.inline_rules import spanned, template_inline, template_link, wikilink
 from skillwiki.markdown.text import only_targets, plain_text
 
 if TYPE_CHECKING:
@@ -48,6 +48,7 @@ def parser() -> MarkdownIt:
     )
     md.block.ruler.before("table", "esm", esm_block, {"alt": ["paragraph"]})
     md.inline.ruler.before("text", "template", template_inline)
+    md.inline.ruler.after("image", "template_link", template_link)
     md.inline.ruler.after("footnote_ref", "wikilink", wikilink)
     md.inline.ruler.at("link", spanned(md.inline.ruler, "link", 0))
     md.inline.ruler.at("image", spanned(md.inline.ruler, "image", 1))

@@ -26,7 +26,7 @@ def plain_text(children: Sequence[Token]) -> str:
             parts.append(child.content)
         elif kind in ("softbreak", "hardbreak"):
             parts.append(" ")
-        elif kind == "image":
+        elif kind in ("image", "template_image"):
             parts.append(plain_text(child.children or []))
         elif kind == "wikilink":
             parts.append(child.content.split("|", 1)[-1].split("#", 1)[0].strip() or child.content)

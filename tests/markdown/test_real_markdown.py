@@ -410,3 +410,67 @@ def test_file_names_that_links_read_otherwise_get_working_links(ws: Path, invoke
     findings = json.loads(result.stdout)["findings"]
     assert [f for f in findings if f["rule"] in ("SW001", "SW012")] == []
     assert "(../../raw/docs/a%23b.md)" in _article(ws, "a#b.md")
+
+
+def test_hugo_closing_tags_with_the_slash_inside_the_delimiter(ws: Path, invoke: Invoke) -> None:
+    """Hugo closes a shortcode with `{{</ name >}}` or `{{% / name %}}` as with
+    `{{< /name >}}` (hugoDocs writes each): the opaque pair ends there, and the headings after
+    it are headings. `{{</* name */>}}` is Hugo's escape, shown as written: it opens nothing."""
+    target = (
+        "# Target\n\n{{< code-toggle file=hugo >}}\nbaseURL = 'https://example.org/'\n"
+        "{{</ code-toggle >}}\n\n## Multihost\n\n{{< code-toggle >}}\n[languages.en]\n"
+        "{{% / code-toggle %}}\n\n## Per language\n\n{{</* code-toggle */>}}\n## Shown as written\n"
+        "{{</* /code-toggle */>}}\n\n{{< code-toggle >}}\n## Inside\n{{< /code-toggle >}}\n"
+    )
+    anchors = ["multihost", "per-language", "shown-as-written", "inside"]
+    assert _broken_anchors(ws, invoke, target, anchors) == ["inside"]
+
+
+def test_a_link_to_a_template_destination_is_read_as_its_text(ws: Path, invoke: Invoke) -> None:
+    """Jekyll and Hugo write a destination in template syntax, which the site makes a link of
+    before it reads the Markdown: the summary reads the link's text, not `[text]()`. The link
+    stays as written and is not checked."""
+    text = (
+        "# Guide\n\nRead [the guide]({{ site.baseurl }}/guide.html), [setup]({% link setup.md %})"
+        ' and ![the diagram]({{< ref "diagram.png" >}} "Flow") first.\n'
+    )
+    _ingest(ws, invoke, {"guide.md": text})
+    article = _article(ws, "guide.md")
+    assert "summary: Read the guide, setup and the diagram first.\n" in article
+    assert "[setup]({% link setup.md %})" in article
+    assert _sw001(ws, invoke) == []
+
+
+def test_a_page_that_opens_with_a_lesser_heading_is_titled_by_it(ws: Path, invoke: Invoke) -> None:
+    """A page with no `title` and no H1 (an mdBook sub-chapter, a page other pages include)
+    takes its title from the heading it opens with, of any level, when no heading of the page
+    outranks it; comments and HTML anchors may come before it. A page that opens with text, or
+    with a lesser heading, is named by its file; an H1 anywhere is still the title."""
+    _ingest(
+        ws,
+        invoke,
+        {
+            "support-products.md": (
+                '<!-- Old headings. -->\n\n<a id="old"></a>\n\n## Supported products\n\n'
+                "These are supported.\n\n### Linux\n\n## Summary\n"
+            ),
+            "text-first.md": "Some text first.\n\n## Details\n",
+            "minor_first.md": "### Note\n\nA note.\n\n## Usage\n",
+            "late-h1.md": "## Overview\n\n# Real Title\n",
+            "in-a-quote.md": "> ## Quoted\n\nText.\n",
+            "titled.md": "---\ntitle: Given\n---\n## Heading\n",
+        },
+    )
+    titles = {
+        article["path"].removeprefix("wiki/docs/"): article["title"]
+        for article in json.loads((ws / ".wiki" / "index.json").read_text())["articles"]
+    }
+    assert titles == {
+        "support-products.md": "Supported products",
+        "text-first.md": "Text first",
+        "minor_first.md": "Minor first",
+        "late-h1.md": "Real Title",
+        "in-a-quote.md": "In a quote",
+        "titled.md": "Given",
+    }
+    assert "summary: These are supported.\n" in _article(ws, "support-products.md")
