@@ -2,4 +2,4 @@
 
 __version__ = "0.1.0"
 # The compiled-article format: a new value makes every article stale, so all are recompiled.
-COMPILER = "skillwiki/3"
+COMPILER = "skillwiki/4"

@@ -179,7 +179,7 @@ def test_fnv1a64_fingerprints_are_verified(demo: Path, invoke: Invoke) -> None:
 def test_compiler_version_change_makes_articles_stale(demo: Path, invoke: Invoke) -> None:
     article = demo / ".wiki" / "wiki" / "docs" / "ci.md"
     article.write_text(
-        article.read_text().replace("compiler: skillwiki/3", "compiler: skillwiki/1")
+        article.read_text().replace("compiler: skillwiki/4", "compiler: skillwiki/1")
     )
     status = json.loads(invoke("status", "-w", str(demo), "--json").stdout)
     assert status["totals"]["stale"] == 1
