@@ -10,8 +10,8 @@ from skillwiki.errors import InputError
 from skillwiki.frontmatter.documents import decode, split
 from skillwiki.workspace import PARSED_SUFFIXES
 
-FORMAT = 10  # 7: VitePress's anchors; 8: MyST's targets; 9: secrets by format and by place;
-# 10: placeholders, type names and prompts are no secrets
+FORMAT = 11  # 7: VitePress's anchors; 8: MyST's targets; 9: secrets by format and by place;
+# 10: placeholders, type names and prompts are no secrets; 11: github-slugger's anchors
 
 
 class FileFacts(NamedTuple):

@@ -32,7 +32,7 @@ def heading_anchors(headings: Iterable[Heading]) -> Iterator[str]:
     toc_seen: set[str] = set()
     vue_seen: set[str] = set()
     for heading in headings:
-        yield _github_numbered(slug(heading.text), seen)
+        yield _github_numbered(slug(heading.written or heading.text), seen)
         yield _unique(toc_slug(heading.text), toc_seen)
         yield _numbered(vue_slug(heading.text), vue_seen)
         yield from heading.ids

@@ -13,7 +13,14 @@ from skillwiki.markdown.anchors import heading_anchors
 from skillwiki.markdown.inline import InlineReader
 from skillwiki.markdown.outline import Heading, Outline
 from skillwiki.markdown.parse import parser
-from skillwiki.markdown.text import html_ids, is_target, only_targets, plain_text, trailing_attrs
+from skillwiki.markdown.text import (
+    html_ids,
+    is_target,
+    only_targets,
+    plain_text,
+    trailing_attrs,
+    written_text,
+)
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -115,13 +122,16 @@ class _BlockReader:
                 self.open_fence = marker
 
     def _heading(self, opening: Token, inline: Token) -> None:
-        text = plain_text(inline.children or [])
+        written = written_text(inline.children or []).strip(" \t")
+        text = " ".join(written.split())
         ids: tuple[str, ...] = ()
         attrs = trailing_attrs(text)
         if attrs is not None:
             text, ids = attrs
+            written = text  # an attribute list names its own ids
         line = opening.map[0] + 1 if opening.map else 1
-        self.headings.append(Heading(int(opening.tag[1:]), text, line, ids))
+        kept = "" if written == text else written
+        self.headings.append(Heading(int(opening.tag[1:]), text, line, ids, kept))
 
     def _leading_h1(self, tokens: Sequence[Token]) -> tuple[str, int] | None:
         """The H1 that opens the text, after any MyST targets (`(name)=`): its text and the

@@ -8,9 +8,12 @@ from typing import NamedTuple
 
 class Heading(NamedTuple):
     level: int
-    text: str  # plain text, without an attribute list
+    text: str  # plain text, without an attribute list, its spaces collapsed
     line: int  # 1-based
     ids: tuple[str, ...]  # custom ids from an attribute list `{ #id }`
+    # The text with its spaces as written (a no-break space, two spaces), which GitHub's
+    # anchor keeps; "" when it is `text`.
+    written: str = ""
 
 
 class Link(NamedTuple):

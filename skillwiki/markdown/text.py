@@ -18,7 +18,13 @@ _HTML_ID = re.compile(r"\b(?:id|name)[ \t]*=[ \t]*(?:\"([^\"<>]*)\"|'([^'<>]*)'|
 
 
 def plain_text(children: Sequence[Token]) -> str:
-    """Return the text a reader sees of inline tokens: no markers, links as their text."""
+    """Return the text a reader sees of inline tokens: no markers, links as their text, its
+    spaces collapsed."""
+    return " ".join(written_text(children).split())
+
+
+def written_text(children: Sequence[Token]) -> str:
+    """The text of inline tokens as `plain_text` reads it, with its spaces as written."""
     parts: list[str] = []
     for child in children:
         kind = child.type
@@ -27,10 +33,10 @@ def plain_text(children: Sequence[Token]) -> str:
         elif kind in ("softbreak", "hardbreak"):
             parts.append(" ")
         elif kind in ("image", "template_image"):
-            parts.append(plain_text(child.children or []))
+            parts.append(written_text(child.children or []))
         elif kind == "wikilink":
             parts.append(child.content.split("|", 1)[-1].split("#", 1)[0].strip() or child.content)
-    return " ".join("".join(parts).split())
+    return "".join(parts)
 
 
 def is_target(line: str) -> bool:

@@ -197,3 +197,23 @@ def test_a_link_to_a_raw_file_compile_refuses_says_why(ws: Path, invoke: Invoke)
         "broken link to later.md: .wiki/raw/docs/later.md has no article yet; run "
         "'skillwiki compile'",
     ]
+
+
+def test_a_heading_s_no_break_space_and_double_space_are_kept_for_github_s_anchor(
+    ws: Path, invoke: Invoke
+) -> None:
+    """GitHub slugs a heading's text as written: `Step\u00a01` is `step1` (the no-break space
+    dropped) and `Two  spaces` is `two--spaces`; the title and the other sites' anchors read
+    the text with its spaces collapsed."""
+    write(
+        ws / "docs" / "spaces.md",
+        "# Spaces\n\n## Step\u00a01\n\n## Two  spaces\n\n"
+        "[a](#step1) [b](#two--spaces) [c](#step-1) [d](#two-spaces)\n",
+    )
+    _ingest(ws, invoke, "docs")
+    # `#step-1` and `#two-spaces` are MkDocs's and VitePress's anchors of the same headings.
+    assert [f["target"] for f in _sw001(ws, invoke)] == []
+    broken = "# Spaces\n\n## Step\u00a01\n\n[a](#step-x)\n"
+    write(ws / "docs" / "spaces.md", broken)
+    _ingest(ws, invoke, "docs")
+    assert [f["target"] for f in _sw001(ws, invoke)] == ["#step-x"]
