@@ -13,7 +13,10 @@ from skillwiki.cli import render
 from skillwiki.cli.common import WorkspaceOption, open_workspace
 
 if TYPE_CHECKING:
+    from skillwiki.config import Config
     from skillwiki.lint.model import Finding
+    from skillwiki.lint.rules.sw001_links import Explanation
+    from skillwiki.workspace import Workspace
 
 
 class Format(StrEnum):
@@ -51,6 +54,13 @@ def lint(
     write_baseline: Annotated[
         Path | None, typer.Option(help="Record the current findings in this file, then apply it.")
     ] = None,
+    explain_links: Annotated[
+        bool,
+        typer.Option(
+            "--explain-links",
+            help="After the report, how each SW001 target was looked for under [lint.links].",
+        ),
+    ] = False,
     workspace: WorkspaceOption = None,
 ) -> None:
     """Check the wiki with rules SW001-SW014; exit 1 when a finding fails. Never writes.
@@ -61,6 +71,7 @@ def lint(
       skillwiki lint --format github --strict
       skillwiki lint --write-baseline .wiki-baseline.json
       skillwiki lint --baseline .wiki-baseline.json
+      skillwiki lint --explain-links
     """
     from skillwiki.config import LinksConfig
     from skillwiki.lint import baseline as baselines
@@ -76,6 +87,8 @@ def lint(
     if accepted is not None:
         findings, hidden = baselines.apply(accepted, ws, findings)
     _print_report(output, findings, hidden, repository_prefix(ws.root))
+    if explain_links:
+        _print_explanations(ws, config, findings, output)
     unset = output is Format.text and config.lint.links == LinksConfig()
     site_links = sum(map(_written_for_a_site, findings)) if unset else 0
     if site_links:
@@ -111,6 +124,37 @@ def _print_report(output: Format, findings: list[Finding], hidden: int, prefix: 
             errors = sum(f.severity.value == "error" for f in findings)
             extra = f", {hidden} hidden by the baseline" if hidden else ""
             render.echo(f"{errors} error(s), {len(findings) - errors} warning(s){extra}")
+
+
+def _print_explanations(
+    ws: Workspace, config: Config, findings: list[Finding], output: Format
+) -> None:
+    """How each SW001 target was looked for: after a text report, else on stderr (stdout
+    keeps the report a program reads)."""
+    from skillwiki.lint.rules.sw001_links import explain
+
+    for line in _explained(explain(ws, config, findings)):
+        typer.echo(line, err=output is not Format.text)
+
+
+def _explained(explanations: list[Explanation]) -> list[str]:
+    """Each finding's looks as lines: where it is written and its target, then each look,
+    what it tried (the first name and how many more) and what it found."""
+    lines: list[str] = []
+    for finding, steps in explanations:
+        where = finding.source or (finding.path, finding.line)
+        lines += ["", f"{where[0]}:{where[1]}: {finding.target or ''}"]
+        for step in steps:
+            if step.setting in ("root", "static", "folder"):
+                lines.append(f"  from {step.setting} '{step.tried[0] or '.'}': {step.found}")
+                continue
+            more = f" (and {len(step.tried) - 1} more)" if len(step.tried) > 1 else ""
+            found = f"found {step.found}" if step.found else "nothing"
+            line = f"    {step.setting}: {step.tried[0]}{more}: {found}"
+            if not step.used and step.setting != "fallback":
+                line += f"; {step.setting} = true would use it" if step.found else " (off)"
+            lines.append(line)
+    return lines
 
 
 def _written_for_a_site(finding: Finding) -> bool:

@@ -22,6 +22,11 @@ class LinksConfig:
     # `x/` or `x` also finds x.md, x/index.md, x/_index.md, x/README.md (or .mdx, .markdown)
     directories: bool = False
     ignore: list[str] = field(default_factory=list)  # regular expressions of targets to skip
+    # a path also finds a file whose name differs only by case (Hugo, learn.microsoft.com)
+    case_insensitive: bool = False
+    # folders under `root`, one a translation: a page missing in one is the fallback's page
+    languages: list[str] = field(default_factory=list)
+    fallback: str = ""  # the folder under `root` a translation falls back to ("": `root`)
 
 
 @dataclass(frozen=True)

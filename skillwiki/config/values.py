@@ -98,6 +98,7 @@ def check_values(config: Config, path: Path) -> None:
             path, "must not be over suggest.confidence_high", "suggest.confidence_low"
         )
     _check_folders(config.lint.links, path)
+    _check_languages(config.lint.links, path)
     _check_copies(config.lint.copies, path)
     _check_link_patterns(config.lint.links.ignore, path)
     _check_rules(config.lint.rules, path)
@@ -155,6 +156,37 @@ def _check_folders(links: LinksConfig, path: Path) -> None:
                     f"must be a folder inside the repository, relative to its root, not {folder!r}",
                     key,
                 )
+
+
+def _check_languages(links: LinksConfig, path: Path) -> None:
+    """`languages` and `fallback` name folders directly under `root`: one name each, and the
+    fallback is no language that falls back."""
+    for name in links.languages:
+        if not _folder_name(name):
+            raise ConfigError(
+                path, f"must be folder names under root, not {name!r}", "lint.links.languages"
+            )
+    if links.fallback and not _folder_name(links.fallback):
+        raise ConfigError(
+            path, f"must be a folder name under root, not {links.fallback!r}", "lint.links.fallback"
+        )
+    if links.fallback in links.languages:
+        raise ConfigError(
+            path, f"{links.fallback!r} is also in lint.links.languages", "lint.links.fallback"
+        )
+
+
+def _folder_name(name: str, empty: bool = False) -> bool:
+    """Whether `name` is one folder's name (or, where `empty`, nothing)."""
+    if not name:
+        return empty
+    return (
+        len(name) <= 200
+        and "/" not in name
+        and "\\" not in name
+        and name not in (".", "..")
+        and not any(ord(char) < 32 for char in name)
+    )
 
 
 def _check_rules(rules: dict[str, str], path: Path) -> None:

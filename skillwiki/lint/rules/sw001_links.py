@@ -11,15 +11,14 @@ from urllib.parse import unquote
 
 from skillwiki import markdown
 from skillwiki.compiler.article import TEXT_SUFFIXES
-from skillwiki.config import link_pattern
+from skillwiki.config import Config, link_pattern
 from skillwiki.errors import InputError
 from skillwiki.lint.model import File, Finding, LintContext, Read, Rule, Severity
-from skillwiki.workspace import PARSED_SUFFIXES, article_rel, suffix, within
+from skillwiki.lint.rules._link_targets import OUTSIDE, Step, Targets
+from skillwiki.workspace import PARSED_SUFFIXES, Workspace, suffix
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//")
 _TEMPLATE = ("{{", "{%", "}}", "%}")  # template syntax is never a link
-_INDEX_PAGES = ("index", "_index", "README")
-_PAGE_SUFFIXES = (".md", *sorted(PARSED_SUFFIXES - {".md"}))
 _FILE_KIND = re.compile(r"\.[A-Za-z0-9]{1,5}$")  # a name that ends in a file's suffix
 _ARTICLE_KINDS = tuple(sorted(TEXT_SUFFIXES))  # the files that ingest makes articles of
 LinkFacts = tuple[str, str, int, int]  # kind, target, line, column
@@ -43,10 +42,11 @@ class _Links:
         # MyST targets (`(name)=`): Sphinx resolves `[text](name)` and `(#name)` from any page
         self.labels = {label for file in ctx.articles.values() for label in file.facts.labels}
         self.roots = (ctx.ws.root.as_posix(), ctx.ws.wiki.as_posix())
+        self.targets = Targets(ctx)
+        self.looked = self.targets.looked  # files outside .wiki/ that links were resolved against
+        self.inside = self.targets.inside
         # Each in time linear in the target's length (config.link_pattern).
         self.ignore = [m for pattern in ctx.config.lint.links.ignore for m in link_pattern(pattern)]
-        self.looked: set[str] = set()  # files outside .wiki/ that links were resolved against
-        self.inside = _Inside(os.path.realpath(ctx.ws.root))
 
     def skipped(self, kind: str, target: str) -> bool:
         """Whether a link is not checked: a definition (no link uses it: CommonMark renders
@@ -66,7 +66,7 @@ class _Links:
         """What is wrong with a link of the article `rel` (None: nothing)."""
         if kind == "wikilink":
             return _wikilink(self.ctx, target, rel, self.titles)
-        return _relative(self.ctx, target, rel, self.roots, self.looked, self.inside)
+        return _relative(self, target, rel)
 
 
 def _findings(links: _Links, rel: str, file: File) -> Iterator[Finding]:
@@ -269,38 +269,14 @@ class Broken(NamedTuple):
         return f"broken anchor in {target}: wiki/{self.article} has no heading for #{self.fragment}"
 
 
-class _Inside:
-    """Whether paths lie inside the workspace once `..` and symlinks are resolved; each
-    folder resolved once (a tree's links share a few)."""
-
-    def __init__(self, real_root: str) -> None:
-        self.real_root = real_root
-        self.folders: dict[str, str] = {}
-
-    def holds(self, path: str) -> bool:
-        """Whether `path` is inside the workspace."""
-        folder, name = os.path.split(path)
-        real = self.folders.get(folder)
-        if real is None:
-            real = self.folders[folder] = os.path.realpath(folder)
-        if not within(real, self.real_root):
-            return False
-        # The folder is inside: a look at the name there tells nothing of outside.
-        placed = os.path.join(real, name)
-        return not os.path.islink(placed) or within(os.path.realpath(placed), self.real_root)
-
-
 def _relative(
-    ctx: LintContext,
-    target: str,
-    rel: str,
-    roots: tuple[str, str],
-    looked: set[str],
-    inside: _Inside,
+    links: _Links, target: str, rel: str, steps: list[Step] | None = None
 ) -> str | Broken | None:
     """What is wrong with a link that is not a wikilink: a message for an anchor of this
     article; for a link to another file, what the message is made of (compile may have
-    rewritten the target, and the message names it as the raw file writes it)."""
+    rewritten the target, and the message names it as the raw file writes it). Each look
+    for the file is added to `steps` where given (lint --explain-links)."""
+    ctx = links.ctx
     if not target or _SCHEME.match(target):
         return None
     path, _, fragment = target.partition("#")
@@ -309,16 +285,7 @@ def _relative(
         if fragment and not _answers(_anchors(ctx, rel), fragment):
             return f"broken anchor #{fragment}: this article has no such heading"
         return None
-    settings = ctx.config.lint.links
-    if path.startswith("/"):  # from the site's root, then from each folder served there
-        starts, under = [settings.root, *settings.static], roots[0]
-    else:
-        starts, under = [posixpath.dirname(rel)], roots[1]
-    for start in starts:
-        wiki_rel = posixpath.normpath(posixpath.join(start, path.lstrip("/")))
-        found = _find(ctx, wiki_rel, posixpath.normpath(f"{under}/{wiki_rel}"), looked, inside)
-        if found is not None:
-            break
+    found = _reach(links, path, rel, steps)
     if found == OUTSIDE:
         return f"link to {target} leads outside the workspace; lint looks only inside it"
     if found is None:
@@ -328,49 +295,63 @@ def _relative(
     return None
 
 
+def _reach(links: _Links, path: str, rel: str, steps: list[Step] | None) -> str | None:
+    """The article or file a link's path reaches from the article `rel`: from the site's root
+    and then each folder served there for a path from the root, else from the article's
+    folder; OUTSIDE for one out of the workspace."""
+    settings = links.ctx.config.lint.links
+    if path.startswith("/"):
+        starts, under = [settings.root, *settings.static], links.roots[0]
+    else:
+        starts, under = [posixpath.dirname(rel)], links.roots[1]
+    for number, start in enumerate(starts):
+        wiki_rel = posixpath.normpath(posixpath.join(start, path.lstrip("/")))
+        if steps is not None:
+            where = "folder" if not path.startswith("/") else "static" if number else "root"
+            steps.append(Step(where, (start,), wiki_rel, True))
+        found = links.targets.find(wiki_rel, under, steps)
+        if found is not None:
+            return found
+    return None
+
+
 def _answers(anchors: list[str], fragment: str) -> bool:
     """Whether a page with these anchors answers a link's `#fragment`: as written, or
     percent-decoded (`#caf%C3%A9` reaches the heading Café), as a browser looks for both."""
     return fragment in anchors or ("%" in fragment and unquote(fragment) in anchors)
 
 
-# What _find says of a link that leads out of the workspace: whether anything is there is
-# not lint's to tell (a link to ../../etc/passwd would say whether that file exists).
-OUTSIDE = "\0outside"
+class Explanation(NamedTuple):
+    """How lint looked for the target of a SW001 finding: each setting's look, in order."""
+
+    finding: Finding
+    steps: list[Step]
 
 
-def _find(
-    ctx: LintContext, wiki_rel: str, resolved: str, looked: set[str], inside: _Inside
-) -> str | None:
-    """The article (wiki-relative) or the file on disk a link reaches, under the settings;
-    each file looked for on disk is added to `looked`; OUTSIDE for a file out of the
-    workspace (by `..`, or a symlink), whatever is there."""
-    settings = ctx.config.lint.links
-    names = [(wiki_rel, resolved)]
-    if settings.html and wiki_rel.endswith((".html", ".htm")):
-        names += _pages(wiki_rel.rpartition(".")[0], resolved.rpartition(".")[0])
-        names += _pages(wiki_rel, resolved)  # x.html.md (Middleman)
-    if settings.directories:
-        bare = (wiki_rel.rstrip("/"), resolved.rstrip("/"))
-        names += _pages(*bare)
-        for page in _INDEX_PAGES:
-            names += _pages(f"{bare[0]}/{page}", f"{bare[1]}/{page}")
-    for article, _ in names:
-        if article in ctx.articles:
-            return article
-    for article, on_disk in names:
-        if not inside.holds(on_disk):
-            return OUTSIDE
-        looked.add(on_disk)
-        if os.path.exists(on_disk):
-            return article
-    return None
+def explain(ws: Workspace, config: Config, findings: list[Finding]) -> list[Explanation]:
+    """For each SW001 finding of a link that is not a wikilink, every look for its target:
+    from where (`root`, each of `static`, or the article's folder), as written, as `html`
+    and `directories` name pages, `case_insensitive`, the `fallback` language, each with
+    what it found, the looks of settings left off among them (what switching one on would
+    find)."""
+    from skillwiki.compiler import make_plan
+    from skillwiki.lint.model import load_context
 
-
-def _pages(wiki_rel: str, resolved: str) -> list[tuple[str, str]]:
-    """The article and the file on disk of a page named without its suffix, for each suffix
-    a page may have (`.mdx`: Astro, Docusaurus)."""
-    return [(article_rel(wiki_rel + kind), resolved + kind) for kind in _PAGE_SUFFIXES]
+    ctx = load_context(ws, config, make_plan(ws, config))
+    links = _Links(ctx)
+    wiki = ws.wiki.relative_to(ws.root).as_posix() + "/"
+    explained: list[Explanation] = []
+    for finding in findings:
+        file = ctx.articles.get(finding.path.removeprefix(wiki))
+        if finding.rule != RULE.id or file is None or not finding.path.startswith(wiki):
+            continue
+        for kind, target, line, column in file.facts.links:
+            if (line, column) == (finding.line, finding.column) and kind != "wikilink":
+                steps: list[Step] = []
+                _relative(links, target, finding.path.removeprefix(wiki), steps)
+                explained.append(Explanation(finding, steps))
+                break
+    return explained
 
 
 RULE = Rule(

@@ -1,0 +1,203 @@
+"""Where a relative link of an article leads, under the `[lint.links]` settings: the files it
+may name (as written, as `.html`, as a folder), looked for as written, then differing only by
+case, then in the fallback language's folder; and, for `lint --explain-links`, what each
+setting found."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from typing import NamedTuple
+
+from skillwiki.lint.model import LintContext
+from skillwiki.workspace import PARSED_SUFFIXES, article_rel, within
+
+_INDEX_PAGES = ("index", "_index", "README")
+_PAGE_SUFFIXES = (".md", *sorted(PARSED_SUFFIXES - {".md"}))
+
+# What a search says of a link that leads out of the workspace: whether anything is there is
+# not lint's to tell (a link to ../../etc/passwd would say whether that file exists).
+OUTSIDE = "\0outside"
+
+Name = tuple[str, str]  # a file a link may name: the article (wiki-relative), the file on disk
+
+
+class Step(NamedTuple):
+    """One setting's look for a link's target: the files it names (wiki-relative, or from the
+    workspace root on disk), the one it found (None: none), and whether the settings use it
+    (a step of a setting left off says what switching it on would find)."""
+
+    setting: str
+    tried: tuple[str, ...]
+    found: str | None
+    used: bool
+
+
+class Inside:
+    """Whether paths lie inside the workspace once `..` and symlinks are resolved; each
+    folder resolved once (a tree's links share a few)."""
+
+    def __init__(self, real_root: str) -> None:
+        self.real_root = real_root
+        self.folders: dict[str, str] = {}
+
+    def holds(self, path: str) -> bool:
+        """Whether `path` is inside the workspace."""
+        folder, name = os.path.split(path)
+        real = self.folders.get(folder)
+        if real is None:
+            real = self.folders[folder] = os.path.realpath(folder)
+        if not within(real, self.real_root):
+            return False
+        # The folder is inside: a look at the name there tells nothing of outside.
+        placed = os.path.join(real, name)
+        return not os.path.islink(placed) or within(os.path.realpath(placed), self.real_root)
+
+
+class Targets:
+    """Finds the article or file a link names, for every article of one lint; the files on
+    disk it looks at are kept in `looked` (their change makes lint look again)."""
+
+    def __init__(self, ctx: LintContext) -> None:
+        self.ctx = ctx
+        self.settings = ctx.config.lint.links
+        self.root = ctx.ws.root.as_posix()
+        self.looked: set[str] = set()
+        self.inside = Inside(os.path.realpath(ctx.ws.root))
+        self._folded: dict[str, str] | None = None  # lower-cased article path -> the article
+        self._listings: dict[str, dict[str, str]] = {}  # folder -> lower-cased name -> name
+
+    def find(self, wiki_rel: str, under: str, steps: list[Step] | None = None) -> str | None:
+        """The article or file that the repository path `wiki_rel` (its file on disk below
+        `under`) reaches, or None, or OUTSIDE; each look is added to `steps` where given,
+        with the looks the settings left off."""
+        found = self._look(wiki_rel, under, steps)
+        swapped = self._in_fallback(wiki_rel)
+        if swapped is None and wiki_rel.startswith("../"):  # compile pointed it at the file
+            in_repo = posixpath.relpath(posixpath.normpath(f"{under}/{wiki_rel}"), self.root)
+            swapped = self._in_fallback(in_repo)
+            if swapped is not None:
+                swapped = posixpath.relpath(f"{self.root}/{swapped}", under)
+        if swapped is not None and (found is None or steps is not None):
+            in_fallback = self._look(swapped, under, None)
+            if steps is not None:
+                used = bool(self.settings.languages) and found is None
+                steps.append(Step("fallback", (swapped,), in_fallback, used))
+            found = in_fallback if found is None else found
+        return found
+
+    def _look(self, wiki_rel: str, under: str, steps: list[Step] | None) -> str | None:
+        """The article or file `wiki_rel` reaches as written or (with `case_insensitive`)
+        differing only by case, under the settings that name files: an article before a file
+        on disk, as in _exact."""
+        settings = self.settings
+        used: list[Name] = []
+        for setting, names in _names(wiki_rel, posixpath.normpath(f"{under}/{wiki_rel}")):
+            on = setting == "as written" or bool(getattr(settings, setting))
+            if names and steps is not None:
+                steps.append(Step(setting, tuple(n[0] for n in names), self._exact(names), on))
+            used += names if on else []
+        found = self._exact(used)
+        if found is None and (settings.case_insensitive or steps is not None):
+            by_case = self._folding(used)
+            if steps is not None:
+                tried = tuple(n[0] for n in used)
+                steps.append(Step("case_insensitive", tried, by_case, settings.case_insensitive))
+            found = by_case if settings.case_insensitive else None
+        return found
+
+    def _exact(self, names: list[Name]) -> str | None:
+        """The first of `names` that is an article, else the first there on disk."""
+        for article, _ in names:
+            if article in self.ctx.articles:
+                return article
+        for article, on_disk in names:
+            if not self.inside.holds(on_disk):
+                return OUTSIDE
+            self.looked.add(on_disk)
+            if os.path.exists(on_disk):
+                return article
+        return None
+
+    def _folding(self, names: list[Name]) -> str | None:
+        """The first of `names` that an article's path or a file's on disk equals but for
+        case (Hugo lower-cases its URLs; learn.microsoft.com reads them either way)."""
+        if self._folded is None:
+            self._folded = {}
+            for rel in self.ctx.articles:
+                self._folded.setdefault(rel.lower(), rel)
+        for article, _ in names:
+            if article.lower() in self._folded:
+                return self._folded[article.lower()]
+        for _, on_disk in names:
+            if self.inside.holds(on_disk):
+                real = self._on_disk(on_disk)
+                if real is not None:
+                    return posixpath.relpath(real, self.root)
+        return None
+
+    def _on_disk(self, path: str) -> str | None:
+        """The path on disk that `path` names but for case, each folder listed once; only
+        inside the workspace."""
+        if path == self.root or not within(path, self.root):
+            return path if path == self.root else None
+        folder, name = posixpath.split(path)
+        real_folder = self._on_disk(folder)
+        if real_folder is None:
+            return None
+        listing = self._listings.get(real_folder)
+        if listing is None:
+            listing = self._listings[real_folder] = _listing(real_folder)
+        self.looked.add(real_folder)
+        real_name = listing.get(name.lower())
+        return None if real_name is None else posixpath.join(real_folder, real_name)
+
+    def _in_fallback(self, wiki_rel: str) -> str | None:
+        """`wiki_rel` moved from a language's folder to the fallback's, or None where it lies
+        in none (`languages` and `fallback`: folders directly under `root`)."""
+        settings = self.settings
+        base = posixpath.normpath(settings.root or ".")
+        prefix = "" if base == "." else base + "/"
+        if not settings.languages or not wiki_rel.startswith(prefix):
+            return None
+        language, _, below = wiki_rel[len(prefix) :].partition("/")
+        if language not in settings.languages or not below:
+            return None
+        return (
+            prefix + posixpath.join(settings.fallback, below)
+            if settings.fallback
+            else (prefix + below)
+        )
+
+
+def _names(wiki_rel: str, resolved: str) -> list[tuple[str, list[Name]]]:
+    """The files a link may name, by the setting that names them: as written, as a page for
+    `x.html` (x.md, or x.html.md: Middleman), as a page or a folder's index page."""
+    html: list[Name] = []
+    if wiki_rel.endswith((".html", ".htm")):
+        html = _pages(wiki_rel.rpartition(".")[0], resolved.rpartition(".")[0])
+        html += _pages(wiki_rel, resolved)
+    bare = (wiki_rel.rstrip("/"), resolved.rstrip("/"))
+    directories = _pages(*bare)
+    for page in _INDEX_PAGES:
+        directories += _pages(f"{bare[0]}/{page}", f"{bare[1]}/{page}")
+    return [("as written", [(wiki_rel, resolved)]), ("html", html), ("directories", directories)]
+
+
+def _pages(wiki_rel: str, resolved: str) -> list[Name]:
+    """The article and the file on disk of a page named without its suffix, for each suffix
+    a page may have (`.mdx`: Astro, Docusaurus)."""
+    return [(article_rel(wiki_rel + kind), resolved + kind) for kind in _PAGE_SUFFIXES]
+
+
+def _listing(folder: str) -> dict[str, str]:
+    """The names in `folder` by their lower-cased form (the first in sorted order where two
+    differ only by case); none where it cannot be listed."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return {}
+    listing: dict[str, str] = {}
+    for name in names:
+        listing.setdefault(name.lower(), name)
+    return listing
