@@ -1,8 +1,16 @@
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+import skillwiki.ingest as ingest_module
+from skillwiki import fsio
 from tests.support import Invoke, mtimes, snapshot, write
 
 
@@ -21,8 +29,8 @@ def test_ingest_folder_mirrors_paths_and_records_origin(ws: Path, invoke: Invoke
         "docs/notes.txt",
         "docs/设计/笔记.md",
     ]
-    assert report["skipped"] == 1
-    assert report["empty"] == 1 and report["refused"] == []
+    assert report["skipped"] == 2  # logo.png and __init__.py: not Markdown or plain text
+    assert report["empty"] == 0 and report["refused"] == []
     raw = (ws / ".wiki" / "raw" / "docs" / "design.md").read_text()
     assert raw == "---\norigin: docs/design.md\n---\n# Design\n\nThe design.\n"
     assert (ws / ".wiki" / "wiki" / "docs" / "设计" / "笔记.md").is_file()
@@ -132,10 +140,7 @@ def test_a_virtual_environment_in_a_folder_is_left_out(ws: Path, invoke: Invoke)
     plain = invoke("ingest", "-w", str(ws), str(ws))
     assert f"skipped {ws / 'env'}/: a virtual environment (pyvenv.cfg is in it)\n" in plain.stdout
     named = json.loads(invoke("ingest", "-w", str(ws), str(ws / "env"), "--json").stdout)
-    assert [item["raw"] for item in named["files"]] == [
-        "env/lib/site-packages/pkg/README.md",
-        "env/pyvenv.cfg",
-    ]
+    assert [item["raw"] for item in named["files"]] == ["env/lib/site-packages/pkg/README.md"]
 
 
 def test_a_folder_is_ingested_without_what_gitignore_leaves_out(ws: Path, invoke: Invoke) -> None:
@@ -154,7 +159,7 @@ def test_a_folder_is_ingested_without_what_gitignore_leaves_out(ws: Path, invoke
     write(ws / "docs" / "notes.md", "# Notes deeper down\n")  # /notes.md is the root's only
     write(ws / "notes.md", "# Notes\n")
 
-    report = json.loads(invoke("ingest", "-w", str(ws), str(ws), "--json").stdout)
+    report = json.loads(invoke("ingest", "-w", str(ws), str(ws), "--all-text", "--json").stdout)
     assert [item["raw"] for item in report["files"]] == [
         "docs/guide.md",
         "docs/keep.log",
@@ -172,7 +177,9 @@ def test_a_folder_is_ingested_without_what_gitignore_leaves_out(ws: Path, invoke
     outside = ws.parent / "elsewhere"
     write(outside / ".gitignore", "*.log\n")
     write(outside / "run.log", "a log\n")
-    report = json.loads(invoke("ingest", "-w", str(ws), str(outside), "--json").stdout)
+    report = json.loads(
+        invoke("ingest", "-w", str(ws), str(outside), "--include", "*.log", "--json").stdout
+    )
     assert [item["raw"] for item in report["files"]] == ["run.log"] and report["ignored"] == 0
 
 
@@ -205,3 +212,154 @@ def test_tags_written_as_one_string_with_commas_are_a_list(ws: Path, invoke: Inv
         ]
     lint = invoke("lint", "-w", str(ws), "--format", "json")
     assert json.loads(lint.stdout)["findings"] == [], lint.stdout
+
+
+def test_a_folder_gives_markdown_and_plain_text_and_the_rest_when_asked(
+    ws: Path, invoke: Invoke
+) -> None:
+    """Starlight's `.json` sidebars beside the pages were ingested as text and came up in
+    search results. Of a folder, Markdown and plain text are taken; data, code and
+    configuration only with --include or --all-text, or named alone."""
+    write(ws / "docs" / "guide.md", "# Guide\n\nStart with the [reference](reference.mdx).\n")
+    write(ws / "docs" / "reference.mdx", "# Reference\n\nEvery option.\n")
+    write(ws / "docs" / "notes.txt", "Plain notes.\n")
+    write(ws / "docs" / "howto.rst", "How to\n======\n\nSteps.\n")
+    write(ws / "docs" / "sidebar.json", '{"label": "Sidebar zebra", "items": ["guide"]}\n')
+    write(ws / "docs" / "examples" / "app.py", "print('zebra')\n")
+    write(ws / "docs" / "site.yaml", "title: zebra\n")
+
+    report = json.loads(invoke("ingest", "-w", str(ws), str(ws / "docs"), "--json").stdout)
+    assert [item["raw"] for item in report["files"]] == [
+        "docs/guide.md",
+        "docs/howto.rst",
+        "docs/notes.txt",
+        "docs/reference.mdx",
+    ]
+    assert report["skipped"] == 3
+    plain = invoke("ingest", "-w", str(ws), str(ws / "docs"))
+    assert (
+        "skipped 3 file(s) that are not Markdown or plain text "
+        "(--include GLOB or --all-text takes them)\n"
+    ) in plain.stdout
+    found = json.loads(invoke("query", "-w", str(ws), "zebra", "--json").stdout)
+    assert found["results"] == []
+
+    asked = invoke(
+        "ingest", "-w", str(ws), str(ws / "docs"), "--include", "*.json",
+        "--include", "examples/*.py", "--json",
+    )  # fmt: skip
+    report = json.loads(asked.stdout)
+    assert [item["raw"] for item in report["files"] if item["changed"]] == [
+        "docs/examples/app.py",
+        "docs/sidebar.json",
+    ]
+    assert report["skipped"] == 1  # site.yaml
+    every = json.loads(
+        invoke("ingest", "-w", str(ws), str(ws / "docs"), "--all-text", "--json").stdout
+    )
+    assert [item["raw"] for item in every["files"] if item["changed"]] == ["docs/site.yaml"]
+    assert every["skipped"] == 0
+
+
+def test_a_file_named_alone_is_taken_whatever_its_kind(ws: Path, invoke: Invoke) -> None:
+    write(ws / "docs" / "sidebar.json", '{"label": "Sidebar"}\n')
+    report = json.loads(
+        invoke("ingest", "-w", str(ws), str(ws / "docs" / "sidebar.json"), "--json").stdout
+    )
+    assert [item["raw"] for item in report["files"]] == ["docs/sidebar.json"]
+
+
+def _pages(ws: Path, count: int, text: str) -> list[Path]:
+    return [write(ws / "docs" / f"p{n:02}.md", f"# Page {n}\n\n{text}\n") for n in range(count)]
+
+
+def test_a_folder_larger_than_a_batch_is_ingested_whole(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files are written a batch at a time, so that memory does not grow with the tree; each
+    batch is logged before its files are put in place, and together they are the folder."""
+    monkeypatch.setattr(ingest_module, "BATCH_FILES", 3)
+    calls: list[int] = []
+    write_many = fsio.write_many
+
+    def counted(items: Any, **options: Any) -> list[bool]:
+        calls.append(len(items))
+        return write_many(items, **options)
+
+    monkeypatch.setattr(fsio, "write_many", counted)
+    _pages(ws, 10, "First.")
+    result = invoke("ingest", "-w", str(ws), str(ws / "docs"), "--no-compile", "--json")
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(result.stdout)["files"]) == 10
+    assert calls == [3, 3, 3, 1]
+    logged = [
+        line for line in (ws / ".wiki" / "log.md").read_text().splitlines() if "ingest" in line
+    ]
+    assert [line.split(" ingest ")[1] for line in logged] == [
+        f"docs/p{n:02}.md -> raw/docs/p{n:02}.md" for n in range(10)
+    ]
+
+
+def test_a_failure_part_way_leaves_every_file_old_or_new(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk in the second batch: the first batch is in place and logged, every other
+    raw file is as it was, and no temp file is left."""
+    pages = _pages(ws, 10, "Old.")
+    assert invoke("ingest", "-w", str(ws), str(ws / "docs"), "--no-compile").exit_code == 0
+    for page in pages:
+        page.write_text(page.read_text().replace("Old.", "New."))
+    log_before = (ws / ".wiki" / "log.md").read_text()
+    monkeypatch.setattr(ingest_module, "BATCH_FILES", 3)
+    temps: list[Path] = []
+    write_temp = fsio.write_temp
+
+    def failing(path: Path, data: bytes, *, sync: bool) -> tuple[Path, Any]:
+        if len(temps) == 4:  # the second file of the second batch
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        temp, stat = write_temp(path, data, sync=sync)
+        temps.append(temp)
+        return temp, stat
+
+    monkeypatch.setattr(fsio, "write_temp", failing)
+    result = invoke("ingest", "-w", str(ws), str(ws / "docs"), "--no-compile")
+    assert result.exit_code == 2 and "No space left on device" in result.stderr, result.output
+    raw = ws / ".wiki" / "raw" / "docs"
+    assert sorted(path.name for path in raw.iterdir()) == [page.name for page in pages]
+    bodies = [(raw / page.name).read_text().rsplit("\n\n", 1)[1] for page in pages]
+    assert bodies == ["New.\n"] * 3 + ["Old.\n"] * 7
+    added = (ws / ".wiki" / "log.md").read_text()[len(log_before) :].splitlines()
+    assert [line.split(" ingest ")[1] for line in added] == [
+        f"docs/p{n:02}.md -> raw/docs/p{n:02}.md" for n in range(3)
+    ]
+
+
+def test_a_file_changed_between_its_check_and_its_copy_is_refused(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The texts are not held from the check to the copy: a file read again with other bytes
+    than those checked is refused, and its raw copy left as it was."""
+    pages = _pages(ws, 3, "Old.")
+    assert invoke("ingest", "-w", str(ws), str(ws / "docs"), "--no-compile").exit_code == 0
+    for page in pages:
+        page.write_text(page.read_text().replace("Old.", "New."))
+    workspace_lock = fsio.workspace_lock
+
+    @contextlib.contextmanager
+    def lock_then_change(*args: Any) -> Iterator[None]:
+        with workspace_lock(*args):
+            pages[1].write_text("# Page 1\n\nNewer still.\n")
+            yield
+
+    monkeypatch.setattr(fsio, "workspace_lock", lock_then_change)
+    result = invoke("ingest", "-w", str(ws), str(ws / "docs"), "--no-compile")
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (
+        f"refused {pages[1]}: changed while it was being ingested; ingest it again\n"
+    )
+    raw = ws / ".wiki" / "raw" / "docs"
+    assert [(raw / page.name).read_text().endswith("New.\n") for page in pages] == [
+        True,
+        False,
+        True,
+    ]

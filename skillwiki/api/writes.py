@@ -122,18 +122,32 @@ def ingest(
     title: str | None = None,
     summary: str | None = None,
     tags: Sequence[str] = (),
+    include: Sequence[str] = (),
+    all_text: bool = False,
     expected: str | None = None,
     compile_after: bool = True,
     progress: Progress | None = None,
 ) -> IngestAnswer:
     """Copy files, folders or `stdin` (the path `-`, named `name`) into raw/, with the title,
-    summary and tags given, then compile (unless `compile_after` is off). `expected`: the
+    summary and tags given, then compile (unless `compile_after` is off). Of a folder, the
+    Markdown and plain-text files are taken, and those `include` matches (shell patterns of
+    names or paths below it), or with `all_text` every text kind. `expected`: the
     fingerprint the target must still have."""
-    from skillwiki.ingest import Overrides
+    from skillwiki.ingest import Kinds, Overrides
     from skillwiki.ingest import ingest as copy
 
     overrides = Overrides(title, summary, tuple(tags))
-    result = copy(ws, config, paths, stdin=stdin, name=name, overrides=overrides, expected=expected)
+    kinds = Kinds(tuple(include), all_text)
+    result = copy(
+        ws,
+        config,
+        paths,
+        stdin=stdin,
+        name=name,
+        overrides=overrides,
+        kinds=kinds,
+        expected=expected,
+    )
     compiled = _compiled(ws, config, force=False, progress=progress) if compile_after else None
     fingerprints = tuple(
         file_fingerprint(ws.raw / item.raw, config.fingerprint) for item in result.files

@@ -62,6 +62,22 @@ def ingest(
     title: Annotated[str | None, typer.Option(help="Set the title of the note(s).")] = None,
     tags: Annotated[str | None, typer.Option(help="Comma-separated tags to set.")] = None,
     summary: Annotated[str | None, typer.Option(help="Set the one-line summary.")] = None,
+    include: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="GLOB",
+            help="Of a folder, also take the files whose name or path below it matches "
+            "(repeatable), e.g. '*.json'.",
+        ),
+    ] = None,
+    all_text: Annotated[
+        bool,
+        typer.Option(
+            "--all-text",
+            help="Of a folder, take every text kind (code, data, config), not only Markdown "
+            "and plain text.",
+        ),
+    ] = False,
     no_compile: Annotated[bool, typer.Option("--no-compile", help="Do not compile.")] = False,
     expect_fingerprint: ExpectOption = None,
     workspace: WorkspaceOption = None,
@@ -69,10 +85,13 @@ def ingest(
 ) -> None:
     """Copy files, whole folders, or stdin into .wiki/raw/ (mirroring their paths), then compile.
 
+    Of a folder, Markdown and plain-text files are taken (.md, .mdx, .markdown, .txt, .text,
+    .rst, .adoc, .org); other files only with --include or --all-text, or named alone.
     Re-ingesting a file updates its raw copy in place; unchanged content writes nothing.
 
     Examples:
       skillwiki ingest docs/
+      skillwiki ingest docs/ --include '*.json' --include 'examples/*.py'
       skillwiki ingest README.md notes/design.md --tags design,api
       echo "# Deploy notes" | skillwiki ingest - --name deploy.md
     """
@@ -92,6 +111,8 @@ def ingest(
             title=title,
             summary=summary,
             tags=tag_list,
+            include=include or (),
+            all_text=all_text,
             expected=expect_fingerprint,
             compile_after=not no_compile,
             progress=progress,
@@ -113,7 +134,10 @@ def _print_ingested(answer: IngestAnswer) -> None:
         verb = "ingested" if item.changed else "unchanged"
         render.echo(f"{verb} {item.origin} -> .wiki/raw/{item.raw}")
     if result.skipped:
-        render.echo(f"skipped {result.skipped} file(s) that are not Markdown or text")
+        render.echo(
+            f"skipped {result.skipped} file(s) that are not Markdown or plain text "
+            "(--include GLOB or --all-text takes them)"
+        )
     if result.empty:
         render.echo(f"skipped {result.empty} empty file(s)")
     if result.ignored:

@@ -347,7 +347,7 @@ def test_odd_files_in_a_folder_are_refused_one_by_one(ws: Path, invoke: Invoke) 
     write(ws / "docs" / "blank.txt", " \n\n")
     write(ws / "docs" / "bad.md", "---\ntitle: [\n---\ntext\n")
     write(ws / "docs" / "_index.md", "---\ntitle: Section\n---\n")  # a valid page
-    result = invoke("ingest", "-w", str(ws), str(ws / "docs"))
+    result = invoke("ingest", "-w", str(ws), str(ws / "docs"), "--include", "*.py")
     assert result.exit_code == 1, result.output
     refused = sorted(line for line in result.stderr.splitlines() if line.startswith("refused"))
     assert refused == [
