@@ -79,6 +79,7 @@ def measure(source: Path, repo: Path, compile_after: bool) -> dict[str, object]:
     subprocess.run(
         [sys.executable, "-m", "skillwiki", "init", "-w", str(repo)],
         env=env,
+        cwd=repo,  # not this checkout: the current folder comes first on sys.path
         check=True,
         capture_output=True,
     )
@@ -86,9 +87,19 @@ def measure(source: Path, repo: Path, compile_after: bool) -> dict[str, object]:
     if not compile_after:
         argv.append("--no-compile")
     report = repo / "report.json"
-    script = f"import sys; sys.path.insert(0, {str(HERE / 'bench')!r}); import ingest_memory"
-    script += f"; ingest_memory.child({argv!r}, {str(report)!r})"
-    subprocess.run([sys.executable, "-c", script], env=env, check=True, capture_output=True)
+    script = "; ".join(
+        [
+            "import sys",
+            f"sys.path.insert(0, {str(HERE / 'bench')!r})",
+            "import skillwiki",
+            f"assert skillwiki.__file__.startswith({str(source)!r}), skillwiki.__file__",
+            "import ingest_memory",
+            f"ingest_memory.child({argv!r}, {str(report)!r})",
+        ]
+    )
+    subprocess.run(
+        [sys.executable, "-c", script], env=env, cwd=repo, check=True, capture_output=True
+    )
     result: dict[str, object] = json.loads(report.read_text())
     report.unlink()
     return result
@@ -99,6 +110,7 @@ def archived(rev: str, into: Path) -> Path:
     data = subprocess.run(
         ["git", "-C", str(HERE), "archive", rev, "skillwiki"], check=True, capture_output=True
     ).stdout
+    into.mkdir()
     subprocess.run(["tar", "-x", "-C", str(into)], input=data, check=True)
     return into
 
