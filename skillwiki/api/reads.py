@@ -115,7 +115,8 @@ class QueryAnswer:
     notices: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """`query --json`: the query, how many articles were compiled first, and the hits."""
+        """`query --json`: the query, how many articles were compiled first, and the hits (each
+        with the other copies of its page found, where it has any)."""
         return {
             "query": self.query,
             "refreshed": self.refreshed,
@@ -136,6 +137,7 @@ def query(
     """Search the compiled articles for `text`, best first."""
     from skillwiki.reading import query_notices
     from skillwiki.search import search
+    from skillwiki.search.copies import Copies
 
     hits = search(
         wiki.ws,
@@ -146,6 +148,7 @@ def query(
         include_hidden=include_hidden,
         db=wiki.index,
         vectors=wiki.vectors,
+        copies=Copies(tuple(wiki.config.lint.copies), tuple(wiki.config.search.prefer)),
     )
     notices = (*opened_notices(wiki), *query_notices(text))
     return QueryAnswer(text, wiki.refreshed, tuple(hits), explain, notices)

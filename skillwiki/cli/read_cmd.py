@@ -75,11 +75,14 @@ def query(
 
 
 def _print_hit(number: int, hit: Hit, explain: bool) -> None:
-    """One hit: its title, type and score, its path and snippet; with `explain`, what ranked it."""
+    """One hit: its title, type and score, its path and snippet, the paths of its page's other
+    copies; with `explain`, what ranked it."""
     render.echo(f"{number}. {hit.title}  [{hit.type}, {hit.score:.2f}]", style="bold")
     render.echo(f"   {hit.path}", style="cyan")
     if hit.snippet:
         render.echo(f"   {hit.snippet}")
+    if hit.copies:
+        render.echo(f"   also at: {', '.join(hit.copies)}", style="cyan")
     signals = hit.signals
     if not explain or signals is None:
         return

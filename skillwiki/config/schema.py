@@ -40,6 +40,15 @@ class LintConfig:
 
 
 @dataclass(frozen=True)
+class SearchConfig:
+    """How a query shows the copies of one page (`[lint] copies` says which folders hold them)."""
+
+    # Folder names (globs: `v24.1`, `pages`) whose copy of a page a query shows first, the first
+    # pattern before the next, among copies that hold as many of the query's words.
+    prefer: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class SuggestConfig:
     replans: int = 1
     consecutive_failures: int = 3
@@ -97,6 +106,7 @@ class Config:
     max_file_bytes: int = 5_000_000
     lock_timeout: float = 30.0
     lint: LintConfig = field(default_factory=LintConfig)
+    search: SearchConfig = field(default_factory=SearchConfig)
     suggest: SuggestConfig = field(default_factory=SuggestConfig)
     recall: RecallConfig = field(default_factory=RecallConfig)
     lessons: LessonsConfig = field(default_factory=LessonsConfig)

@@ -100,6 +100,7 @@ def check_values(config: Config, path: Path) -> None:
     _check_folders(config.lint.links, path)
     _check_languages(config.lint.links, path)
     _check_copies(config.lint.copies, path)
+    _check_copies(config.search.prefer, path, "search.prefer")
     _check_link_patterns(config.lint.links.ignore, path)
     _check_rules(config.lint.rules, path)
 
@@ -121,8 +122,9 @@ def _check_link_patterns(patterns: list[str], path: Path) -> None:
             raise ConfigError(path, f"{pattern!r}: {exc}", "lint.links.ignore") from None
 
 
-def _check_copies(patterns: list[str], path: Path) -> None:
-    """Each pattern of `lint.copies` names folders: one name, no path, not empty."""
+def _check_copies(patterns: list[str], path: Path, key: str = "lint.copies") -> None:
+    """Each pattern of `lint.copies` (or of `key`) names folders: one name, no path, not
+    empty."""
     for pattern in patterns:
         if (
             not pattern
@@ -135,7 +137,7 @@ def _check_copies(patterns: list[str], path: Path) -> None:
             raise ConfigError(
                 path,
                 f"must be folder names (globs such as 'v[0-9]*'), not paths: {pattern!r}",
-                "lint.copies",
+                key,
             )
 
 

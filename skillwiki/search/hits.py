@@ -20,7 +20,8 @@ class Signals:
     orders the text ranking fuses: by the words held close together and by BM25. With
     semantic search, its place in the text ranking and in each ranking by meaning, the word
     vectors' and the sentence encoder's (None: not among that ranking's candidates, or that
-    ranking is not on), and the cosine similarity of its vectors to the query's in each."""
+    ranking is not on), and the cosine similarity of its vectors to the query's in each; and
+    whether the query names its whole title (cover.py)."""
 
     words: int
     bm25: float
@@ -35,6 +36,7 @@ class Signals:
     bm25_rank: int | None = None
     sentence_rank: int | None = None
     sentence_similarity: float | None = None
+    titled: bool = False
 
 
 _SIGNALS = tuple(item.name for item in fields(Signals))
@@ -48,10 +50,11 @@ class Hit:
     score: float
     snippet: str
     signals: Signals | None = field(default=None, compare=False)  # kept out of plain output
+    copies: tuple[str, ...] = ()  # the other copies of its page found (copies.py), best first
 
     def to_json(self, explain: bool = False) -> dict[str, Any]:
-        """The hit as `query --json` prints it; with `explain`, what ranked it too. (Made field by
-        field: `asdict` deep-copies each value.)"""
+        """The hit as `query --json` prints it, `copies` only where it has any; with `explain`,
+        what ranked it too. (Made field by field: `asdict` deep-copies each value.)"""
         shown: dict[str, Any] = {
             "path": self.path,
             "title": self.title,
@@ -59,6 +62,8 @@ class Hit:
             "score": self.score,
             "snippet": self.snippet,
         }
+        if self.copies:
+            shown["copies"] = list(self.copies)
         if explain:
             signals = self.signals
             shown["signals"] = (

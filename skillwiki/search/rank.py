@@ -10,12 +10,16 @@ from dataclasses import replace
 from enum import Enum
 from typing import Any, NamedTuple
 
-from skillwiki.kinds import RETIRED
+from skillwiki.frontmatter.documents import body_of
 from skillwiki.markdown import references
-from skillwiki.search import files, index, near
-from skillwiki.search.filters import Filters, filter_sql
+from skillwiki.search import cover, files, index, near
+from skillwiki.search.copies import NO_COPIES, Copies, grouped, lead
+from skillwiki.search.copies import distinct_words as distinct_words_of
+from skillwiki.search.filters import Filters
 from skillwiki.search.highlight import Highlight
 from skillwiki.search.hits import Hit, Signals, squashed
+from skillwiki.search.matches import Match
+from skillwiki.search.matches import best_matches as best_matches  # named here too
 from skillwiki.search.near import Candidate
 from skillwiki.search.near import Close as Close  # what closeness gives, named here too
 from skillwiki.search.schema import in_chunks
@@ -25,8 +29,6 @@ from skillwiki.search.text import words
 from skillwiki.search.vectors import SHARED, Nearest, VectorCache
 from skillwiki.workspace import Workspace
 
-# BM25 weights per column: title >> tags, headings > summary (and prevention rule) > body.
-WEIGHTS = (10.0, 5.0, 3.0, 2.0, 1.0)
 CANDIDATES = 200  # BM25's best matches that the ordering by words held close re-ranks
 
 
@@ -42,16 +44,6 @@ class Extra(Enum):
 
     WORDS = ("semantic_rank", "similarity")  # WordLlama's static word vectors
     SENTENCES = ("sentence_rank", "sentence_similarity")  # a sentence encoder
-
-
-class Match(NamedTuple):
-    """One of BM25's best matches."""
-
-    id: int
-    path: str
-    title: str
-    type: str
-    bm25: float
 
 
 class Ranked(NamedTuple):
@@ -85,8 +77,10 @@ def search(
     include_hidden: bool = False,
     db: sqlite3.Connection | None = None,
     vectors: VectorCache | None = None,
+    copies: Copies = NO_COPIES,
 ) -> list[Hit]:
-    """Return the best `limit` articles for `text`, best first.
+    """Return the best `limit` articles for `text`, best first, the copies of one page as one
+    hit (copies.py: the folders `copies` names, or one title and near the same words).
 
     SQLite ranks the matches by weighted BM25; its best CANDIDATES are ordered twice: by how
     many of the query's words each holds close together (near.py), BM25 deciding among equals,
@@ -97,7 +91,8 @@ def search(
     weight at all; and counting the words held together, not anywhere, keeps a long page
     that holds them in different sections from outranking the page about them.)
     With semantic search on, the vectors are read through `vectors`, the cache of whoever
-    holds `db` (None: the one shared by those who hold none).
+    holds `db` (None: the one shared by those who hold none). A page whose whole title the
+    query names counts one word more held together (cover.py).
     """
     distinct = distinct_words(words(text))
     kept = distinct[:MAX_QUERY_WORDS]
@@ -124,10 +119,11 @@ def search(
 
     rows, held, inbound, extras = index.read(ws, db, run)
     parts = _parts(rows, inbound)
-    text_ranking = text_order(ws, rows, held, roots, limit, bodies, parts)
+    titled = cover.covered(rows, kept)
     bm25_of = {row.id: row.bm25 for row in rows}
+    wiki = str(ws.wiki)
 
-    def signals_of(rowid: int) -> Signals:  # of the hits shown only
+    def signals_of(rowid: int) -> Signals:  # of the hits shown only, in this text ranking
         referring = inbound.get(rowid, 0)
         held, together = text_ranking.close[rowid]
         proximity_rank, bm25_rank = text_ranking.places[rowid]
@@ -139,27 +135,45 @@ def search(
             near=together,
             proximity_rank=proximity_rank,
             bm25_rank=bm25_rank,
+            titled=rowid in titled,
         )
 
-    shown = fuse(text_ranking.ranked, extras, limit, signals_of)
+    # Copies take one place between them: rank further until `limit` pages are found.
+    shown_count = limit
+    while True:
+        text_ranking = text_order(ws, rows, held, roots, shown_count, bodies, parts, titled)
+        shown = fuse(text_ranking.ranked, extras, shown_count, signals_of)
+        groups = grouped(shown, copies, lambda page: _words_of(f"{wiki}/{page.path}"))
+        if len(groups) >= limit or len(shown) < shown_count:
+            break
+        shown_count *= 2
     highlight = Highlight.of(kept, prefix=prefixed(kept))
-    wiki = str(ws.wiki)
-    return [
-        Hit(
-            f".wiki/wiki/{page.path}",
-            page.title,
-            page.type,
-            round(page.score, 4),
-            marked_snippet(
-                f"{wiki}/{page.path}",
-                highlight,
-                opening=page.signals.words == 0,
-                data=bodies.get(page.path),
-            ),
-            page.signals,
+    hits = []
+    for group in groups[:limit]:
+        page = lead(group, copies.prefer, lambda each: each.signals.words)
+        hits.append(
+            Hit(
+                f".wiki/wiki/{page.path}",
+                page.title,
+                page.type,
+                round(group[0].score, 4),
+                marked_snippet(
+                    f"{wiki}/{page.path}",
+                    highlight,
+                    opening=page.signals.words == 0,
+                    data=bodies.get(page.path),
+                ),
+                page.signals,
+                tuple(f".wiki/wiki/{each.path}" for each in group if each is not page),
+            )
         )
-        for page in shown
-    ]
+    return hits
+
+
+def _words_of(path: str) -> frozenset[str] | None:
+    """An article's distinct words, of its first near.READ_BYTES (None: it cannot be read)."""
+    data, _ = files.article_head(path)
+    return None if data is None else distinct_words_of(body_of(files.decoded(data)))
 
 
 Extras = list[tuple[Extra, list[Nearest]]]
@@ -196,12 +210,13 @@ def text_order(
     limit: int,
     bodies: dict[str, bytes],
     part: Mapping[int, float],
+    titled: Mapping[int, float] | None = None,
 ) -> TextOrder:
     """The candidates `rows` in the reciprocal-rank fusion of two orders: by the query's words
     each holds close together (closeness), its BM25 times its boost (`part`, squashed) deciding
-    among equals; and by that BM25 alone. A page scores 1 / (RRF_K + its place) in each,
-    summed, over the most it can reach, so 1.0 is a page first in both; equal scores go by
-    the first order.
+    among equals (and what a title the query covers adds, `titled`); and by that BM25 alone.
+    A page scores 1 / (RRF_K + its place) in each, summed, over the most it can reach, so 1.0
+    is a page first in both; equal scores go by the first order.
 
     Only the pages that may end among the best `limit` are read: closeness reads enough for
     the first `reading` places of the first order to be known, and the fused best `limit` are
@@ -210,10 +225,11 @@ def text_order(
     """
     by_bm25 = sorted(rows, key=lambda row: (-part[row.id], row.path))
     bm25_places = {row.id: place for place, row in enumerate(by_bm25, start=1)}
+    by_words = part if titled is None else cover.with_cover(part, titled)
     reading = limit
     while True:
-        close = closeness(ws, rows, held, roots, reading, bodies, part)
-        order, known = _fused(rows, close, part, bm25_places)
+        close = closeness(ws, rows, held, roots, reading, bodies, by_words)
+        order, known = _fused(rows, close, by_words, bm25_places)
         wanted = _known_wanted(order, known, limit, bm25_places)
         if not wanted or reading >= len(rows):
             break
@@ -343,60 +359,6 @@ def _by_meaning(
         fields[extra.value[0]] = place
         fields[extra.value[1]] = None if similarity is None else round(similarity, 4)
     return fields
-
-
-def best_matches(
-    db: sqlite3.Connection, match: str, filters: Filters, wanted: int, *, fast: bool = True
-) -> list[Match]:
-    """The `wanted` best matches by weighted BM25 that pass the filters (ties by path).
-
-    Asking FTS5 alone for its best (then reading those few rows of docs) is the fast way;
-    joining docs to every match is the exact one, and is taken whenever the fast answer could
-    differ from it: a filter on type or tag, a hidden article among the best, or a tie in
-    BM25 at the cut.
-    """
-    weights = ", ".join(str(weight) for weight in WEIGHTS)
-    if fast and filters.kind is None and not filters.tags:
-        best = db.execute(
-            f"SELECT rowid, -bm25(fts, {weights}) AS score FROM fts WHERE fts MATCH ? "
-            "ORDER BY score DESC LIMIT ?",
-            (match, wanted + 1),
-        ).fetchall()
-        if not best:
-            return []
-        cut = len(best) > wanted
-        if not (cut and best[wanted - 1][1] == best[wanted][1]):
-            found = _docs(db, best[:wanted])
-            if found is not None:
-                visible = [
-                    row for row, status in found if filters.include_hidden or status not in RETIRED
-                ]
-                if len(visible) == len(found) or not cut:
-                    return sorted(visible, key=lambda row: (-row.bm25, row.path))
-    where, params = filter_sql(filters, "docs.")
-    where.insert(0, "fts MATCH ?")
-    params.insert(0, match)
-    sql = (
-        f"SELECT docs.id, docs.path, docs.title, docs.type, -bm25(fts, {weights}) AS score "
-        f"FROM fts JOIN docs ON docs.id = fts.rowid WHERE {' AND '.join(where)} "
-        "ORDER BY score DESC, docs.path LIMIT ?"
-    )
-    return [Match._make(row) for row in db.execute(sql, (*params, wanted))]
-
-
-def _docs(db: sqlite3.Connection, best: list[Any]) -> list[tuple[Match, str]] | None:
-    """These (rowid, bm25) matches, each with its status; None if one has no row in docs."""
-    score = dict(best)
-    found = db.execute(
-        f"SELECT id, path, title, type, status FROM docs WHERE id IN ({','.join('?' * len(best))})",
-        list(score),
-    ).fetchall()
-    if len(found) != len(best):
-        return None
-    return [
-        (Match(rowid, rel, title, kind, score[rowid]), status)
-        for rowid, rel, title, kind, status in found
-    ]
 
 
 def _parts(rows: list[Match], inbound: Mapping[int, int]) -> dict[int, float]:

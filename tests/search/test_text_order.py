@@ -196,11 +196,12 @@ def test_explain_shows_both_places_in_text_and_json(ws: Path, invoke: Invoke) ->
     assert lines[safe + 3] == "   text order: #1 by words held together, #3 by BM25"
     assert "fused" not in text  # no ranking by meaning: the text ranking alone
     signals = _explained(invoke, ws, "generate a new ssh key pair")[0]["signals"]
-    assert list(signals)[-4:] == [
+    assert list(signals)[-5:] == [
         "proximity_rank",
         "bm25_rank",
         "sentence_rank",
         "sentence_similarity",
+        "titled",
     ]
     assert signals["sentence_rank"] is None and signals["semantic_rank"] is None
 

@@ -9,12 +9,10 @@ at the first copy that has it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from fnmatch import fnmatchcase
+from collections.abc import Iterator
 
 from skillwiki.lint.model import File, Finding, LintContext, Rule, Severity
-
-_COPY = "\x00"  # stands for the copies folder in a page's path: no folder is named so
+from skillwiki.search.copies import page_of  # what search takes for copies too
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
@@ -22,17 +20,6 @@ def check(ctx: LintContext) -> Iterator[Finding]:
     copies = ctx.config.lint.copies
     articles = [(file, page_of(rel, copies)) for rel, file in sorted(ctx.articles.items())]
     yield from _duplicates(articles, "title", "article title")
-
-
-def page_of(rel: str, copies: Sequence[str]) -> str:
-    """The page a path below wiki/ is a copy of: the path with each folder whose name matches
-    one of the `copies` patterns put as one mark (`docs/v23.1/a.md` and `docs/v23.2/a.md`
-    are one page for `v[0-9]*`). Without patterns, every path is its own page."""
-    if not copies:
-        return rel
-    *folders, name = rel.split("/")
-    marked = [_COPY if any(fnmatchcase(f, p) for p in copies) else f for f in folders]
-    return "/".join([*marked, name])
 
 
 def _duplicates(files: list[tuple[File, str]], key: str, what: str) -> Iterator[Finding]:
