@@ -4,12 +4,13 @@
 step with wiki/ and reads it through busy writers and damage; `schema` holds its tables,
 `sync` brings it in step (what differs: `differences`; each article read as a `row`; the
 references between articles counted: `inbound`). A query's words are `terms`,
-`rank` turns them into ranked hits (`hits`): the order by words held close together (`near`)
-fused with the order by BM25, then, with the `semantic` extra, with the articles nearest in
+`rank` turns them into ranked hits (`hits`): of BM25's best (`matches`), the order by words
+held close together (`near`; a title the query names counts one more: `cover`) fused with the
+order by BM25, then, with the `semantic` extra, with the articles nearest in
 meaning (`vectors`, its cache held by the connection's owner): by WordLlama's word vectors
 (`semantic`) and by a sentence encoder's (`sentences`; `embedders` says how each kind is made
 and stored). Each hit comes with a line of its article (`snippets`, the words in bold as
-`highlight` finds them, read through `files`).
+`highlight` finds them, read through `files`); the copies of one page are one hit (`copies`).
 """
 
 from __future__ import annotations

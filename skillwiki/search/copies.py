@@ -87,7 +87,9 @@ def grouped(
     seen: dict[int, frozenset[str] | None] = {}
 
     def read(page: P) -> frozenset[str] | None:
-        return seen.setdefault(id(page), words_of(page))
+        if id(page) not in seen:
+            seen[id(page)] = words_of(page)
+        return seen[id(page)]
 
     for page in pages:
         key = page_of(page.path, copies.folders)

@@ -3,6 +3,7 @@ Middleware, which a page that says "add" often and "middleware" once must not pa
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
@@ -34,6 +35,7 @@ def covered(rows: Iterable[Titled], kept: Sequence[str]) -> dict[int, float]:
     return {row.id: COVER for row in rows if _covers(query, row.title)}
 
 
+@functools.lru_cache(maxsize=1 << 14)  # a server meets the same words and titles again
 def _forms(word: str) -> frozenset[str]:
     """A word and its stems as the index makes them."""
     return frozenset((word, *word_stems(word)))
@@ -42,11 +44,17 @@ def _forms(word: str) -> frozenset[str]:
 def _covers(query: Sequence[frozenset[str]], title: str) -> bool:
     """Whether each word of `title` but its stop words is one of the `query`'s words (each as
     its forms), and the title names at least half of them."""
-    found = [_forms(word) for word in words(title) if word not in STOP_WORDS]
+    found = _title_forms(title)
     if not found or not all(any(forms & each for each in query) for forms in found):
         return False
     named = sum(1 for each in query if any(forms & each for forms in found))
     return 2 * named >= len(query)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _title_forms(title: str) -> tuple[frozenset[str], ...]:
+    """The forms of each word of a title but its stop words."""
+    return tuple(_forms(word) for word in words(title) if word not in STOP_WORDS)
 
 
 def with_cover(part: Mapping[int, float], cover: Mapping[int, float]) -> dict[int, float]:

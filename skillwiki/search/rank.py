@@ -92,7 +92,7 @@ def search(
     that holds them in different sections from outranking the page about them.)
     With semantic search on, the vectors are read through `vectors`, the cache of whoever
     holds `db` (None: the one shared by those who hold none). A page whose whole title the
-    query names counts one word more held together (cover.py).
+    query names (half its words or more) counts one word more held together (cover.py).
     """
     distinct = distinct_words(words(text))
     kept = distinct[:MAX_QUERY_WORDS]
@@ -138,15 +138,23 @@ def search(
             titled=rowid in titled,
         )
 
-    # Copies take one place between them: rank further until `limit` pages are found.
+    read: dict[str, frozenset[str] | None] = {}  # the words of the pages compared, by path
+
+    def words_of(page: Shown) -> frozenset[str] | None:
+        if page.path not in read:
+            read[page.path] = _words_of(f"{wiki}/{page.path}")
+        return read[page.path]
+
+    # Copies take one place between them: rank further until `limit` pages are found, as many
+    # more as the copies found so far take (at least twice as many).
     shown_count = limit
     while True:
         text_ranking = text_order(ws, rows, held, roots, shown_count, bodies, parts, titled)
         shown = fuse(text_ranking.ranked, extras, shown_count, signals_of)
-        groups = grouped(shown, copies, lambda page: _words_of(f"{wiki}/{page.path}"))
+        groups = grouped(shown, copies, words_of)
         if len(groups) >= limit or len(shown) < shown_count:
             break
-        shown_count *= 2
+        shown_count = max(2 * shown_count, math.ceil(shown_count * limit / len(groups)) + limit)
     highlight = Highlight.of(kept, prefix=prefixed(kept))
     hits = []
     for group in groups[:limit]:
