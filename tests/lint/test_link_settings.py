@@ -4,25 +4,12 @@ case (Hugo, learn.microsoft.com), a translation that falls back to another langu
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 from tests.support import Invoke, write
-
-CONFIG = Path(".wiki") / "config.toml"
-
-
-def _sw001(ws: Path, invoke: Invoke) -> list[dict[str, Any]]:
-    result = invoke("lint", "-w", str(ws), "--format", "json")
-    assert result.exit_code in (0, 1), result.output
-    return [f for f in json.loads(result.stdout)["findings"] if f["rule"] == "SW001"]
-
-
-def _ingest(ws: Path, invoke: Invoke, *paths: str) -> None:
-    result = invoke("ingest", "-w", str(ws), *(str(ws / path) for path in paths))
-    assert result.exit_code == 0, result.output
-
+from tests.support.links import CONFIG
+from tests.support.links import ingest as _ingest
+from tests.support.links import sw001 as _sw001
 
 HUGO_CONFIG = '[lint.links]\nroot = "content/en"\ndirectories = true\n'
 HUGO_PAGE = """# Functions

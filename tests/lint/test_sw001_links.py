@@ -4,28 +4,16 @@ to files that ingest or compile refused."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from skillwiki.markdown.anchors import heading_anchors, slug
 from skillwiki.markdown.outline import Heading
 from tests.support import Invoke, write
-
-CONFIG = Path(".wiki") / "config.toml"
-
-
-def _sw001(ws: Path, invoke: Invoke) -> list[dict[str, Any]]:
-    result = invoke("lint", "-w", str(ws), "--format", "json")
-    assert result.exit_code in (0, 1), result.output
-    return [f for f in json.loads(result.stdout)["findings"] if f["rule"] == "SW001"]
-
-
-def _ingest(ws: Path, invoke: Invoke, *paths: str) -> None:
-    result = invoke("ingest", "-w", str(ws), *(str(ws / path) for path in paths))
-    assert result.exit_code == 0, result.output
+from tests.support.links import CONFIG
+from tests.support.links import ingest as _ingest
+from tests.support.links import sw001 as _sw001
 
 
 def test_ignore_names_a_link_as_the_raw_file_writes_it(ws: Path, invoke: Invoke) -> None:
