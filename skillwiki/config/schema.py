@@ -27,6 +27,9 @@ class LinksConfig:
     # folders under `root`, one a translation: a page missing in one is the fallback's page
     languages: list[str] = field(default_factory=list)
     fallback: str = ""  # the folder under `root` a translation falls back to ("": `root`)
+    # definition terms (`Term` / `: definition`) have ids, as headings do (Hugo's
+    # `parser.autoDefinitionTermID`)
+    term_anchors: bool = False
 
 
 @dataclass(frozen=True)

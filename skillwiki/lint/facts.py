@@ -8,10 +8,12 @@ from typing import Any, NamedTuple
 from skillwiki import markdown, secrets
 from skillwiki.errors import InputError
 from skillwiki.frontmatter.documents import decode, split
+from skillwiki.markdown.anchors import term_anchors
 from skillwiki.workspace import PARSED_SUFFIXES
 
-FORMAT = 11  # 7: VitePress's anchors; 8: MyST's targets; 9: secrets by format and by place;
-# 10: placeholders, type names and prompts are no secrets; 11: github-slugger's anchors
+FORMAT = 12  # 7: VitePress's anchors; 8: MyST's targets; 9: secrets by format and by place;
+# 10: placeholders, type names and prompts are no secrets; 11: github-slugger's anchors;
+# 12: definition terms' anchors
 
 
 class FileFacts(NamedTuple):
@@ -27,6 +29,8 @@ class FileFacts(NamedTuple):
     sections: list[tuple[str, int, str]]  # `## ` heading, its line, the text under it
     secrets: list[tuple[str, int, int]]  # kind, line, column: never the secret itself
     labels: tuple[str, ...] = ()  # MyST targets `(name)=`, which links name from any page
+    # the GitHub-style ids of its definition terms, which some sites give them (Hugo)
+    term_anchors: tuple[str, ...] = ()
 
 
 def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
@@ -60,6 +64,7 @@ def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
         body.sections,
         found_secrets,
         body.labels,
+        body.term_anchors,
     )
 
 
@@ -81,6 +86,7 @@ class _BodyFacts(NamedTuple):
     anchors: list[str]
     sections: list[tuple[str, int, str]]
     labels: tuple[str, ...]
+    term_anchors: tuple[str, ...] = ()
 
 
 def _body_facts(body: str, offset: int, *, mdx: bool, lesson: bool) -> _BodyFacts:
@@ -92,6 +98,7 @@ def _body_facts(body: str, offset: int, *, mdx: bool, lesson: bool) -> _BodyFact
         anchors=list(outline.anchors),
         sections=_sections(body, offset, outline) if lesson else [],
         labels=outline.labels,
+        term_anchors=term_anchors(outline.terms),
     )
 
 

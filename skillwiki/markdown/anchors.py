@@ -38,6 +38,13 @@ def heading_anchors(headings: Iterable[Heading]) -> Iterator[str]:
         yield from heading.ids
 
 
+def term_anchors(terms: Iterable[str]) -> tuple[str, ...]:
+    """The ids a site gives definition terms as it gives headings (Hugo's goldmark with
+    `autoDefinitionTermID`: GitHub's anchor, numbered until new among the terms)."""
+    seen: dict[str, int] = {}
+    return tuple(_github_numbered(slug(term), seen) for term in terms)
+
+
 def slug(heading: str) -> str:
     """Return GitHub's anchor for a heading's text, as github-slugger makes it: lower case;
     punctuation, symbols, other numbers (²), control, format and unassigned characters and

@@ -55,6 +55,7 @@ class _BlockReader:
         self.ids: list[str] = []
         self.first_paragraph = ""
         self.labels: list[str] = []
+        self.terms: list[str] = []
         self.open_fence = ""
 
     def read(self, tokens: Sequence[Token], env: dict[str, Any]) -> Outline:
@@ -84,12 +85,15 @@ class _BlockReader:
             tuple(inline.mentions),
             tuple(self.labels),
             _opens_with_heading(tokens),
+            tuple(self.terms),
         )
 
     def _block_text(self, parent: Token, inline: Token, in_cell: bool, in_footnote: bool) -> None:
         self.inline.read(inline, table=in_cell)
         if parent.type == "heading_open":
             self._heading(parent, inline)
+        elif parent.type == "dt_open":
+            self.terms.append(plain_text(inline.children or []))
         elif parent.type == "paragraph_open":
             self._paragraph(inline, in_footnote)
 

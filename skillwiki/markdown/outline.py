@@ -50,3 +50,6 @@ class Outline(NamedTuple):
     # any container (HTML, template syntax, MDX imports, MyST targets and paragraphs of inline
     # HTML alone may come before it)
     opens_with_heading: bool = False
+    # the text of each definition list's term (`Term` / `: definition`), in order: a site
+    # that gives terms ids as it gives headings (Hugo's autoDefinitionTermID) links to them
+    terms: tuple[str, ...] = ()

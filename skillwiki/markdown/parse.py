@@ -1,4 +1,5 @@
-"""The one configured markdown-it parser: CommonMark with tables, strikethrough, footnotes
+"""The one configured markdown-it parser: CommonMark with tables, strikethrough, footnotes,
+definition lists (Hugo's goldmark, kramdown, Pandoc and MkDocs read `Term` / `: definition`)
 and skillwiki's own rules, parsing inline text only where `analyze` reads it."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     from markdown_it.rules_core import StateCore
 
 _MARKUP = ("[", "<", "`")  # without one, inline text yields no link, HTML or code span
+_READ_WHOLE = frozenset({"heading_open", "dt_open"})  # blocks whose plain text is read
 
 
 @cache
@@ -23,10 +25,12 @@ def parser() -> MarkdownIt:
     """Return the one configured parser; it holds no per-document state."""
     from markdown_it import MarkdownIt
     from markdown_it import helpers as library_helpers
+    from mdit_py_plugins.deflist import deflist_plugin
     from mdit_py_plugins.footnote import footnote_plugin
 
     md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
     md.use(footnote_plugin)
+    md.use(deflist_plugin)
     recorded: list[tuple[str, int, int]] = []  # while the reference rule runs: its call
 
     def parse_destination(src: str, pos: int, maximum: int) -> Any:
@@ -60,11 +64,12 @@ def parser() -> MarkdownIt:
 def _inline_where_read(state: StateCore) -> None:
     """Parse the inline text of the blocks `analyze` reads inline tokens of, and only those.
 
-    Those are headings, paragraphs up to the first with text, and any block whose text holds
-    a `[`, a `<` or a backtick: without one, inline parsing yields no link, image, wikilink,
-    footnote reference, HTML or code span, so its tokens would be read for nothing (most
-    list items and paragraphs of prose). Skipping them is exact, not an approximation: a test holds
-    `analyze` equal to a parse of every block on the corpora. Half of a parse was inline.
+    Those are headings, definition terms, paragraphs up to the first with text, and any block
+    whose text holds a `[`, a `<` or a backtick: without one, inline parsing yields no link,
+    image, wikilink, footnote reference, HTML or code span, so its tokens would be read for
+    nothing (most list items and paragraphs of prose). Skipping them is exact, not an
+    approximation: a test holds `analyze` equal to a parse of every block on the corpora.
+    Half of a parse was inline.
     """
     md, env = state.md, state.env
     want_paragraph = True
@@ -89,5 +94,6 @@ def _inline_where_read(state: StateCore) -> None:
 
 def _may_hold_what_is_read(parent: str, content: str) -> bool:
     """Whether a block's inline tokens may hold what `analyze` reads past the first
-    paragraph: a heading's text, or any text with the markup a link, HTML or code needs."""
-    return parent == "heading_open" or any(mark in content for mark in _MARKUP)
+    paragraph: a heading's or a definition term's text, or any text with the markup a link,
+    HTML or code needs."""
+    return parent in _READ_WHOLE or any(mark in content for mark in _MARKUP)

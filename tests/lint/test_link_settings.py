@@ -130,3 +130,36 @@ def test_explain_links_shows_what_each_setting_found(ws: Path, invoke: Invoke) -
     result = invoke("lint", "-w", str(ws), "--format", "json", "--explain-links")
     assert result.stdout == plain.stdout
     assert "case_insensitive = true would use it" in result.stderr
+
+
+ALL_SETTINGS = """# All settings
+
+baseURL
+: (`string`) The absolute URL of the published site.
+
+`defaultContentLanguage`
+: (`string`) The project's default language key.
+
+Intro
+: Two terms of one text are numbered until new.
+
+Intro
+: The second.
+"""
+
+
+def test_term_anchors_give_definition_terms_ids_as_hugo_does(ws: Path, invoke: Invoke) -> None:
+    """Hugo's docs turn on goldmark's `parser.autoDefinitionTermID`: a definition term gets an
+    id as a heading does, and pages link to it (`/configuration/all/#baseurl`)."""
+    write(ws / "content/en/configuration/all.md", ALL_SETTINGS)
+    links = (
+        "# Guide\n\n[b](../configuration/all.md#baseurl) "
+        "[d](../configuration/all.md#defaultcontentlanguage) "
+        "[i](../configuration/all.md#intro-1) [x](../configuration/all.md#nope)\n"
+    )
+    write(ws / "content/en/guide/guide.md", links)
+    _ingest(ws, invoke, "content")
+    every = ["#baseurl", "#defaultcontentlanguage", "#intro-1", "#nope"]
+    assert [f["target"].split("all.md")[1] for f in _sw001(ws, invoke)] == every
+    write(ws / CONFIG, "[lint.links]\nterm_anchors = true\n")
+    assert [f["target"].split("all.md")[1] for f in _sw001(ws, invoke)] == ["#nope"]

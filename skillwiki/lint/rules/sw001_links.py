@@ -225,9 +225,14 @@ def _ingest_refusal(links: _Links, rel: str, on_disk: str) -> str | None:
 
 
 def _anchors(ctx: LintContext, rel: str) -> list[str]:
-    """The anchors of the article `rel` (none if there is no such article)."""
+    """The anchors of the article `rel` (none if there is no such article), with its
+    definition terms' when `[lint.links] term_anchors` says the site gives them ids."""
     file = ctx.articles.get(rel)
-    return file.facts.anchors if file else []
+    if file is None:
+        return []
+    if ctx.config.lint.links.term_anchors and file.facts.term_anchors:
+        return [*file.facts.anchors, *file.facts.term_anchors]
+    return file.facts.anchors
 
 
 def _wikilink(ctx: LintContext, target: str, rel: str, titles: dict[str, str]) -> str | None:
