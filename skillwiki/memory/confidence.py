@@ -30,17 +30,29 @@ def pooled(rule: Lesson, lessons: Mapping[str, Lesson]) -> tuple[Evidence, ...]:
     return tuple(pieces)
 
 
-def rule_confidence(pieces: Sequence[Evidence], on: date, config: Config) -> RuleConfidence:
-    """The confidence of the module's docstring, from the pieces dated up to `on`."""
-    kept = [piece for piece in pieces if piece.day <= on]
+def dated(evidence: Sequence[Evidence], on: date) -> tuple[Evidence, ...]:
+    """The pieces dated up to `on`. A piece dated later is damage, not evidence: it would
+    weigh in full for ever (9999-12-31 failed-again, four times, mutes a lesson for good)."""
+    return tuple(piece for piece in evidence if piece.day <= on)
+
+
+def weighted(evidence: Sequence[Evidence], on: date, half_life_days: float) -> tuple[float, float]:
+    """The pieces that helped and all pieces, dated up to `on`, each weighted
+    0.5^(age / half-life): what a lesson's and a rule's confidence are made of."""
     helped = total = 0.0
-    for piece in kept:
-        weight = 0.5 ** ((on - piece.day).days / config.recall.half_life_days)
+    for piece in dated(evidence, on):
+        weight = 0.5 ** ((on - piece.day).days / half_life_days)
         total += weight
         helped += weight if piece.outcome == Outcome.HELPED else 0.0
+    return helped, total
+
+
+def rule_confidence(pieces: Sequence[Evidence], on: date, config: Config) -> RuleConfidence:
+    """The confidence of the module's docstring, from the pieces dated up to `on`."""
+    helped, total = weighted(pieces, on, config.recall.half_life_days)
     vouched = min(1.0, math.log1p(total) / math.log1p(config.rules.full_support))
     share = helped / total if total else 0.5
-    return RuleConfidence(round(vouched * share + (1 - vouched) * 0.5, 4), len(kept))
+    return RuleConfidence(round(vouched * share + (1 - vouched) * 0.5, 4), len(dated(pieces, on)))
 
 
 def confidence_of(

@@ -12,6 +12,7 @@ from skillwiki.errors import InputError
 from skillwiki.fingerprint import expect, fingerprint
 from skillwiki.kinds import Outcome, Status, values
 from skillwiki.memory import usage
+from skillwiki.memory.confidence import dated, weighted
 from skillwiki.memory.lessons import unfinished
 from skillwiki.memory.store import (
     EVIDENCE_HEADING,
@@ -31,18 +32,8 @@ def today() -> date:
 
 def confidence(evidence: tuple[Evidence, ...], on: date, half_life_days: float) -> float:
     """(weighted helped + 1) / (weighted total + 2), each piece weighted 0.5^(age / half-life)."""
-    helped = total = 0.0
-    for piece in dated(evidence, on):
-        weight = 0.5 ** ((on - piece.day).days / half_life_days)
-        total += weight
-        helped += weight if piece.outcome == Outcome.HELPED else 0.0
+    helped, total = weighted(evidence, on, half_life_days)
     return (helped + 1.0) / (total + 2.0)
-
-
-def dated(evidence: tuple[Evidence, ...], on: date) -> tuple[Evidence, ...]:
-    """The pieces dated up to `on`. A piece dated later is damage, not evidence: it would
-    weigh in full for ever (9999-12-31 failed-again, four times, mutes a lesson for good)."""
-    return tuple(piece for piece in evidence if piece.day <= on)
 
 
 MUTE_AFTER = 3  # pieces of evidence before low confidence mutes a lesson

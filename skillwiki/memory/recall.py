@@ -12,8 +12,14 @@ from typing import TYPE_CHECKING
 from skillwiki.config import Config
 from skillwiki.kinds import RECALLED, Kind, Layer, Scope, Severity, Status
 from skillwiki.memory.block import quote
-from skillwiki.memory.confidence import RuleConfidence, confidence_of, is_global, rule_mute_reason
-from skillwiki.memory.evidence import confidence, dated, mute_reason
+from skillwiki.memory.confidence import (
+    RuleConfidence,
+    confidence_of,
+    dated,
+    is_global,
+    rule_mute_reason,
+)
+from skillwiki.memory.evidence import confidence, mute_reason
 from skillwiki.memory.store import LESSONS_DIR, Lesson, load_lessons
 from skillwiki.workspace import WIKI_DIR, Workspace
 
