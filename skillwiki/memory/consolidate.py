@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import lru_cache
 from typing import Any
 
 from skillwiki.config import RulesConfig
@@ -67,9 +68,11 @@ class RuleInput:
     category: str | None = None
 
 
+@lru_cache(maxsize=4096)
 def words(text: str) -> frozenset[str]:
     """The words of `text` that can tell two causes or actions apart: lower case, a plural's
-    `s` dropped (`tests` is `test`)."""
+    `s` dropped (`tests` is `test`). Kept for the texts seen last: grouping compares every
+    pair of lessons."""
     return frozenset(
         _singular(word)
         for word in _WORD.findall(text.casefold())
