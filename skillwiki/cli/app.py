@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from skillwiki.cli.args import command_name, version_line
-from skillwiki.cli.coerce import FastCommand, FastGroup
+from skillwiki.cli.coerce import FastCommand, FastGroup, UsageError
 from skillwiki.cli.common import WorkspaceOption
 from skillwiki.cli.render import error
 from skillwiki.errors import SkillwikiError
@@ -21,11 +21,20 @@ _STORAGE_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 
 
 class _Group(FastGroup):
-    """Turns a SkillwikiError from any command into one `Error:` line and its exit code."""
+    """Turns a SkillwikiError or a usage error from any command into one `Error:` line and its
+    exit code."""
+
+    def make_context(self, info_name: str | None, args: list[str], *rest: Any, **extra: Any) -> Any:
+        try:
+            return super().make_context(info_name, args, *rest, **extra)
+        except UsageError as exc:
+            raise one_line(exc) from None
 
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
+        except UsageError as exc:
+            raise one_line(exc) from None
         except SkillwikiError as exc:
             error(exc.message)
             raise typer.Exit(exc.exit_code) from None
@@ -36,6 +45,18 @@ class _Group(FastGroup):
             where = f" writing {exc.filename}" if exc.filename else ""
             error(f"no space left{where} ({exc.strerror}); free some space and run it again")
             raise typer.Exit(2) from None
+
+
+def one_line(exc: Any) -> Any:
+    """A usage error (an unknown option or command, a bad value) shown as one `Error:` line
+    that names the help to read, instead of Click's usage, hint and blank line before it.
+
+    A command called without its arguments still shows its help (`no_args_is_help`)."""
+    if exc.ctx is None or type(exc).__name__ == "NoArgsIsHelpError":
+        return exc
+    plain = UsageError(f"{exc.format_message().rstrip('.')} (see '{exc.ctx.command_path} --help')")
+    plain.exit_code = exc.exit_code
+    return plain
 
 
 def _version(value: bool) -> None:
@@ -80,6 +101,7 @@ COMMANDS = {
     "lint": "lint_cmd",
     "hook": "hook_cmd",
     "mcp": "mcp_cmd",
+    "serve": "serve_cmd",
 }
 
 

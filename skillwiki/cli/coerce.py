@@ -11,7 +11,9 @@ This is the one module that reaches into Typer's private parts, each seam pinned
 tests/test_typer_seams.py at both ends of the declared range of `typer`: the coercer is
 set on a parameter's private `_runtime_param`, which `get_runtime_param` returns when set;
 and `built_once` has Typer's CliRunner reuse one command instead of building it anew on
-every invoke (through `typer.testing._get_command`, which no public API replaces).
+every invoke (through `typer.testing._get_command`, which no public API replaces); and
+`UsageError`, the class of Click's usage errors in the Click Typer carries, which Typer does not
+export, reached as the base of the `typer.BadParameter` it does export.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 Convert = Callable[[Any, Any], Any]
+UsageError: Any = next(base for base in typer.BadParameter.__mro__ if base.__name__ == "UsageError")
 
 
 class PlainCoercer:

@@ -448,3 +448,55 @@ def test_query_and_lint_work_in_a_read_only_checkout(demo: Path) -> None:
     assert "Prevention:" in result.stdout
     assert snapshot(demo) == before
     assert not (demo / ".wiki" / ".cache").exists()
+
+
+# Click's usage errors, as one `Error:` line that names the help to read.
+USAGE = {
+    "unknown option": (
+        ["query", "x", "--nope"],
+        "No such option: --nope (Possible options: --no-compile, --type) "
+        "(see 'skillwiki query --help')",
+    ),
+    "unknown global option": (["--bogus"], "No such option: --bogus (see 'skillwiki --help')"),
+    "unknown command": (["bogus"], "No such command 'bogus' (see 'skillwiki --help')"),
+    "value out of range": (
+        ["query", "x", "--limit", "0"],
+        "Invalid value for '--limit': 0 is not in the range 1<=x<=1000 "
+        "(see 'skillwiki query --help')",
+    ),
+    "bad choice": (
+        ["query", "x", "--type", "foo"],
+        "Invalid value for '--type': 'foo' is not one of 'document', 'lesson' "
+        "(see 'skillwiki query --help')",
+    ),
+    "missing option": (
+        ["record-lesson", "--summary", "s"],
+        "Missing option '--title' (see 'skillwiki record-lesson --help')",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(USAGE))
+def test_usage_errors_are_one_line(ws: Path, invoke: Invoke, case: str) -> None:
+    args, expected = USAGE[case]
+    before = snapshot(ws)
+    result = invoke(*args, "-w", str(ws))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"Error: {expected}\n"
+    assert snapshot(ws) == before
+
+
+def test_usage_error_from_the_command_line_is_one_line(ws: Path) -> None:
+    command = [sys.executable, "-m", "skillwiki", "query", "x", "y", "-w", str(ws)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout) == (2, "")
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("Error: Got unexpected extra argument")
+    assert line.endswith("(y) (see 'python -m skillwiki query --help')")
+
+
+def test_a_command_without_its_arguments_still_shows_its_help(invoke: Invoke) -> None:
+    result = invoke("query")
+    assert result.exit_code == 2
+    assert "Usage: skillwiki query [OPTIONS] {text}" in result.output
+    assert "Error:" not in result.output

@@ -17,7 +17,7 @@ import typer.testing
 
 from skillwiki.api import ArticleType
 from skillwiki.cli import coerce
-from skillwiki.cli.app import app
+from skillwiki.cli.app import app, one_line
 
 # A parameter of `query` of each simple type, the text a command line gives it, and the value
 # the plain coercer must make of it (through Typer's own processing of the parameter).
@@ -84,3 +84,17 @@ def test_built_once_reuses_one_command_and_puts_typers_back() -> None:
         result = typer.testing.CliRunner().invoke(app, ["--version"])
         assert result.exit_code == 0 and result.output.strip()
     assert typer.testing._get_command is before  # type: ignore[attr-defined]
+
+
+def test_usage_error_is_the_class_typers_parsing_raises() -> None:
+    """An unknown option, as Typer's Click reports it, is a `coerce.UsageError` carrying the
+    context and message that `app.one_line` turns into one line."""
+    group: Any = typer.main.get_command(app)
+    assert issubclass(typer.BadParameter, coerce.UsageError)
+    with pytest.raises(coerce.UsageError) as raised:
+        typer.core.TyperGroup.make_context(group, "skillwiki", ["--no-such-option"])
+    assert raised.value.ctx is not None and raised.value.exit_code == 2
+    assert raised.value.format_message() == "No such option: --no-such-option"
+    plain = one_line(raised.value)
+    assert isinstance(plain, coerce.UsageError) and plain.ctx is None and plain.exit_code == 2
+    assert plain.format_message() == "No such option: --no-such-option (see 'skillwiki --help')"
