@@ -256,8 +256,16 @@ def validate(lesson: LessonInput) -> None:
             raise InputError(None, f"{option} is {len(text)} characters; at most {limit}")
     if len(lesson.tags) > MAX_TAGS:
         raise InputError(None, f"{len(lesson.tags)} --tag options; at most {MAX_TAGS}")
+    refuse_blank(("--tag", lesson.tags), ("--agent", lesson.agents), ("--path", lesson.paths))
     if lesson.scope == Scope.TARGETED and not lesson.agents:
         raise InputError(None, "--scope targeted needs at least one --agent")
+
+
+def refuse_blank(*given: tuple[str, Sequence[str] | None]) -> None:
+    """Refuse a repeatable option given a blank value: a tag, agent or path nothing names."""
+    for option, items in given:
+        if any(not item.strip() for item in items or ()):
+            raise InputError(None, f"{option} must not be empty")
 
 
 def record(
@@ -438,6 +446,5 @@ def _similar(new: dict[str, Any], old: dict[str, Any], threshold: float = 0.6) -
 
 def jaccard(left: Sequence[Any], right: Sequence[Any]) -> float:
     """Return the Jaccard similarity of two tag lists (case-insensitive); 0 when both are empty."""
-    a = {str(item).lower() for item in left}
-    b = {str(item).lower() for item in right}
+    a, b = {str(item).lower() for item in left}, {str(item).lower() for item in right}
     return len(a & b) / len(a | b) if a | b else 0.0

@@ -37,7 +37,13 @@ from skillwiki.memory.consolidate import (
     draft,
     title_for,
 )
-from skillwiki.memory.lessons import Redacting, check_compiles, free_id, taken_ids
+from skillwiki.memory.lessons import (
+    Redacting,
+    check_compiles,
+    free_id,
+    refuse_blank,
+    taken_ids,
+)
 from skillwiki.memory.store import EVIDENCE_HEADING, LESSONS_DIR, Lesson, load_lessons, when_then
 from skillwiki.names import slugify
 from skillwiki.workspace import Workspace
@@ -93,6 +99,7 @@ def _validate_texts(rule: RuleInput) -> None:
             raise InputError(None, f"{option} is {len(given)} characters; at most {limit}")
     if rule.tags is not None and len(rule.tags) > MAX_TAGS:
         raise InputError(None, f"{len(rule.tags)} --tag options; at most {MAX_TAGS}")
+    refuse_blank(("--tag", rule.tags), ("--agent", rule.agents))
 
 
 def record_rule(

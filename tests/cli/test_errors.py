@@ -171,6 +171,9 @@ CASES: dict[str, tuple[Setup, str]] = {
     ),
     "unknown scope": (_lesson("--scope", "team"), "--scope 'team' is not one of global, targeted"),
     "huge title": (_lesson("--title", "t" * 1000), "--title is 1000 characters; at most 500"),
+    "empty tag": (_lesson("--tag", "ok", "--tag", ""), "--tag must not be empty"),
+    "blank agent": (_lesson("--agent", "  "), "--agent must not be empty"),
+    "empty path": (_lesson("--path", ""), "--path must not be empty"),
     "suggest not an object": (
         _suggest("[1, 2, 3]"),
         "{root}/feedback.json: the feedback must be a JSON object",

@@ -297,6 +297,19 @@ def test_record_rule_refuses_what_is_not_live_evidence(
     assert snapshot(ws) == before
 
 
+@pytest.mark.parametrize("option", ["--tag", "--agent"])
+def test_record_rule_refuses_a_blank_tag_or_agent(ws: Path, invoke: Invoke, option: str) -> None:
+    lesson(ws, "one")
+    lesson(ws, "two")
+    before = snapshot(ws)
+    result = invoke(
+        "record-rule", "-w", str(ws), "--when", "w", "--then", "t",
+        "--evidence", "one", "--evidence", "two", option, " ",
+    )  # fmt: skip
+    assert (result.exit_code, result.stderr) == (2, f"Error: {option} must not be empty\n")
+    assert snapshot(ws) == before
+
+
 def test_a_confident_rule_with_wide_support_is_recalled_for_every_task(
     ws: Path, invoke: Invoke
 ) -> None:
