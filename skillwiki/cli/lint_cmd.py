@@ -145,8 +145,13 @@ def _explained(explanations: list[Explanation]) -> list[str]:
         where = finding.source or (finding.path, finding.line)
         lines += ["", f"{where[0]}:{where[1]}: {finding.target or ''}"]
         for step in steps:
-            if step.setting in ("root", "static", "folder"):
-                lines.append(f"  from {step.setting} '{step.tried[0] or '.'}': {step.found}")
+            if step.setting == "included by":  # the looks that follow are from that page
+                lines.append(f"  included by {step.tried[0]}:")
+                continue
+            if step.setting in ("root", "static", "folder", "relative_from_root"):
+                start = "root" if step.setting == "relative_from_root" else step.setting
+                off = "" if step.used else f"; {step.setting} = true would look here"
+                lines.append(f"  from {start} '{step.tried[0] or '.'}': {step.found}{off}")
                 continue
             more = f" (and {len(step.tried) - 1} more)" if len(step.tried) > 1 else ""
             found = f"found {step.found}" if step.found else "nothing"

@@ -27,9 +27,17 @@ class LinksConfig:
     # folders under `root`, one a translation: a page missing in one is the fallback's page
     languages: list[str] = field(default_factory=list)
     fallback: str = ""  # the folder under `root` a translation falls back to ("": `root`)
-    # definition terms (`Term` / `: definition`) have ids, as headings do (Hugo's
-    # `parser.autoDefinitionTermID`)
+    # definition terms (`Term` / `: definition`) have ids, as headings do, numbered with them
+    # (Hugo's `parser.autoDefinitionTermID`)
     term_anchors: bool = False
+    # a relative link not found from its page's folder is looked for from `root` (Hugo's
+    # GetPage and relref: "first relative to the page, then to the rest of the site")
+    relative_from_root: bool = False
+    # names of template calls that insert a file where they stand (Hugo's `{{% include "x" %}}`
+    # shortcode, Jekyll's `{% include x %}`): its headings are the page's anchors, and a link
+    # in it that its own folder does not resolve is looked for from each page that includes it
+    includes: list[str] = field(default_factory=list)
+    include_root: str = ""  # folder an included path starts from ("": `root`); Jekyll: `_includes`
 
 
 @dataclass(frozen=True)

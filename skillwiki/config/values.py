@@ -99,6 +99,7 @@ def check_values(config: Config, path: Path) -> None:
         )
     _check_folders(config.lint.links, path)
     _check_languages(config.lint.links, path)
+    _check_includes(config.lint.links.includes, path)
     _check_copies(config.lint.copies, path)
     _check_copies(config.search.prefer, path, "search.prefer")
     _check_link_patterns(config.lint.links.ignore, path)
@@ -143,7 +144,11 @@ def _check_copies(patterns: list[str], path: Path, key: str = "lint.copies") -> 
 
 def _check_folders(links: LinksConfig, path: Path) -> None:
     """`root` and `static` name folders of the repository: relative, and never above it."""
-    for key, folders in (("lint.links.root", [links.root]), ("lint.links.static", links.static)):
+    for key, folders in (
+        ("lint.links.root", [links.root]),
+        ("lint.links.static", links.static),
+        ("lint.links.include_root", [links.include_root]),
+    ):
         for folder in folders:
             normal = posixpath.normpath(folder.replace("\\", "/")) if folder else "."
             if (
@@ -176,6 +181,18 @@ def _check_languages(links: LinksConfig, path: Path) -> None:
         raise ConfigError(
             path, f"{links.fallback!r} is also in lint.links.languages", "lint.links.fallback"
         )
+
+
+def _check_includes(names: list[str], path: Path) -> None:
+    """`includes` names template calls: letters, digits, `_ . / -`, as Hugo and Liquid
+    name them."""
+    for name in names:
+        if not (0 < len(name) <= 100 and all(char.isalnum() or char in "_./-" for char in name)):
+            raise ConfigError(
+                path,
+                f"must be template names (letters, digits, _ . / -), not {name!r}",
+                "lint.links.includes",
+            )
 
 
 def _folder_name(name: str, empty: bool = False) -> bool:

@@ -8,12 +8,12 @@ from typing import Any, NamedTuple
 from skillwiki import markdown, secrets
 from skillwiki.errors import InputError
 from skillwiki.frontmatter.documents import decode, split
-from skillwiki.markdown.anchors import term_anchors
+from skillwiki.markdown.anchors import named_ids
 from skillwiki.workspace import PARSED_SUFFIXES
 
-FORMAT = 12  # 7: VitePress's anchors; 8: MyST's targets; 9: secrets by format and by place;
+FORMAT = 13  # 7: VitePress's anchors; 8: MyST's targets; 9: secrets by format and by place;
 # 10: placeholders, type names and prompts are no secrets; 11: github-slugger's anchors;
-# 12: definition terms' anchors
+# 12: definition terms' anchors; 13: headings and terms named in order, template calls
 
 
 class FileFacts(NamedTuple):
@@ -29,8 +29,11 @@ class FileFacts(NamedTuple):
     sections: list[tuple[str, int, str]]  # `## ` heading, its line, the text under it
     secrets: list[tuple[str, int, int]]  # kind, line, column: never the secret itself
     labels: tuple[str, ...] = ()  # MyST targets `(name)=`, which links name from any page
-    # the GitHub-style ids of its definition terms, which some sites give them (Hugo)
-    term_anchors: tuple[str, ...] = ()
+    # its headings and definition terms, by line, each with its id before numbering, as a
+    # site that gives terms ids as it gives headings makes them (Hugo: markdown.named_ids)
+    named: tuple[tuple[int, str], ...] = ()
+    # its template calls that may name a file: name, argument, line (markdown.Outline.calls)
+    calls: tuple[tuple[str, str, int], ...] = ()
 
 
 def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
@@ -64,7 +67,8 @@ def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
         body.sections,
         found_secrets,
         body.labels,
-        body.term_anchors,
+        body.named,
+        body.calls,
     )
 
 
@@ -86,7 +90,8 @@ class _BodyFacts(NamedTuple):
     anchors: list[str]
     sections: list[tuple[str, int, str]]
     labels: tuple[str, ...]
-    term_anchors: tuple[str, ...] = ()
+    named: tuple[tuple[int, str], ...] = ()
+    calls: tuple[tuple[str, str, int], ...] = ()
 
 
 def _body_facts(body: str, offset: int, *, mdx: bool, lesson: bool) -> _BodyFacts:
@@ -98,7 +103,10 @@ def _body_facts(body: str, offset: int, *, mdx: bool, lesson: bool) -> _BodyFact
         anchors=list(outline.anchors),
         sections=_sections(body, offset, outline) if lesson else [],
         labels=outline.labels,
-        term_anchors=term_anchors(outline.terms),
+        named=tuple(
+            (offset + line, name) for line, name in named_ids(outline.headings, outline.terms)
+        ),
+        calls=tuple((name, argument, offset + line) for name, argument, line in outline.calls),
     )
 
 

@@ -38,11 +38,23 @@ def heading_anchors(headings: Iterable[Heading]) -> Iterator[str]:
         yield from heading.ids
 
 
-def term_anchors(terms: Iterable[str]) -> tuple[str, ...]:
-    """The ids a site gives definition terms as it gives headings (Hugo's goldmark with
-    `autoDefinitionTermID`: GitHub's anchor, numbered until new among the terms)."""
+def named_ids(
+    headings: Iterable[Heading], terms: Iterable[tuple[str, int]]
+) -> tuple[tuple[int, str], ...]:
+    """Each heading and definition term with the id a site that gives terms ids as it gives
+    headings makes of it before numbering (Hugo's goldmark with `autoDefinitionTermID`:
+    GitHub's anchor, or the id a heading's attribute list names), by line, in text order."""
+    named = [(h.line, h.ids[0] if h.ids else slug(h.written or h.text)) for h in headings]
+    named += [(line, slug(term)) for term, line in terms]
+    return tuple(sorted(named))
+
+
+def numbered_ids(ids: Iterable[str]) -> tuple[str, ...]:
+    """The ids of a page's headings and terms, in text order, numbered together as Hugo
+    numbers them: one that came before gets `-1`, `-2`, ... until new (a term `OPTIONS`
+    takes `options`, so a heading Options below it is `options-1`)."""
     seen: dict[str, int] = {}
-    return tuple(_github_numbered(slug(term), seen) for term in terms)
+    return tuple(_github_numbered(anchor, seen) for anchor in ids)
 
 
 def slug(heading: str) -> str:

@@ -1,6 +1,7 @@
 """The block rules skillwiki adds to markdown-it: an opaque Hugo shortcode pair, MDX's
 import/export lines, and the reference rule wrapped to record where a definition's
-destination is written."""
+destination is written; and the template calls with a path (`{{% include "x.md" %}}`) a
+block's text holds."""
 
 from __future__ import annotations
 
@@ -15,6 +16,16 @@ if TYPE_CHECKING:
 _SHORTCODE_OPEN = re.compile(r" {0,3}\{\{<[ \t]*(\w[\w./-]{0,99})")
 SHORTCODE_SEARCH_LINES = 5000  # how far a paired shortcode's closing tag is looked for
 _ESM = re.compile(r"(?:import|export)[ \t{*]")
+# A template call whose first argument may name a file: Hugo's `{{% name "path" %}}` or
+# `{{< name path >}}` (quoted, back-quoted or bare), Liquid's `{% name path %}`, where the path
+# may hold an expression (`{% include {{ page.version.version }}/misc/x.md %}`).
+_HUGO_CALL = re.compile(
+    r"\{\{[<%]-?[ \t]*(\w[\w./-]{0,99})[ \t]+"
+    r"(?:\"([^\"\n]{1,300})\"|`([^`\n]{1,300})`|([^\s\"`%>]{1,300}))"
+)
+_LIQUID_CALL = re.compile(  # not within Hugo's `{{% ... %}}`
+    r"(?<!\{)\{%-?[ \t]*(\w{1,100})[ \t]+((?:\{\{[^}\n]{0,100}\}\}|[^\s%{}]){1,300})"
+)
 
 
 def _closing_tag(name: str) -> re.Pattern[str]:
@@ -52,6 +63,24 @@ def template_block(state: StateBlock, start: int, end: int, silent: bool) -> boo
         state.line = number + 1
         return True
     return False
+
+
+_FILE_LIKE = re.compile(r"/|\.[A-Za-z]\w*$")  # a folder in it, or a file's suffix at its end
+_LIQUID_CONTROL = frozenset({"if", "elsif", "unless", "for", "case", "when", "assign", "capture"})
+
+
+def template_calls(text: str, line: int) -> list[tuple[str, str, int]]:
+    """Each template call in `text` (a block starting on the 1-based `line`) whose first
+    argument may name a file (a `/` in it, or a suffix at its end): its name, that argument,
+    its line. Liquid's control tags (`{% if page.x %}`) name no file."""
+    calls: list[tuple[str, str, int]] = []
+    for pattern in (_HUGO_CALL, _LIQUID_CALL):
+        for found in pattern.finditer(text):
+            argument = next(part for part in found.groups()[1:] if part is not None)
+            if _FILE_LIKE.search(argument) and found[1] not in _LIQUID_CONTROL:
+                at = line + text.count("\n", 0, found.start())
+                calls.append((found[1], argument, at))
+    return sorted(calls, key=lambda call: call[2])
 
 
 def esm_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:

@@ -10,6 +10,7 @@ from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from skillwiki.markdown.anchors import heading_anchors
+from skillwiki.markdown.block_rules import template_calls
 from skillwiki.markdown.inline import InlineReader
 from skillwiki.markdown.outline import Heading, Outline
 from skillwiki.markdown.parse import parser
@@ -55,7 +56,8 @@ class _BlockReader:
         self.ids: list[str] = []
         self.first_paragraph = ""
         self.labels: list[str] = []
-        self.terms: list[str] = []
+        self.terms: list[tuple[str, int]] = []
+        self.calls: list[tuple[str, str, int]] = []
         self.open_fence = ""
 
     def read(self, tokens: Sequence[Token], env: dict[str, Any]) -> Outline:
@@ -86,6 +88,7 @@ class _BlockReader:
             tuple(self.labels),
             _opens_with_heading(tokens),
             tuple(self.terms),
+            tuple(sorted(self.calls, key=lambda call: call[2])),
         )
 
     def _block_text(self, parent: Token, inline: Token, in_cell: bool, in_footnote: bool) -> None:
@@ -93,9 +96,12 @@ class _BlockReader:
         if parent.type == "heading_open":
             self._heading(parent, inline)
         elif parent.type == "dt_open":
-            self.terms.append(plain_text(inline.children or []))
+            line = parent.map[0] + 1 if parent.map else 1
+            self.terms.append((plain_text(inline.children or []), line))
         elif parent.type == "paragraph_open":
             self._paragraph(inline, in_footnote)
+            if "{{" in inline.content or "{%" in inline.content:
+                self.calls += template_calls(inline.content, parent.map[0] + 1 if parent.map else 1)
 
     def _paragraph(self, inline: Token, in_footnote: bool) -> None:
         text = inline.content
@@ -119,6 +125,8 @@ class _BlockReader:
         self.code.append((start, end))
         if token.type == "html_block":
             self.ids += html_ids(token.content)
+            if "{{" in token.content or "{%" in token.content:
+                self.calls += template_calls(token.content, start + 1)
         elif token.type == "fence" and end >= len(self.lines) - (self.lines[-1] == ""):
             last = self.lines[end - 1].strip() if end - 1 > start else ""
             marker = token.markup

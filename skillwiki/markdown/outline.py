@@ -50,6 +50,11 @@ class Outline(NamedTuple):
     # any container (HTML, template syntax, MDX imports, MyST targets and paragraphs of inline
     # HTML alone may come before it)
     opens_with_heading: bool = False
-    # the text of each definition list's term (`Term` / `: definition`), in order: a site
-    # that gives terms ids as it gives headings (Hugo's autoDefinitionTermID) links to them
-    terms: tuple[str, ...] = ()
+    # the text of each definition list's term (`Term` / `: definition`) and its 1-based line,
+    # in order: a site that gives terms ids as it gives headings (Hugo's
+    # autoDefinitionTermID) links to them
+    terms: tuple[tuple[str, int], ...] = ()
+    # template calls whose first argument may name a file, in order: the name, the argument
+    # as written, the 1-based line (`{{% include "/_common/x.md" %}}`: include, /_common/x.md);
+    # a site that inserts the file there (lint.links.includes) serves its headings too
+    calls: tuple[tuple[str, str, int], ...] = ()

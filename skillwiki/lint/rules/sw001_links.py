@@ -14,6 +14,7 @@ from skillwiki.compiler.article import TEXT_SUFFIXES
 from skillwiki.config import Config, link_pattern
 from skillwiki.errors import InputError
 from skillwiki.lint.model import File, Finding, LintContext, Read, Rule, Severity
+from skillwiki.lint.rules._link_includes import Includes
 from skillwiki.lint.rules._link_targets import OUTSIDE, Step, Targets
 from skillwiki.workspace import PARSED_SUFFIXES, Workspace, suffix
 
@@ -45,6 +46,7 @@ class _Links:
         self.targets = Targets(ctx)
         self.looked = self.targets.looked  # files outside .wiki/ that links were resolved against
         self.inside = self.targets.inside
+        self.includes = Includes(ctx, self.targets)
         # Each in time linear in the target's length (config.link_pattern).
         self.ignore = [m for pattern in ctx.config.lint.links.ignore for m in link_pattern(pattern)]
 
@@ -65,7 +67,7 @@ class _Links:
     def problem(self, rel: str, kind: str, target: str) -> str | Broken | None:
         """What is wrong with a link of the article `rel` (None: nothing)."""
         if kind == "wikilink":
-            return _wikilink(self.ctx, target, rel, self.titles)
+            return _wikilink(self, target, rel)
         return _relative(self, target, rel)
 
 
@@ -224,20 +226,10 @@ def _ingest_refusal(links: _Links, rel: str, on_disk: str) -> str | None:
     return why
 
 
-def _anchors(ctx: LintContext, rel: str) -> list[str]:
-    """The anchors of the article `rel` (none if there is no such article), with its
-    definition terms' when `[lint.links] term_anchors` says the site gives them ids."""
-    file = ctx.articles.get(rel)
-    if file is None:
-        return []
-    if ctx.config.lint.links.term_anchors and file.facts.term_anchors:
-        return [*file.facts.anchors, *file.facts.term_anchors]
-    return file.facts.anchors
-
-
-def _wikilink(ctx: LintContext, target: str, rel: str, titles: dict[str, str]) -> str | None:
+def _wikilink(links: _Links, target: str, rel: str) -> str | None:
     """What is wrong with a wikilink of the article `rel`: no article by that title or path,
     or none of its headings (or block ids) is the one named."""
+    ctx, titles = links.ctx, links.titles
     name, _, heading = target.split("|", 1)[0].partition("#")
     name = name.strip()
     if _FILE_KIND.search(name) and not name.lower().endswith(_ARTICLE_KINDS):
@@ -250,7 +242,7 @@ def _wikilink(ctx: LintContext, target: str, rel: str, titles: dict[str, str]) -
         return f"broken wikilink [[{target}]]: no article has that title or path"
     block = heading.startswith("^")  # Obsidian's block id, kept as written among the anchors
     anchor = heading if block else markdown.slug(heading.strip())
-    if heading and anchor not in _anchors(ctx, found):
+    if heading and anchor not in links.includes.anchors(found):
         what = "block" if block else "heading"
         return f"broken wikilink [[{target}]]: wiki/{found} has no {what} '{heading}'"
     return None
@@ -279,15 +271,32 @@ def _relative(
 ) -> str | Broken | None:
     """What is wrong with a link that is not a wikilink: a message for an anchor of this
     article; for a link to another file, what the message is made of (compile may have
-    rewritten the target, and the message names it as the raw file writes it). Each look
-    for the file is added to `steps` where given (lint --explain-links)."""
+    rewritten the target, and the message names it as the raw file writes it). A link of a
+    file that pages include (`includes`) is also looked for from each of them, as the site
+    shows it there. Each look for the file is added to `steps` where given (lint
+    --explain-links)."""
+    problem = _relative_from(links, target, rel, steps)
+    if problem is None or not links.includes.names or _SCHEME.match(target):
+        return problem
+    for page in links.includes.including(rel):
+        if steps is not None:
+            steps.append(Step("included by", (page,), page, True))
+        if _relative_from(links, target, page, steps) is None:
+            return None
+    return problem
+
+
+def _relative_from(
+    links: _Links, target: str, rel: str, steps: list[Step] | None
+) -> str | Broken | None:
+    """What is wrong with a link that is not a wikilink, written in the article `rel`."""
     ctx = links.ctx
     if not target or _SCHEME.match(target):
         return None
     path, _, fragment = target.partition("#")
     path = unquote(path.partition("?")[0])
     if not path:
-        if fragment and not _answers(_anchors(ctx, rel), fragment):
+        if fragment and not _answers(links.includes.anchors(rel), fragment):
             return f"broken anchor #{fragment}: this article has no such heading"
         return None
     found = _reach(links, path, rel, steps)
@@ -295,7 +304,8 @@ def _relative(
         return f"link to {target} leads outside the workspace; lint looks only inside it"
     if found is None:
         return Broken(None, fragment)
-    if fragment and found in ctx.articles and not _answers(_anchors(ctx, found), fragment):
+    anchors = links.includes.anchors(found) if fragment and found in ctx.articles else None
+    if anchors is not None and not _answers(anchors, fragment):
         return Broken(found, fragment)
     return None
 
@@ -306,18 +316,37 @@ def _reach(links: _Links, path: str, rel: str, steps: list[Step] | None) -> str 
     folder; OUTSIDE for one out of the workspace."""
     settings = links.ctx.config.lint.links
     if path.startswith("/"):
-        starts, under = [settings.root, *settings.static], links.roots[0]
+        starts = [("root", settings.root, path.lstrip("/"), links.roots[0])]
+        starts += [
+            ("static", folder, path.lstrip("/"), links.roots[0]) for folder in settings.static
+        ]
     else:
-        starts, under = [posixpath.dirname(rel)], links.roots[1]
-    for number, start in enumerate(starts):
-        wiki_rel = posixpath.normpath(posixpath.join(start, path.lstrip("/")))
+        starts = [("folder", posixpath.dirname(rel), path, links.roots[1])]
+        below = _below(links, posixpath.dirname(rel), path)
+        if below is not None and (settings.relative_from_root or steps is not None):
+            starts.append(("root", settings.root, below, links.roots[0]))
+    for number, (where, start, written, under) in enumerate(starts):
+        wiki_rel = posixpath.normpath(posixpath.join(start, written))
+        used = number == 0 or path.startswith("/") or settings.relative_from_root
         if steps is not None:
-            where = "folder" if not path.startswith("/") else "static" if number else "root"
-            steps.append(Step(where, (start,), wiki_rel, True))
+            steps.append(Step(where if used else "relative_from_root", (start,), wiki_rel, used))
         found = links.targets.find(wiki_rel, under, steps)
-        if found is not None:
+        if found is not None and used:
             return found
     return None
+
+
+def _below(links: _Links, folder: str, path: str) -> str | None:
+    """A relative link's path from its article's `folder` as the raw file writes it, where it
+    stays below that folder (`methods/page/date/`), else None: what `relative_from_root`
+    looks for from `root` too. Compile points a link that leaves the wiki at the
+    repository's file (`../../content/en/x`); that is undone here."""
+    resolved = posixpath.normpath(posixpath.join(folder, path))
+    if resolved.startswith("../"):
+        in_repo = posixpath.normpath(f"{links.roots[1]}/{resolved}")
+        resolved = posixpath.relpath(in_repo, links.roots[0])
+    below = posixpath.relpath(resolved, folder or ".")
+    return None if below == ".." or below.startswith("../") else below
 
 
 def _answers(anchors: list[str], fragment: str) -> bool:

@@ -1,0 +1,169 @@
+"""SW001 for pages that insert other files and for sites that resolve a page-relative link from
+their root too: `[lint.links] includes`, `include_root`, `relative_from_root`, and the ids
+Hugo numbers across headings and definition terms (`term_anchors`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from skillwiki import markdown
+from skillwiki.markdown.anchors import named_ids, numbered_ids
+from tests.support import Invoke, write
+from tests.support.links import CONFIG
+from tests.support.links import ingest as _ingest
+from tests.support.links import sw001 as _sw001
+
+HUGO = '[lint.links]\nroot = "content/en"\ndirectories = true\n'
+SCOPE = """---
+_comment: Do not remove front matter.
+---
+
+## Scope
+
+The function used determines the scope.
+"""
+STORE = """# Store
+
+To choose another scope, see [scope](#scope) below, or [the locale](/functions/all/#locale).
+
+## Methods
+
+{{% include "_common/store-scope.md" %}}
+"""
+ALL = """# All
+
+## Settings
+
+{{% include "/_common/locale.md" %}}
+"""
+LOCALE = "---\n_comment: included\n---\n\n## Locale\n\nThe locale.\n"
+
+
+def _targets(ws: Path, invoke: Invoke) -> list[str]:
+    return [f["target"] for f in _sw001(ws, invoke)]
+
+
+def test_an_included_page_s_headings_are_the_including_page_s_anchors(
+    ws: Path, invoke: Invoke
+) -> None:
+    """Hugo's docs insert shared text with `{{% include "/_common/x.md" %}}`: its headings
+    are anchors of the page that includes it (`#scope`, `/functions/all/#locale`)."""
+    write(ws / "content/en/_common/store-scope.md", SCOPE)
+    write(ws / "content/en/_common/locale.md", LOCALE)
+    write(ws / "content/en/functions/store.md", STORE)
+    write(ws / "content/en/functions/all.md", ALL)
+    _ingest(ws, invoke, "content")
+    write(ws / CONFIG, HUGO)
+    assert _targets(ws, invoke) == ["#scope", "/functions/all/#locale"]
+    write(ws / CONFIG, HUGO + 'includes = ["include"]\n')
+    assert _targets(ws, invoke) == []
+    write(ws / CONFIG, HUGO + 'includes = ["partial"]\n')  # another name inserts nothing
+    assert _targets(ws, invoke) == ["#scope", "/functions/all/#locale"]
+
+
+HIGHLIGHT = """# Highlight
+
+See the [options](#options-1) below, and [the style](#style-1).
+
+## Arguments
+
+`OPTIONS`
+: A map of options.
+
+## Options
+
+{{% include "/_common/options.md" %}}
+"""
+OPTIONS = "---\n_comment: included\n---\n\n`style`\n: The style.\n\n### Style\n"
+
+
+def test_hugo_numbers_headings_and_terms_together_with_included_ones_in_place(
+    ws: Path, invoke: Invoke
+) -> None:
+    """With autoDefinitionTermID, Hugo gives headings and terms ids from one count: the term
+    OPTIONS takes `options`, so the heading Options below it is `options-1`; the included
+    term `style` takes `style`, so the included heading Style is `style-1`."""
+    write(ws / "content/en/functions/highlight.md", HIGHLIGHT)
+    write(ws / "content/en/_common/options.md", OPTIONS)
+    _ingest(ws, invoke, "content")
+    write(ws / CONFIG, HUGO + 'term_anchors = true\nincludes = ["include"]\n')
+    assert _targets(ws, invoke) == []
+    write(ws / CONFIG, HUGO + "term_anchors = true\n")
+    assert _targets(ws, invoke) == ["#style-1"]
+
+
+def test_headings_and_terms_are_numbered_in_the_order_of_the_text() -> None:
+    """A term before a heading of the same name takes the plain id; numbers follow the text,
+    not headings first."""
+    outline = markdown.analyze("`OPTIONS`\n: a map\n\n## Options\n\nOptions\n: again\n")
+    assert outline.terms == (("OPTIONS", 1), ("Options", 6))
+    named = named_ids(outline.headings, outline.terms)
+    assert numbered_ids(name for _, name in named) == ("options", "options-1", "options-2")
+
+
+def test_template_calls_that_may_name_a_file_are_read_with_their_lines() -> None:
+    """Hugo's and Liquid's calls with a path (a Liquid expression in it kept as written) are
+    read, in paragraphs and in HTML blocks; calls without a path (a version, Liquid's `if`)
+    are not."""
+    text = (
+        '# T\n\n{{% include "/_common/x.md" %}}\n\nText {{< new-in 0.1 >}}\n'
+        "{{< figure src=a >}}\n\n<div>\n{% include {{ page.version.version }}/misc/y.md %}\n"
+        "</div>\n\n{% if page.x %}no{% endif %}\n"
+    )
+    assert markdown.analyze(text).calls == (
+        ("include", "/_common/x.md", 3),
+        ("include", "{{ page.version.version }}/misc/y.md", 9),
+    )
+
+
+JEKYLL = '[lint.links]\nroot = "src"\nhtml = true\ninclude_root = "src/_includes"\n'
+PAGE = "# Install\n\n{% include {{ page.version.version }}/misc/steps.md %}\n"
+STEPS = "Read [the requirements](requirements.html) and [the steps](#steps).\n\n## Steps\n"
+
+
+def test_a_link_in_an_included_file_resolves_from_the_page_that_includes_it(
+    ws: Path, invoke: Invoke
+) -> None:
+    """Jekyll inserts `_includes/<version>/misc/steps.md` into each version's page; its link
+    `requirements.html` is resolved from that page's folder. The Liquid expression in the
+    path stands for a folder of the page's path. A link broken from every page that
+    includes the file stays broken."""
+    write(ws / "src/v24.1/install.md", PAGE)
+    write(ws / "src/v24.1/requirements.md", "# Requirements\n")
+    write(ws / "src/_includes/v24.1/misc/steps.md", STEPS + "[gone](gone.html)\n")
+    _ingest(ws, invoke, "src")
+    write(ws / CONFIG, JEKYLL)
+    assert _targets(ws, invoke) == ["requirements.html", "gone.html"]
+    write(ws / CONFIG, JEKYLL + 'includes = ["include"]\n')
+    assert _targets(ws, invoke) == ["gone.html"]
+    result = invoke("lint", "-w", str(ws), "--format", "json", "--explain-links")
+    assert "  included by wiki/src/v24.1/install.md:" not in result.stderr
+    assert "  included by src/v24.1/install.md:" in result.stderr
+    assert json.loads(result.stdout)["findings"][0]["target"] == "gone.html"
+
+
+def test_relative_from_root_finds_a_page_relative_to_the_site_s_root(
+    ws: Path, invoke: Invoke
+) -> None:
+    """Hugo resolves a link without a leading `/` first from the page, then from the content
+    root: `methods/page/date/` written in templates/introduction.md reaches
+    methods/page/date.md. A link that leaves the page's folder is not looked for again."""
+    write(ws / "content/en/methods/page/date.md", "# Date\n")
+    text = "# Intro\n\n[date](methods/page/date/), [up](../methods/page/gone/), [no](nope/)\n"
+    write(ws / "content/en/templates/introduction.md", text)
+    _ingest(ws, invoke, "content")
+    write(ws / CONFIG, HUGO)
+    assert _targets(ws, invoke) == ["methods/page/date/", "../methods/page/gone/", "nope/"]
+    result = invoke("lint", "-w", str(ws), "--explain-links")
+    assert "relative_from_root = true would look here" in result.output
+    write(ws / CONFIG, HUGO + "relative_from_root = true\n")
+    assert _targets(ws, invoke) == ["../methods/page/gone/", "nope/"]
+
+
+def test_includes_must_be_template_names(ws: Path, invoke: Invoke) -> None:
+    """A name with a space or a quote is no template's: exit 2 with one Error: line."""
+    write(ws / CONFIG, '[lint.links]\nincludes = ["in clude"]\n')
+    result = invoke("lint", "-w", str(ws))
+    assert result.exit_code == 2
+    assert result.output.count("Error:") == 1 and "lint.links.includes" in result.output
