@@ -110,11 +110,12 @@ def recall(
     budget = request.budget or config.recall.budget
     lessons = load_lessons(ws, config)
     standing = _standing_rules(lessons)
+    orphans = _orphans(lessons)
     scored: list[_Scored] = []
     considered: list[Considered] = []
     for lesson in lessons.values():
         measured = _measured(lesson, lessons, config, on)
-        reason = _excluded(lesson, request, config, on, measured, standing)
+        reason = _excluded(lesson, request, config, on, measured, standing, orphans)
         parts = _parts(lesson, request, measured, task_scores)
         score = round(
             sum(v for k, v in parts.items() if k != "confidence") * parts["confidence"], 4
@@ -159,6 +160,19 @@ def _standing_rules(lessons: dict[str, Lesson]) -> dict[str, str]:
             for lesson_id in [*rule.evidence_ids, *rule.strings("conflicts")]:
                 standing.setdefault(lesson_id, rule.id)
     return standing
+
+
+def _orphans(lessons: dict[str, Lesson]) -> set[str]:
+    """The lessons superseded by a rule or lesson that cannot be read (its file gone, or its
+    frontmatter broken: lint names it). They are recalled as if active, so that what they
+    hold is not lost to recall until the file is mended."""
+    return {
+        lesson.id
+        for lesson in lessons.values()
+        if not lesson.is_rule
+        and lesson.status == Status.SUPERSEDED
+        and lesson.text("superseded_by") not in ("", *lessons)
+    }
 
 
 def _measured(
@@ -226,14 +240,14 @@ def _considered(
     )
 
 
-def _unfit(lesson: Lesson) -> str | None:
-    """Why a lesson or rule is never recalled as it stands: its status, or a rule without its
-    condition or action."""
+def _unfit(lesson: Lesson, orphaned: bool) -> str | None:
+    """Why a lesson or rule is never recalled as it stands: its status (unless `orphaned`), or
+    a rule without its condition or action."""
     if lesson.is_rule and lesson.status not in RECALLED:
         return f"status {lesson.status}: only active rules and rules in review are recalled"
     if lesson.is_rule and not (lesson.text("when").strip() and lesson.text("then").strip()):
         return "a rule without its when or then (lint SW007 says which)"
-    if not lesson.is_rule and lesson.status != Status.ACTIVE:
+    if not lesson.is_rule and lesson.status != Status.ACTIVE and not orphaned:
         return f"status {lesson.status}: only active lessons are recalled"
     return None
 
@@ -245,8 +259,9 @@ def _excluded(
     on: date,
     measured: RuleConfidence,
     standing: dict[str, str],
+    orphans: set[str],
 ) -> str | None:
-    unfit = _unfit(lesson)
+    unfit = _unfit(lesson, lesson.id in orphans)
     if unfit is not None:
         return unfit
     if lesson.id in standing:

@@ -267,6 +267,23 @@ def test_a_rule_rejected_in_review_gives_its_lessons_back(ws: Path, invoke: Invo
     assert all("superseded_by" not in lessons[name].meta for name in ("one", "two", "three"))
 
 
+def test_lessons_of_a_rule_that_cannot_be_read_are_recalled_again(ws: Path, invoke: Invoke) -> None:
+    """A rule whose frontmatter was broken by a hand edit is not read; the lessons it
+    superseded are recalled in its place until it is mended, not lost to recall."""
+    for name in ("one", "two"):
+        lesson(ws, name, tags="wsl2", rule=f"Use 127.0.0.1 for {name}.")
+    made = invoke(
+        "record-rule", "-w", str(ws), "--when", "on WSL2", "--then", "use 127.0.0.1",
+        "--evidence", "one", "--evidence", "two", "--json",
+    )  # fmt: skip
+    rule_file = ws / json.loads(made.stdout)["path"]
+    assert "When on WSL2: use 127.0.0.1." in _recall(invoke, ws, "--task", "WSL2")["block"]
+    rule_file.write_text(rule_file.read_text().replace("when:", "when: [unclosed", 1))
+    block = _recall(invoke, ws, "--task", "WSL2")["block"]
+    assert "Use 127.0.0.1 for one." in block and "Use 127.0.0.1 for two." in block
+    assert "When on WSL2" not in block
+
+
 @pytest.mark.parametrize(
     ("evidence", "message"),
     [
