@@ -11,9 +11,10 @@ from skillwiki.frontmatter.documents import decode, split
 from skillwiki.markdown.anchors import named_ids
 from skillwiki.workspace import PARSED_SUFFIXES
 
-FORMAT = 13  # 7: VitePress's anchors; 8: MyST's targets; 9: secrets by format and by place;
+FORMAT = 14  # 7: VitePress's anchors; 8: MyST's targets; 9: secrets by format and by place;
 # 10: placeholders, type names and prompts are no secrets; 11: github-slugger's anchors;
-# 12: definition terms' anchors; 13: headings and terms named in order, template calls
+# 12: definition terms' anchors; 13: headings and terms named in order, template calls;
+# 14: an MDX page's article read as MDX, JSX tag lines and no indented code in MDX
 
 
 class FileFacts(NamedTuple):
@@ -55,7 +56,9 @@ def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
     # A raw file's links are read only when a broken link in its article needs them
     # (raw_links); of raw files, only lessons are parsed here, for their sections.
     if suffix in PARSED_SUFFIXES and (lesson or not rel.startswith(".wiki/raw/")):
-        body = _body_facts(document.body, offset, mdx=suffix == ".mdx", lesson=lesson)
+        # an MDX page's article is named x.mdx.md: its body is still MDX
+        mdx = suffix == ".mdx" or rel.lower().endswith(".mdx.md")
+        body = _body_facts(document.body, offset, mdx=mdx, lesson=lesson)
     return FileFacts(
         None,
         document.has_frontmatter,

@@ -83,6 +83,57 @@ def template_calls(text: str, line: int) -> list[tuple[str, str, int]]:
     return sorted(calls, key=lambda call: call[2])
 
 
+# A line of JSX tags alone (`<Steps>`, `  <Fragment slot="npm">`, `</TabItem>`, `<Aside />`), or
+# the first line of a tag whose attributes go on over lines (`<Card title="x"`).
+_JSX_TAG = r"<(?:/?[A-Za-z][\w.:-]{0,99}(?:\s[^<>]{0,500})?/?|/?)>"
+_JSX_LINE = re.compile(rf"[ \t]*(?:{_JSX_TAG}[ \t]*)+")
+_JSX_OPENED = re.compile(r"[ \t]*<[A-Za-z][\w.:-]{0,99}(?:\s[^<>]{0,500})?")
+JSX_SEARCH_LINES = 50  # how far the end of a tag written over lines is looked for
+
+
+def jsx_flow(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """In MDX, a line of JSX tags alone is a block of its own, and what follows it is
+    Markdown (a component's children): CommonMark would read it as an HTML block running to
+    the next blank line, and so a fence within a component would be split in two. MDX has
+    no indented code either: indentation never makes code in it (mdxjs)."""
+    if not state.env.get("mdx"):
+        return False
+    state._code_enabled = False  # MDX: indentation is no code block
+    line = state.src[state.bMarks[start] : state.eMarks[start]]
+    if not line.lstrip().startswith("<"):
+        return False
+    last = start
+    if _JSX_LINE.fullmatch(line) is None:
+        if _JSX_OPENED.fullmatch(line) is None:
+            return False
+        last = start + 1
+        while last < min(end, start + JSX_SEARCH_LINES):
+            text = state.src[state.bMarks[last] : state.eMarks[last]]
+            if "<" in text or not text.strip():
+                return False
+            if text.rstrip().endswith(">"):
+                break
+            last += 1
+        else:
+            return False
+    if not silent:
+        token = state.push("jsx_block", "", 0)
+        token.map = [start, last + 1]
+        token.content = state.getLines(start, last + 1, 0, True)
+    state.line = last + 1
+    return True
+
+
+def without_indented_code(ruler: Any) -> Any:
+    """Wrap the indented code rule: in MDX, indentation never makes code (mdxjs)."""
+    rule = ruler.__rules__[ruler.__find__("code")].fn
+
+    def code(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+        return False if state.env.get("mdx") else bool(rule(state, start, end, silent))
+
+    return code
+
+
 def esm_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     """In MDX, `import`/`export` lines at the top level are JavaScript, up to a blank line."""
     if not state.env.get("mdx") or state.sCount[start] != 0 or state.level != 0:

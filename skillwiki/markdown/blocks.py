@@ -30,8 +30,10 @@ _BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)$")
 _NESTING = frozenset(
     {"th_open", "th_close", "td_open", "td_close", "footnote_block_open", "footnote_block_close"}
 )
-_CODE_BLOCKS = frozenset({"fence", "code_block", "html_block", "template_block", "esm_block"})
-_NO_TEXT = frozenset({"html_block", "template_block", "esm_block"})  # no text a reader sees
+_CODE_BLOCKS = frozenset(
+    {"fence", "code_block", "html_block", "template_block", "esm_block", "jsx_block"}
+)
+_NO_TEXT = frozenset({"html_block", "template_block", "esm_block", "jsx_block"})  # no text shown
 
 
 def analyze(text: str, *, mdx: bool = False) -> Outline:
@@ -123,7 +125,7 @@ class _BlockReader:
         assert token.map is not None
         start, end = token.map
         self.code.append((start, end))
-        if token.type == "html_block":
+        if token.type in ("html_block", "jsx_block"):
             self.ids += html_ids(token.content)
             if "{{" in token.content or "{%" in token.content:
                 self.calls += template_calls(token.content, start + 1)

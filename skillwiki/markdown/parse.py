@@ -8,7 +8,13 @@ from functools import cache
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from skillwiki.markdown.block_rules import esm_block, recorded_reference, template_block
+from skillwiki.markdown.block_rules import (
+    esm_block,
+    jsx_flow,
+    recorded_reference,
+    template_block,
+    without_indented_code,
+)
 from skillwiki.markdown.inline_rules import spanned, template_inline, template_link, wikilink
 from skillwiki.markdown.text import only_targets, plain_text
 
@@ -51,6 +57,10 @@ def parser() -> MarkdownIt:
         {"alt": ["paragraph", "reference", "blockquote", "list"]},
     )
     md.block.ruler.before("table", "esm", esm_block, {"alt": ["paragraph"]})
+    md.block.ruler.before(
+        "table", "jsx", jsx_flow, {"alt": ["paragraph", "reference", "blockquote", "list"]}
+    )
+    md.block.ruler.at("code", without_indented_code(md.block.ruler))
     md.inline.ruler.before("text", "template", template_inline)
     md.inline.ruler.after("image", "template_link", template_link)
     md.inline.ruler.after("footnote_ref", "wikilink", wikilink)
