@@ -148,7 +148,7 @@ def _explained(explanations: list[Explanation]) -> list[str]:
             if step.setting == "included by":  # the looks that follow are from that page
                 lines.append(f"  included by {step.tried[0]}:")
                 continue
-            if step.setting in ("root", "static", "folder", "relative_from_root"):
+            if step.setting in ("root", "static", "folder", "relative_from_root", "mount"):
                 start = "root" if step.setting == "relative_from_root" else step.setting
                 off = "" if step.used else f"; {step.setting} = true would look here"
                 lines.append(f"  from {start} '{step.tried[0] or '.'}': {step.found}{off}")

@@ -38,6 +38,13 @@ class LinksConfig:
     # in it that its own folder does not resolve is looked for from each page that includes it
     includes: list[str] = field(default_factory=list)
     include_root: str = ""  # folder an included path starts from ("": `root`); Jekyll: `_includes`
+    # URL prefix -> the folders it serves (several: space-separated, the first that has the
+    # page): DocFX's docsets (`/powershell/scripting/` = `reference/docs-conceptual`). With
+    # mounts, a root-relative link under none of them is another site's on the host: unchecked.
+    mounts: dict[str, str] = field(default_factory=dict)
+    # files of DocFX's redirections (`{"redirections": [{"source_path": ...}]}`): a link to a
+    # page moved away is answered by the redirect the site serves in its place
+    redirects: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -143,11 +143,24 @@ def _check_copies(patterns: list[str], path: Path, key: str = "lint.copies") -> 
 
 
 def _check_folders(links: LinksConfig, path: Path) -> None:
-    """`root` and `static` name folders of the repository: relative, and never above it."""
+    """`root`, `static`, `include_root`, the folders of `mounts` and the files of `redirects`
+    name places in the repository: relative, and never above it; a mount is a URL path."""
+    for prefix, value in links.mounts.items():
+        if not prefix.startswith("/") or not value.split():
+            raise ConfigError(
+                path,
+                f"a URL path starting with / and its folders, not {prefix!r}",
+                "lint.links.mounts",
+            )
     for key, folders in (
         ("lint.links.root", [links.root]),
         ("lint.links.static", links.static),
         ("lint.links.include_root", [links.include_root]),
+        (
+            "lint.links.mounts",
+            [folder for value in links.mounts.values() for folder in value.split()],
+        ),
+        ("lint.links.redirects", links.redirects),
     ):
         for folder in folders:
             normal = posixpath.normpath(folder.replace("\\", "/")) if folder else "."

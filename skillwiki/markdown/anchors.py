@@ -26,13 +26,20 @@ _COMBINING = re.compile(r"[\u0300-\u036f]")
 
 def heading_anchors(headings: Iterable[Heading]) -> Iterator[str]:
     """Yield each heading's anchor as GitHub (and mdBook, Hugo, Docusaurus) makes it, as
-    Python-Markdown (MkDocs) does and as VitePress (VuePress) does: sites built each way
-    link to their own; then the ids its attribute list writes out. Repeats are possible."""
+    Markdig (DocFX) does, as Python-Markdown (MkDocs) does and as VitePress (VuePress) does:
+    sites built each way link to their own; then the ids its attribute list writes out.
+    Repeats are possible."""
     seen: dict[str, int] = {}
+    markdig_seen: dict[str, int] = {}
     toc_seen: set[str] = set()
     vue_seen: set[str] = set()
     for heading in headings:
-        yield _github_numbered(slug(heading.written or heading.text), seen)
+        github = slug(heading.written or heading.text)
+        yield _github_numbered(github, seen)
+        # Markdig (DocFX, learn.microsoft.com) names a heading with no letters (`$?`) `section`
+        markdig = _github_numbered(github or "section", markdig_seen)
+        if not github:
+            yield markdig
         yield _unique(toc_slug(heading.text), toc_seen)
         yield _numbered(vue_slug(heading.text), vue_seen)
         yield from heading.ids

@@ -1,6 +1,7 @@
-"""SW001 for pages that insert other files and for sites that resolve a page-relative link from
-their root too: `[lint.links] includes`, `include_root`, `relative_from_root`, and the ids
-Hugo numbers across headings and definition terms (`term_anchors`)."""
+"""SW001 for pages that insert other files, for sites that resolve a page-relative link from
+their root too and for DocFX's docsets: `[lint.links] includes`, `include_root`,
+`relative_from_root`, `mounts`, `redirects`; the ids Hugo numbers across headings and
+definition terms (`term_anchors`) and Markdig's `section` ids."""
 
 from __future__ import annotations
 
@@ -167,3 +168,72 @@ def test_includes_must_be_template_names(ws: Path, invoke: Invoke) -> None:
     result = invoke("lint", "-w", str(ws))
     assert result.exit_code == 2
     assert result.output.count("Error:") == 1 and "lint.links.includes" in result.output
+
+
+def test_a_heading_with_no_letters_is_a_section_as_markdig_names_it(
+    ws: Path, invoke: Invoke
+) -> None:
+    """DocFX's Markdig names a heading that keeps no character of its text `section`, then
+    `section-1`, ...: learn.microsoft.com's about_Automatic_Variables links `[$?](#section-1)`."""
+    text = "# Variables\n\n[a](#section) [b](#section-1) [c](#section-2)\n\n## $$\n\n## $?\n"
+    write(ws / "docs/vars.md", text)
+    _ingest(ws, invoke, "docs")
+    assert _targets(ws, invoke) == ["#section-2"]
+
+
+DOCFX = """[lint.links]
+case_insensitive = true
+directories = true
+redirects = ["redir/redirection.json"]
+
+[lint.links.mounts]
+"/powershell/scripting/" = "reference/docs-conceptual"
+"/powershell/module/" = "reference/7.5 reference/5.1"
+"""
+REDIRECTIONS = """{"redirections": [
+  {"source_path": "../reference/docs-conceptual/dev/old-page.md", "redirect_url": "/x"},
+  {"source_path_from_root": "/reference/docs-conceptual/moved.md", "redirect_url": "/y"}
+]}"""
+OVERVIEW = """# Overview
+
+[install](/powershell/scripting/install/setup), [arrays](/powershell/module/core/about/about_arrays),
+[workflows](/powershell/module/psworkflow/about_workflows?view=powershell-5.1),
+[.NET](/dotnet/api/system.string), [old](dev/old-page.md), [moved](/powershell/scripting/moved),
+[gone](/powershell/scripting/gone), [gone too](dev/gone.md)
+"""
+
+
+def test_mounts_and_redirects_read_links_as_docfx_serves_them(ws: Path, invoke: Invoke) -> None:
+    """learn.microsoft.com serves reference/docs-conceptual at /powershell/scripting/ and each
+    version's folder at /powershell/module/; a link elsewhere on the host (/dotnet/) is
+    another docset's, and a page that a redirection file moves away is still answered."""
+    docs = ws / "reference" / "docs-conceptual"
+    write(docs / "install" / "setup.md", "# Setup\n")
+    write(docs / "overview.md", OVERVIEW)
+    write(ws / "reference/7.5/Core/About/about_Arrays.md", "# Arrays\n")
+    write(ws / "reference/5.1/PSWorkflow/about_Workflows.md", "# Workflows\n")
+    write(ws / "redir" / "redirection.json", REDIRECTIONS)
+    _ingest(ws, invoke, "reference")
+    write(ws / CONFIG, DOCFX.replace("reference/7.5 reference/5.1", "reference/7.5"))
+    assert _targets(ws, invoke) == [
+        "/powershell/module/psworkflow/about_workflows?view=powershell-5.1",
+        "/powershell/scripting/gone",
+        "dev/gone.md",
+    ]
+    write(ws / CONFIG, DOCFX)
+    assert _targets(ws, invoke) == ["/powershell/scripting/gone", "dev/gone.md"]
+    write(ws / CONFIG, DOCFX.replace('redirects = ["redir/redirection.json"]\n', ""))
+    assert _targets(ws, invoke) == [
+        "dev/old-page.md",
+        "/powershell/scripting/moved",
+        "/powershell/scripting/gone",
+        "dev/gone.md",
+    ]
+
+
+def test_a_mount_must_be_a_url_path_with_folders(ws: Path, invoke: Invoke) -> None:
+    """A mount not starting with / is refused: exit 2, one Error: line."""
+    write(ws / CONFIG, '[lint.links.mounts]\n"powershell" = "reference"\n')
+    result = invoke("lint", "-w", str(ws))
+    assert result.exit_code == 2
+    assert result.output.count("Error:") == 1 and "lint.links.mounts" in result.output

@@ -5,6 +5,7 @@ setting found."""
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 from typing import NamedTuple
@@ -18,6 +19,9 @@ _PAGE_SUFFIXES = (".md", *sorted(PARSED_SUFFIXES - {".md"}))
 # What a search says of a link that leads out of the workspace: whether anything is there is
 # not lint's to tell (a link to ../../etc/passwd would say whether that file exists).
 OUTSIDE = "\0outside"
+# What a search says of a root-relative link under none of `mounts`: another site's page on
+# the same host (learn.microsoft.com serves many docsets), not checked.
+ELSEWHERE = "\0elsewhere"
 
 Name = tuple[str, str]  # a file a link may name: the article (wiki-relative), the file on disk
 
@@ -66,6 +70,8 @@ class Targets:
         self.inside = Inside(os.path.realpath(ctx.ws.root))
         self._folded: dict[str, str] | None = None  # lower-cased article path -> the article
         self._listings: dict[str, dict[str, str]] = {}  # folder -> lower-cased name -> name
+        self.wiki = posixpath.relpath(ctx.ws.wiki.as_posix(), self.root) + "/"
+        self._moved: set[str] | None = None  # the pages `redirects` moves away, from the root
 
     def find(self, wiki_rel: str, under: str, steps: list[Step] | None = None) -> str | None:
         """The article or file that the repository path `wiki_rel` (its file on disk below
@@ -104,6 +110,27 @@ class Targets:
                 tried = tuple(n[0] for n in used)
                 steps.append(Step("case_insensitive", tried, by_case, settings.case_insensitive))
             found = by_case if settings.case_insensitive else None
+        if found is None and settings.redirects:
+            found = self._redirected(used, steps)
+        return found
+
+    def _redirected(self, names: list[Name], steps: list[Step] | None) -> str | None:
+        """The first of `names` that a file of `redirects` moves away (the site answers it
+        with the redirect), as a path from the root; by case too with `case_insensitive`."""
+        if self._moved is None:
+            self._moved = set()
+            for listed in self.settings.redirects:
+                self._moved |= _redirect_sources(self, posixpath.join(self.root, listed))
+        fold = self.settings.case_insensitive
+        found = None
+        for _, on_disk in names:
+            in_repo = posixpath.relpath(on_disk, self.root)
+            in_repo = in_repo.removeprefix(self.wiki)  # an article's path is its page's
+            if (in_repo.lower() if fold else in_repo) in self._moved:
+                found = in_repo
+                break
+        if steps is not None and names:
+            steps.append(Step("redirects", tuple(n[1] for n in names), found, True))
         return found
 
     def _exact(self, names: list[Name]) -> str | None:
@@ -188,6 +215,31 @@ def _pages(wiki_rel: str, resolved: str) -> list[Name]:
     """The article and the file on disk of a page named without its suffix, for each suffix
     a page may have (`.mdx`: Astro, Docusaurus)."""
     return [(article_rel(wiki_rel + kind), resolved + kind) for kind in _PAGE_SUFFIXES]
+
+
+def _redirect_sources(targets: Targets, path: str) -> set[str]:
+    """The pages a DocFX redirection file moves away (`source_path`, from the file's folder;
+    `source_path_from_root`, from the root), as paths from the root (lower-cased with
+    `case_insensitive`); none from a file that cannot be read. The file is added to
+    `targets.looked`: its change makes lint look again."""
+    targets.looked.add(path)
+    try:
+        with open(path, encoding="utf-8") as file:
+            data = json.load(file)
+    except (OSError, ValueError):
+        return set()
+    entries = data.get("redirections") if isinstance(data, dict) else None
+    folder = posixpath.relpath(posixpath.dirname(path), targets.root)
+    sources: set[str] = set()
+    for entry in entries if isinstance(entries, list) else ():
+        if not isinstance(entry, dict):
+            continue
+        relative, from_root = entry.get("source_path"), entry.get("source_path_from_root")
+        if isinstance(relative, str):
+            sources.add(posixpath.normpath(posixpath.join(folder, relative)))
+        elif isinstance(from_root, str):
+            sources.add(posixpath.normpath(from_root.lstrip("/")))
+    return {source.lower() for source in sources} if targets.settings.case_insensitive else sources
 
 
 def _listing(folder: str) -> dict[str, str]:

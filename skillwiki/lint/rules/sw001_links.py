@@ -15,7 +15,7 @@ from skillwiki.config import Config, link_pattern
 from skillwiki.errors import InputError
 from skillwiki.lint.model import File, Finding, LintContext, Read, Rule, Severity
 from skillwiki.lint.rules._link_includes import Includes
-from skillwiki.lint.rules._link_targets import OUTSIDE, Step, Targets
+from skillwiki.lint.rules._link_targets import ELSEWHERE, OUTSIDE, Step, Targets
 from skillwiki.workspace import PARSED_SUFFIXES, Workspace, suffix
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//")
@@ -300,6 +300,8 @@ def _relative_from(
             return f"broken anchor #{fragment}: this article has no such heading"
         return None
     found = _reach(links, path, rel, steps)
+    if found == ELSEWHERE:
+        return None  # another site's page on the same host: not lint's to tell
     if found == OUTSIDE:
         return f"link to {target} leads outside the workspace; lint looks only inside it"
     if found is None:
@@ -313,18 +315,11 @@ def _relative_from(
 def _reach(links: _Links, path: str, rel: str, steps: list[Step] | None) -> str | None:
     """The article or file a link's path reaches from the article `rel`: from the site's root
     and then each folder served there for a path from the root, else from the article's
-    folder; OUTSIDE for one out of the workspace."""
+    folder; OUTSIDE for one out of the workspace, ELSEWHERE for another site's page."""
     settings = links.ctx.config.lint.links
-    if path.startswith("/"):
-        starts = [("root", settings.root, path.lstrip("/"), links.roots[0])]
-        starts += [
-            ("static", folder, path.lstrip("/"), links.roots[0]) for folder in settings.static
-        ]
-    else:
-        starts = [("folder", posixpath.dirname(rel), path, links.roots[1])]
-        below = _below(links, posixpath.dirname(rel), path)
-        if below is not None and (settings.relative_from_root or steps is not None):
-            starts.append(("root", settings.root, below, links.roots[0]))
+    starts = _starts(links, path, rel, steps is not None)
+    if starts is None:
+        return ELSEWHERE
     for number, (where, start, written, under) in enumerate(starts):
         wiki_rel = posixpath.normpath(posixpath.join(start, written))
         used = number == 0 or path.startswith("/") or settings.relative_from_root
@@ -334,6 +329,41 @@ def _reach(links: _Links, path: str, rel: str, steps: list[Step] | None) -> str 
         if found is not None and used:
             return found
     return None
+
+
+def _starts(
+    links: _Links, path: str, rel: str, explaining: bool
+) -> list[tuple[str, str, str, str]] | None:
+    """Where a link's path is looked for, in order: the setting that says so, the folder, the
+    path below it, and the folder on disk that holds it; None for a path from the root under
+    none of `mounts` (another site's). A page-relative path is looked for from `root` too
+    with `relative_from_root` (and, `explaining`, to say what that would find)."""
+    settings = links.ctx.config.lint.links
+    if path.startswith("/") and settings.mounts:
+        mounted = _mounted(settings.mounts, path)
+        if mounted is None:
+            return None
+        prefix, folders = mounted
+        return [("mount", folder, path[len(prefix) :], links.roots[0]) for folder in folders]
+    if path.startswith("/"):
+        below = path.lstrip("/")
+        starts = [("root", settings.root, below, links.roots[0])]
+        return starts + [("static", folder, below, links.roots[0]) for folder in settings.static]
+    starts = [("folder", posixpath.dirname(rel), path, links.roots[1])]
+    below_folder = _below(links, posixpath.dirname(rel), path)
+    if below_folder is not None and (settings.relative_from_root or explaining):
+        starts.append(("root", settings.root, below_folder, links.roots[0]))
+    return starts
+
+
+def _mounted(mounts: dict[str, str], path: str) -> tuple[str, list[str]] | None:
+    """The longest of `mounts`' URL prefixes that `path` lies under, with its folders."""
+    best: tuple[str, list[str]] | None = None
+    for prefix, folders in mounts.items():
+        base = prefix.rstrip("/") + "/"
+        if (path + "/").startswith(base) and (best is None or len(base) > len(best[0])):
+            best = (base, folders.split())
+    return best
 
 
 def _below(links: _Links, folder: str, path: str) -> str | None:
