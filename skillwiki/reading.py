@@ -111,6 +111,19 @@ def _as_they_are(
     return Refresh(0, plan.problems, index, skipped=skipped)
 
 
+def as_compiled(ws: Workspace, config: Config) -> sqlite3.Connection:
+    """The search index as the last compile left it, for a read told not to compile
+    (--no-compile): where the index was synced to the state the stat cache saved, it is
+    opened as it is, without a look at wiki/; otherwise it is synced with the articles as
+    they are, and that state recorded (the index then holds it or a later one), so that the
+    next read compares only what changed since, as after a compile."""
+    from skillwiki.compiler import cache_path
+
+    saved = statcache.open_cache(cache_path(ws), config.fingerprint, None)[0].saved_ns
+    token = str(saved) if saved else None
+    return search.open_index(ws, search.Snapshot(lambda: statcache.scan(ws.wiki), token=token))
+
+
 def notices(skipped: str | None, problems: Sequence[Problem]) -> list[str]:
     """What a read says beside its answer (the CLI as warnings on stderr, the server in a block
     of its own): why nothing was compiled, and each raw file that could not be."""
@@ -146,9 +159,7 @@ def query(
     if compile_first:
         done = refresh(ws, config, progress)
     else:
-        done = Refresh(
-            0, index=search.open_index(ws, search.Snapshot(lambda: statcache.scan(ws.wiki)))
-        )
+        done = Refresh(0, index=as_compiled(ws, config))
     with done:
         hits = search.search(
             ws,

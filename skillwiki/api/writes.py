@@ -32,12 +32,27 @@ After = Callable[["Workspace", "Config"], object] | None
 
 
 def bring_up_to_date(ws: Workspace, config: Config, after: After) -> None:
+    """Bring the wiki up to date after a write: by `after`, else by a compile (see
+    `compiled`)."""
     if after is not None:
         after(ws, config)
         return
+    compiled(ws, config)
+
+
+def compiled(
+    ws: Workspace, config: Config, *, force: bool = False, progress: Progress | None = None
+) -> CompileResult:
+    """Compile, then bring the search index (where there is one) in step with what the
+    compile wrote, so that the next read has nothing left to do: a writer's compile has its
+    articles' headings at hand, where the next read would compare the whole index with the
+    articles."""
+    from skillwiki import search
     from skillwiki.compiler import compile_workspace
 
-    compile_workspace(ws, config)
+    result = compile_workspace(ws, config, force=force, progress=progress)
+    search.keep_in_step(ws, result.snapshot)
+    return result
 
 
 @dataclass(frozen=True)
@@ -79,9 +94,7 @@ def compile(
 def _compiled(
     ws: Workspace, config: Config, *, force: bool, progress: Progress | None
 ) -> CompileAnswer:
-    from skillwiki.compiler import compile_workspace
-
-    return CompileAnswer(compile_workspace(ws, config, force=force, progress=progress))
+    return CompileAnswer(compiled(ws, config, force=force, progress=progress))
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from skillwiki import lazy
 
 if TYPE_CHECKING:
     from skillwiki.search.hits import Hit
-    from skillwiki.search.index import folder_index, index_path, open_index
+    from skillwiki.search.index import folder_index, index_path, keep_in_step, open_index
     from skillwiki.search.rank import search
     from skillwiki.search.snapshot import ChangesSince, Snapshot
     from skillwiki.search.snippets import snippet
@@ -37,6 +37,7 @@ __all__ = [
     "VectorCache",
     "folder_index",
     "index_path",
+    "keep_in_step",
     "normalize",
     "open_index",
     "prime",
@@ -55,6 +56,7 @@ __getattr__ = lazy.exports(
         "Hit": "hits",
         "folder_index": "index",
         "index_path": "index",
+        "keep_in_step": "index",
         "open_index": "index",
         "search": "rank",
         "ChangesSince": "snapshot",

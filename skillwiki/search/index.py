@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import closing, contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import closing
 from enum import Enum
 from pathlib import Path
 from typing import TypeVar
@@ -112,10 +112,20 @@ def _remove_index(path: Path) -> None:
         fsio.remove_file(stale)
 
 
-def _sync_once(ws: Workspace, path: Path, wiki: Snapshot) -> None:
-    with _connect(path) as db:
+def _synced_file(ws: Workspace, path: Path, wiki: Snapshot, shared: bool) -> sqlite3.Connection:
+    """The index file, synced with `wiki`, on the one connection the caller then reads it
+    through: a second connection would read the schema and pages again, and closing the first
+    (the last on the file) would checkpoint and delete the -wal and -shm files, which the
+    second made again."""
+    db = _connect(path, shared)
+    try:
+        prepare_connection(db)
         if sync(db, ws, wiki):
             db.execute("VACUUM")  # after a bulk load, give the space of old segments back
+    except BaseException:
+        db.close()
+        raise
+    return db
 
 
 def open_index(
@@ -147,13 +157,38 @@ def open_index(
         copy.close()
     if not in_memory:
         try:
-            _patiently(path, lambda: _sync_once(ws, path, wiki), lambda: _remove_index(path))
-            return sqlite3.connect(
-                path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=not shared
+            db = _patiently(
+                path, lambda: _synced_file(ws, path, wiki, shared), lambda: _remove_index(path)
             )
+            if not shared:
+                return db
+            # A server keeps its connection for its life (one saved counts for little there):
+            # it gets one opened after the sync's has closed and checkpointed the write-ahead
+            # log into the file, the order its watched looks are known to work with.
+            db.close()
+            return _connect(path, shared)
         except _Unwritable:
             pass
     return _built_in_memory(ws, wiki, shared)
+
+
+def keep_in_step(ws: Workspace, wiki: Snapshot) -> None:
+    """After a write, bring the index in .cache/ in step with the articles as the write's
+    compile left them (`wiki`, which names what it wrote and the headings it found), so that
+    the next read finds nothing to do; the rows of a few articles cost a write little, where
+    the next read would compare the whole index with the articles.
+
+    No index yet: none is built (the first read builds it). One that cannot be written, or
+    fails, is left for the next read, which says why: the write itself is done."""
+    path = index_path(ws)
+    if not path.exists():
+        return
+    try:
+        _patiently(
+            path, lambda: _synced_file(ws, path, wiki, False).close(), lambda: _remove_index(path)
+        )
+    except (_Unwritable, SkillwikiError):
+        pass
 
 
 def _built_in_memory(
@@ -240,15 +275,16 @@ def _scanned(ws: Workspace) -> Snapshot:
     return Snapshot(lambda: statcache.scan(ws.wiki))
 
 
-@contextmanager
-def _connect(path: Path) -> Iterator[sqlite3.Connection]:
+def _connect(path: Path, shared: bool) -> sqlite3.Connection:
+    """A connection to the index file, its folder made first (`shared`: usable from other
+    threads than this one, one at a time)."""
     try:
         fsio.make_dirs(path.parent)
     except OSError:
         raise _Unwritable from None
-    with closing(sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None)) as db:
-        prepare_connection(db)
-        yield db
+    return sqlite3.connect(
+        path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=not shared
+    )
 
 
 def prepare_connection(db: sqlite3.Connection) -> None:

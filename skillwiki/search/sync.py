@@ -24,6 +24,9 @@ from skillwiki.workspace import Workspace
 # merged after it, and every inbound count is counted again.
 OPTIMIZE_AFTER = 1000
 
+# How hard a row is compressed (zlib's level).
+LEVEL = 6
+
 # Rows of the articles changed, each with what was read of it (None: it cannot be read).
 Read = list[tuple[str, ArticleRow | None]]
 
@@ -34,7 +37,12 @@ def sync(
     """Apply the differences between the index on `db` and the articles `wiki` names, in one
     transaction (rolled back on any failure); True after a bulk load, which the caller may
     follow with a VACUUM. Nothing is done when the index is synced to `wiki.token` already.
-    The vectors made are those of `kinds` that are available."""
+    The vectors made are those of `kinds` that are available.
+
+    Without a token (the articles as they are, listed), the one recorded stays: the index then
+    holds the articles as they were at that state or later, and a later sync that knows what
+    changed since that state still finds every difference; recording none would have it
+    compare every article."""
     on = [embedder for embedder in kinds if embedder.available()]
     if (
         wiki.token is not None
@@ -45,7 +53,8 @@ def sync(
     db.execute("BEGIN IMMEDIATE")
     try:
         bulk = _apply(db, ws, wiki, on)
-        db.execute("REPLACE INTO meta VALUES ('synced', ?)", (wiki.token or "",))
+        if wiki.token is not None:
+            db.execute("REPLACE INTO meta VALUES ('synced', ?)", (wiki.token,))
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
@@ -169,7 +178,11 @@ def _without_vector(
 
 class Packer:
     """Compresses what was indexed with a dictionary kept in the index (small articles alone
-    compress poorly); the dictionary is made once, from the first articles indexed."""
+    compress poorly); the dictionary is made once, from the first articles indexed.
+
+    Each row is compressed by a copy of one compressor set up with the dictionary (setting
+    it up again for every row cost more than compressing), at level 6: level 9 took far
+    longer for rows hardly smaller. Rows packed at another level unpack alike."""
 
     def __init__(self, db: sqlite3.Connection, sample: list[tuple[str, ...]]) -> None:
         row = db.execute("SELECT value FROM meta WHERE key = 'zdict'").fetchone()
@@ -183,10 +196,11 @@ class Packer:
         else:  # not what was stored (`bytes(n)` of a number would make n bytes)
             raise Damaged("the index's compression dictionary is not bytes")
         self._zdict = zdict
+        self._squeeze = zlib.compressobj(LEVEL, zdict=zdict)
 
     def pack(self, values: tuple[str, ...]) -> bytes:
         """The indexed column values, compressed, as the index keeps them."""
-        squeeze = zlib.compressobj(9, zdict=self._zdict)
+        squeeze = self._squeeze.copy()
         data = json.dumps(values, ensure_ascii=False).encode()
         return squeeze.compress(data) + squeeze.flush()
 

@@ -1,0 +1,128 @@
+"""What one command leaves for the next: a write leaves the search index in step, a read opens
+one connection, --no-compile leaves nothing to compare again, and a compile hands the index
+what it parsed."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillwiki import search
+from skillwiki.search import heading_cache, sync
+from skillwiki.workspace import Workspace
+from tests.support import Invoke, write
+
+
+def _count(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list[tuple[Any, ...]]:
+    """Count the calls of `owner.name`, each with its arguments."""
+    calls: list[tuple[Any, ...]] = []
+    real: Callable[..., Any] = getattr(owner, name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
+
+
+class IndexWork:
+    """What the syncs of the index did while it was watched: the comparisons of every article
+    with the index (those not told what changed since its last sync), the articles read."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self._compared = _count(monkeypatch, sync, "differences")
+        self._read = _count(monkeypatch, sync, "read_row")
+
+    @property
+    def every_article_compared(self) -> int:
+        return sum(1 for _, _, since in self._compared if since is None)
+
+    @property
+    def articles_read(self) -> list[str]:
+        return [job.rel for (job,) in self._read]
+
+    def none(self) -> bool:
+        return self.every_article_compared == 0 and self.articles_read == []
+
+
+def _hits(invoke: Invoke, root: Path, text: str, *more: str) -> list[str]:
+    result = invoke("query", "-w", str(root), text, "--json", *more)
+    assert result.exit_code == 0, result.output
+    return [hit["path"] for hit in json.loads(result.stdout)["results"]]
+
+
+def _notes(root: Path, count: int) -> None:
+    for number in range(count):
+        write(
+            root / ".wiki" / "raw" / "notes" / f"n{number:02}.md",
+            f"# Note {number}\n\nIntro.\n\n## Retry budget {number}\n\nText.\n",
+        )
+
+
+def test_after_record_lesson_the_next_query_has_no_index_work(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _hits(invoke, demo, "deploy")  # the index is built
+    result = invoke(
+        "record-lesson", "-w", str(demo), "--title", "Quokka retries",
+        "--summary", "The quokka service needs three retries.",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    work = IndexWork(monkeypatch)
+    assert any("quokka" in path for path in _hits(invoke, demo, "quokka"))
+    assert work.none(), (work.every_article_compared, work.articles_read)
+
+
+def test_a_write_builds_no_index_where_there_is_none(ws: Path, invoke: Invoke) -> None:
+    _notes(ws, 3)
+    assert invoke("-w", str(ws), "compile").exit_code == 0
+    assert not search.index_path(Workspace(ws)).exists()
+
+
+def test_a_query_opens_one_connection_to_the_index(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = str(search.index_path(Workspace(demo)))
+    for _ in range(2):  # the first query builds the index, the second finds it in step
+        opened = _count(monkeypatch, sqlite3, "connect")
+        assert _hits(invoke, demo, "deploy")
+        assert [str(path) for (path, *_) in opened].count(index) == 1
+        monkeypatch.undo()
+
+
+def test_no_compile_leaves_nothing_for_the_next_query_to_compare(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = _hits(invoke, demo, "deploy")
+    assert _hits(invoke, demo, "deploy", "--no-compile") == expected
+    work = IndexWork(monkeypatch)
+    assert _hits(invoke, demo, "deploy") == expected
+    assert work.none(), (work.every_article_compared, work.articles_read)
+
+
+def test_a_compile_after_a_query_leaves_the_index_in_step(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _notes(ws, 3)
+    assert _hits(invoke, ws, "retry budget")
+    write(ws / ".wiki" / "raw" / "notes" / "n01.md", "# Note 1\n\n## Backoff\n\nText.\n")
+    assert invoke("-w", str(ws), "compile").exit_code == 0
+    work = IndexWork(monkeypatch)
+    assert _hits(invoke, ws, "backoff") == [".wiki/wiki/notes/n01.md"]
+    assert work.none(), (work.every_article_compared, work.articles_read)
+
+
+def test_the_first_query_after_a_bulk_compile_parses_no_article(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _notes(ws, heading_cache.MIN_ARTICLES)
+    assert invoke("-w", str(ws), "compile").exit_code == 0
+    parsed = _count(monkeypatch, heading_cache, "read_article")
+    assert ".wiki/wiki/notes/n07.md" in _hits(invoke, ws, "retry budget 7")
+    assert parsed == []
