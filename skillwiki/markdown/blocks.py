@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
-from skillwiki.markdown.anchors import heading_anchors
+from skillwiki.markdown.anchors import heading_anchors, slug
 from skillwiki.markdown.block_rules import template_calls
 from skillwiki.markdown.inline import InlineReader
 from skillwiki.markdown.outline import Heading, Outline
@@ -60,6 +60,7 @@ class _BlockReader:
         self.labels: list[str] = []
         self.terms: list[tuple[str, int]] = []
         self.calls: list[tuple[str, str, int]] = []
+        self.patterns: list[tuple[str, ...]] = []
         self.open_fence = ""
 
     def read(self, tokens: Sequence[Token], env: dict[str, Any]) -> Outline:
@@ -91,6 +92,7 @@ class _BlockReader:
             _opens_with_heading(tokens),
             tuple(self.terms),
             tuple(sorted(self.calls, key=lambda call: call[2])),
+            tuple(self.patterns),
         )
 
     def _block_text(self, parent: Token, inline: Token, in_cell: bool, in_footnote: bool) -> None:
@@ -136,7 +138,11 @@ class _BlockReader:
                 self.open_fence = marker
 
     def _heading(self, opening: Token, inline: Token) -> None:
-        written = written_text(inline.children or []).strip(" \t")
+        children = inline.children or []
+        if any(child.type == "template" for child in children):
+            wild = written_text(children, template="\0").strip(" \t")
+            self.patterns.append(tuple(slug(piece) for piece in wild.split("\0")))
+        written = written_text(children).strip(" \t")
         text = " ".join(written.split())
         ids: tuple[str, ...] = ()
         attrs = trailing_attrs(text)

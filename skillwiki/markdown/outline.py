@@ -58,3 +58,7 @@ class Outline(NamedTuple):
     # as written, the 1-based line (`{{% include "/_common/x.md" %}}`: include, /_common/x.md);
     # a site that inserts the file there (lint.links.includes) serves its headings too
     calls: tuple[tuple[str, str, int], ...] = ()
+    # the GitHub anchor of each heading whose text holds template syntax, in the pieces
+    # between the template's places (`## A {{ site.x }} b`: ("a-", "-b")): what the site
+    # renders there is not known, so any text there answers
+    anchor_patterns: tuple[tuple[str, ...], ...] = ()

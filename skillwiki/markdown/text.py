@@ -23,12 +23,15 @@ def plain_text(children: Sequence[Token]) -> str:
     return " ".join(written_text(children).split())
 
 
-def written_text(children: Sequence[Token]) -> str:
-    """The text of inline tokens as `plain_text` reads it, with its spaces as written."""
+def written_text(children: Sequence[Token], template: str = "") -> str:
+    """The text of inline tokens as `plain_text` reads it, with its spaces as written; each
+    piece of template syntax (`{{ site.data.x }}`) reads as `template`."""
     parts: list[str] = []
     for child in children:
         kind = child.type
-        if kind in ("text", "code_inline", "text_special"):
+        if kind == "template":
+            parts.append(template)
+        elif kind in ("text", "code_inline", "text_special"):
             parts.append(child.content)
         elif kind in ("softbreak", "hardbreak"):
             parts.append(" ")

@@ -237,3 +237,22 @@ def test_a_mount_must_be_a_url_path_with_folders(ws: Path, invoke: Invoke) -> No
     result = invoke("lint", "-w", str(ws))
     assert result.exit_code == 2
     assert result.output.count("Error:") == 1 and "lint.links.mounts" in result.output
+
+
+TEMPLATED = """# Vault
+
+[core](#use-vault-with-a-cockroachdb-self-hosted-cluster), [cloud](#use-vault-with-a-cockroachdb-cluster),
+[other](#use-consul-with-a-cockroachdb-self-hosted-cluster)
+
+## Use Vault with a CockroachDB {{ site.data.products.core }} cluster
+"""
+
+
+def test_a_heading_that_holds_template_syntax_answers_whatever_the_site_renders_there(
+    ws: Path, invoke: Invoke
+) -> None:
+    """Jekyll renders `{{ site.data.products.core }}` in a heading from the site's data, which
+    lint does not read: any text in its place answers, the rest of the heading must match."""
+    write(ws / "docs/vault.md", TEMPLATED)
+    _ingest(ws, invoke, "docs")
+    assert _targets(ws, invoke) == ["#use-consul-with-a-cockroachdb-self-hosted-cluster"]

@@ -88,6 +88,13 @@ class Includes:
             found = self._anchors[rel] = self._gathered(rel)
         return found
 
+    def patterns(self, rel: str) -> list[tuple[str, ...]]:
+        """The anchors, in pieces, of the headings that hold template syntax, of the article
+        `rel` and of the articles it includes (markdown.Outline.anchor_patterns)."""
+        pages = [rel, *(article for _, article in self.included(rel))]
+        files = [self.ctx.articles.get(page) for page in pages]
+        return [pattern for file in files if file for pattern in file.facts.anchor_patterns]
+
     def _gathered(self, rel: str) -> list[str]:
         file = self.ctx.articles.get(rel)
         if file is None:
