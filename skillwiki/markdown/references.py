@@ -31,14 +31,21 @@ from skillwiki.workspace import MARKDOWN_SUFFIXES
 
 WEIGHT = 0.15
 LINK_KINDS = ("inline", "reference", "wikilink")
-_NOT_KEY = re.compile(r"[^0-9a-z\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+@lru_cache(maxsize=1)
+def _not_key() -> re.Pattern[str]:
+    """What a key leaves out: all but ASCII digits, lower-case letters and CJK. Compiled on
+    first use, not on import: a class of CJK ranges is slow to compile, and a query or a
+    status, which only weighs references (boost), never needs it."""
+    return re.compile(r"[^0-9a-z\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
 
 
 def key(name: str) -> str:
     """A name as references are matched: lower case, letters and digits only (`Git-Rebase`,
     `git_rebase` and `gitrebase` are one)."""
-    return _NOT_KEY.sub("", name.lower())
+    return _not_key().sub("", name.lower())
 
 
 @lru_cache(maxsize=1 << 16)

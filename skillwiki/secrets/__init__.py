@@ -17,10 +17,11 @@ This module runs the patterns over a text, and redacts what they find.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from skillwiki.secrets.formats import (
     KEY_BODY,
@@ -45,12 +46,24 @@ class _Rule(NamedTuple):
     group: int
 
 
-PATTERNS: tuple[_Rule, ...] = (
-    _Rule("private_key", re.compile(KEY_HEADER), 0),
-    _Rule("private_key", re.compile(PEM_BODY), 1),
-    *(_Rule(kind, re.compile(pattern), 1) for kind, _, pattern in TOKENS),
-    *(_Rule(kind, re.compile(pattern), group) for kind, _, pattern, group in PLACES),
-)
+@functools.cache
+def _patterns() -> tuple[_Rule, ...]:
+    """Every pattern, in the order they run (`PATTERNS`). Compiled on the first text looked
+    at, not on import: a recall, a hook or a query loads the modules that record lessons but
+    never redacts, and a hundred patterns are slow to compile."""
+    return (
+        _Rule("private_key", re.compile(KEY_HEADER), 0),
+        _Rule("private_key", re.compile(PEM_BODY), 1),
+        *(_Rule(kind, re.compile(pattern), 1) for kind, _, pattern in TOKENS),
+        *(_Rule(kind, re.compile(pattern), group) for kind, _, pattern, group in PLACES),
+    )
+
+
+def __getattr__(name: str) -> Any:
+    """`PATTERNS`: every pattern, in the order they run, compiled when first asked for."""
+    if name == "PATTERNS":
+        return _patterns()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _triggers() -> dict[str, tuple[str, ...]]:
@@ -106,7 +119,7 @@ def find(text: str) -> list[Secret]:
     taken: list[tuple[int, int]] = []  # disjoint spans, sorted
     present = _kinds_present(text.lower())
     keys = _KeyBlocks(text) if "private_key" in present else None
-    for rule in PATTERNS:
+    for rule in _patterns():
         if rule.kind in present:
             for secret in _matches(text, rule, keys):
                 if _take(taken, secret.start, secret.end):
