@@ -129,13 +129,15 @@ def test_a_link_in_an_included_file_resolves_from_the_page_that_includes_it(
     """Jekyll inserts `_includes/<version>/misc/steps.md` into each version's page; its link
     `requirements.html` is resolved from that page's folder. The Liquid expression in the
     path stands for a folder of the page's path. A link broken from every page that
-    includes the file stays broken."""
+    includes the file stays broken; an include that no page includes is shown nowhere, and
+    its links are not checked."""
     write(ws / "src/v24.1/install.md", PAGE)
     write(ws / "src/v24.1/requirements.md", "# Requirements\n")
     write(ws / "src/_includes/v24.1/misc/steps.md", STEPS + "[gone](gone.html)\n")
+    write(ws / "src/_includes/v24.1/misc/unused.md", "[never shown](nowhere.html)\n")
     _ingest(ws, invoke, "src")
     write(ws / CONFIG, JEKYLL)
-    assert _targets(ws, invoke) == ["requirements.html", "gone.html"]
+    assert _targets(ws, invoke) == ["requirements.html", "gone.html", "nowhere.html"]
     write(ws / CONFIG, JEKYLL + 'includes = ["include"]\n')
     assert _targets(ws, invoke) == ["gone.html"]
     result = invoke("lint", "-w", str(ws), "--format", "json", "--explain-links")

@@ -79,6 +79,12 @@ class Includes:
                 break
         return pages
 
+    def unserved(self, rel: str) -> bool:
+        """Whether the article `rel` lies under `include_root` (Jekyll's `_includes`): a file
+        there is shown only where a page includes it."""
+        base = self.settings.include_root
+        return bool(base) and rel.startswith(posixpath.normpath(base) + "/")
+
     def anchors(self, rel: str) -> list[str]:
         """The anchors of the article `rel` (none if there is no such article), with those
         of the articles it includes, and, where `term_anchors` says the site gives definition

@@ -278,7 +278,10 @@ def _relative(
     problem = _relative_from(links, target, rel, steps)
     if problem is None or not links.includes.names or _SCHEME.match(target):
         return problem
-    for page in links.includes.including(rel):
+    pages = links.includes.including(rel)
+    if not pages and links.includes.unserved(rel):
+        return None  # an include no page includes: the site shows it nowhere
+    for page in pages:
         if steps is not None:
             steps.append(Step("included by", (page,), page, True))
         if _relative_from(links, target, page, steps) is None:
