@@ -327,6 +327,22 @@ def workspace_lock(ws: Workspace, timeout: float) -> Iterator[None]:
         os.close(fd)  # closing the descriptor releases the flock
 
 
+def try_lock(path: Path) -> int | None:
+    """Take an flock on `path` (made if missing, mode 0600, not through a symlink) without
+    waiting, and write this process's id in it: the descriptor that holds it (closing it lets
+    go), or None when another process holds it (its id is in the file)."""
+    confine(path)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
+
+
 # The lock descriptors this process holds. A flock belongs to the open file, which a forked
 # child shares: a compile's worker process would hold the lock on after its parent was killed,
 # and every later writer would wait for it. A child closes its copies at once (the parent's

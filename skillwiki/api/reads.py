@@ -9,13 +9,15 @@ stderr, the server in a block of its own), never part of the JSON.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import sqlite3
+    from pathlib import Path
 
     from skillwiki.compiler import Problem, Progress
     from skillwiki.config import Config
@@ -64,13 +66,20 @@ class Wiki:
     skipped: str | None = None  # why nothing was compiled, when a writer was at work
     problems: Sequence[Problem] = ()
     vectors: VectorCache | None = None
+    owned: bool = True  # the `with` block closes the index; a kept one stays open
 
     def __enter__(self) -> Wiki:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.index is not None:
+        if self.index is not None and self.owned:
             self.index.close()
+
+
+# Set by a process that keeps a workspace open (`skillwiki serve`) for the time of a command
+# it runs: given a workspace's root, the workspace brought up to date as that process keeps
+# it (its watcher says what changed, no stat of every file), or None for one it does not keep.
+keeper: ContextVar[Callable[[Path], Opened | None] | None] = ContextVar("keeper", default=None)
 
 
 def open_wiki(
@@ -82,11 +91,26 @@ def open_wiki(
     progress: Progress | None = None,
 ) -> Wiki:
     """Open the workspace for a read: compile what changed and bring the search index in step
-    (reading.refresh), or with `compile_first` off, open the index as it is (`with_index` off:
-    none, each read opens what it needs)."""
+    (reading.refresh; or the `keeper`'s workspace, when one keeps it open), or with
+    `compile_first` off, open the index as it is (`with_index` off: none, each read opens what
+    it needs)."""
     from skillwiki import search, statcache
     from skillwiki.reading import refresh
 
+    keep = keeper.get() if compile_first else None
+    kept = None if keep is None else keep(ws.root)
+    if kept is not None:
+        problems = tuple(kept.problems)
+        return Wiki(
+            kept.ws,
+            kept.config,
+            kept.index,
+            kept.refreshed,
+            kept.skipped,
+            problems,
+            kept.vectors,
+            owned=False,
+        )
     if compile_first:
         done = refresh(ws, config, progress)
         return Wiki(ws, config, done.index, done.refreshed, done.skipped, tuple(done.problems))

@@ -12,7 +12,8 @@ def main() -> None:
 
     A lone `--version` is answered before the CLI framework is imported: it is what scripts
     call to check the tool is there, and importing Typer alone costs more than the answer.
-    Every other call, `--version` among other options included, goes through Typer.
+    So is a read or a hook that the workspace's server (`skillwiki serve`) answers
+    (skillwiki.channel). Every other call goes through Typer.
     """
     if sys.argv[1:] == ["--version"]:
         sys.stdout.write(version_line() + "\n")
@@ -24,18 +25,56 @@ def main() -> None:
     # A run is short and makes few reference cycles: collect them rarely (a tenth of the
     # start-up of a query went to collections while Typer and the modules were imported).
     gc.set_threshold(50_000, 20, 20)
+    command = command_name(sys.argv[1:]) or ""
+    answered: int | None = None
     try:
-        if command_name(sys.argv[1:]) == "hook":
+        if command == "hook":
             budget.arm(hard=True)  # before the imports: the budget bounds the whole process
-        from skillwiki.cli.app import main as run
+        from skillwiki import channel
 
-        run()
-        status: int = 0
+        answered = channel.ask(sys.argv[1:], command)
+        if answered is None:
+            from skillwiki.cli.app import main as run
+
+            run()
+        status = answered or 0
     except SystemExit as exc:
         status = _exit_status(exc.code)
     except budget.OutOfTime:  # a hook out of time prints nothing and gets out of the way
-        status = 0
+        _exit(0)
+    if command == "hook" and answered is None:
+        _start_server(sys.argv[1:])
     _exit(status)
+
+
+def _start_server(args: list[str]) -> None:
+    """After a hook that no server answered, start the workspace's in the background,
+    detached, ending after `[serve] idle` seconds without a request, where its settings ask
+    for one (`[serve] on_demand`). Never in the hook's way: a server already running refuses
+    to start again, and any failure is silent."""
+    from skillwiki import channel
+
+    root = channel.workspace_root(args, "hook") if channel.servable() else None
+    if root is None:
+        return
+    try:
+        import subprocess
+        from pathlib import Path
+
+        from skillwiki.config import load_config
+
+        settings = load_config(Path(root, ".wiki", "config.toml")).serve
+        if settings.on_demand:
+            command = [sys.executable, "-m", "skillwiki", "-w", root, "serve"]
+            subprocess.Popen(
+                [*command, "--idle", f"{settings.idle:g}"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+    except Exception:  # noqa: BLE001 - a hook fails silently
+        return
 
 
 def _exit_status(code: object) -> int:

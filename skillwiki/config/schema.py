@@ -117,6 +117,14 @@ class RulesConfig:
 
 
 @dataclass(frozen=True)
+class ServeConfig:
+    """The kept-open workspace (`skillwiki serve`) that hooks may start."""
+
+    on_demand: bool = False  # a hook that no server answers starts one, in the background
+    idle: float = 1800.0  # seconds without a request after which a server started so ends
+
+
+@dataclass(frozen=True)
 class Config:
     """Every setting of SPEC section 9, with its default."""
 
@@ -130,6 +138,7 @@ class Config:
     lessons: LessonsConfig = field(default_factory=LessonsConfig)
     maintain: MaintainConfig = field(default_factory=MaintainConfig)
     rules: RulesConfig = field(default_factory=RulesConfig)
+    serve: ServeConfig = field(default_factory=ServeConfig)
 
 
 def value_of(config: Config, key: str) -> Any:

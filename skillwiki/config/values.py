@@ -81,6 +81,7 @@ RANGES: dict[str, Range] = {
     "rules.global_confidence": Range(0, 1),
     "rules.global_support": Range(1, 1_000_000),
     "rules.review_days": Range(0, CENTURY, "days"),
+    "serve.idle": Range(0, 7 * 86400, "seconds", above=True),
 }
 
 

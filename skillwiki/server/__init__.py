@@ -17,23 +17,36 @@ WikiServer.
 
 The package: app (the server and how it answers), tools, resources (and the prompt), answers
 (how a tool's work runs), jsonrpc (lines that are no request) and _sdk, the one module that
-reaches into the SDK's private parts.
+reaches into the SDK's private parts; and serve (`skillwiki serve`: the kept-open workspace
+answering the command line on a unix socket), which needs none of the SDK.
 """
 
 from __future__ import annotations
 
-from skillwiki.server.app import WikiServer
-from skillwiki.server.live import LiveWorkspace, WorkspaceLookup
-from skillwiki.server.resources import prompts, register_resources
-from skillwiki.server.tools import memory_tools, reading_tools, rule_tools, writing_tools
+from typing import TYPE_CHECKING
+
+from skillwiki import lazy
+
+if TYPE_CHECKING:
+    from skillwiki.server.app import WikiServer
+    from skillwiki.server.live import WorkspaceLookup
 
 __all__ = ["WikiServer", "build"]
+
+# The SDK is imported with the MCP server's modules, when they are first asked for: `skillwiki
+# serve` (serve.py, live.py) runs without it.
+__getattr__ = lazy.exports(__name__, {"WikiServer": "app"})
 
 
 def build(lookup: WorkspaceLookup, *, read_only: bool) -> WikiServer:
     """The server: the reading tools, the resources and the prompt, and the writing tools
     unless `read_only` (then a client that calls them anyway is told the server is read-only,
     as invalid params)."""
+    from skillwiki.server.app import WikiServer
+    from skillwiki.server.live import LiveWorkspace
+    from skillwiki.server.resources import prompts, register_resources
+    from skillwiki.server.tools import memory_tools, reading_tools, rule_tools, writing_tools
+
     server = WikiServer(LiveWorkspace(lookup, follow=True, read_only=read_only))
     reading_tools(server)
     memory_tools(server)

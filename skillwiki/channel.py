@@ -1,0 +1,265 @@
+"""The socket a kept-open workspace (`skillwiki serve`) answers the command line on, and the
+client that asks it, before the CLI framework or anything else of skillwiki is imported.
+
+One server per workspace listens on `.wiki/.cache/serve.sock` (mode 0600). A read command
+(SERVED) whose output goes to no terminal sends the server what its answer depends on: its
+arguments, working directory, environment, how its streams encode, and for `hook` its stdin.
+The server runs the very command in its own process on the workspace it keeps open and sends
+back the exit status and what the command wrote, in the order it wrote it; the client writes
+that and exits. Anything else (no server, a stale socket, a server of another version, one
+that ends or stays silent mid-answer) leaves the client to do the work itself, having written
+nothing. A terminal is never served: what is written to one depends on that terminal.
+
+A socket's path is at most SUN_PATH bytes. A deeper workspace's socket is reached through its
+folder's descriptor, `/proc/self/fd/N/serve.sock` (Linux); where there is no /proc it has no
+server. The protocol (PROTOCOL) is versioned, and a server answers only a client of its own
+skillwiki version: a server left running across an upgrade is never asked to answer for other
+code.
+
+Each message is frames: a 4-byte big-endian length, then that many bytes. The request is a
+JSON frame then the stdin frame. The answer is one byte (ACCEPTED, or REFUSED for another
+version), then, once the command ran, a JSON frame (the exit status and the streams' writes as
+`[stream, length]` pairs) and one frame of their bytes.
+
+Only the standard library is imported here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import socket
+import struct
+import sys
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+PROTOCOL = 1
+SERVED = frozenset({"query", "status", "show", "recall", "hook"})
+SOCKET = "serve.sock"
+LOCK = "serve.lock"  # held by the server while it runs; holds its process id
+SUN_PATH = 107  # bytes of a socket's path, at most (Linux: 108 with the closing NUL)
+ACCEPTED = b"+"
+REFUSED = b"-"
+# How long a client waits for the server to take its request, then for the answer (a hook's
+# own time budget ends it sooner); OFF_ENV=1 turns the client off.
+ACCEPT_WAIT = 1.0
+ANSWER_WAIT = 600.0
+OFF_ENV = "SKILLWIKI_NO_SERVER"
+_HEADER = struct.Struct(">I")
+_MOST = 1 << 31  # a frame longer than this is no frame of this protocol
+
+
+class Unanswered(Exception):
+    """No answer came: the client does the work itself."""
+
+
+def cache_folder(root: str) -> str:
+    """The folder of a workspace's socket and lock: `.wiki/.cache/` of `root`."""
+    return os.path.join(root, ".wiki", ".cache")
+
+
+@contextlib.contextmanager
+def address(folder: str, name: str = SOCKET) -> Iterator[str]:
+    """The path to bind or connect the socket `name` of `folder` by: the path itself when it
+    fits in SUN_PATH bytes, else the folder's descriptor under /proc/self/fd (kept open
+    meanwhile). Unanswered if neither can be."""
+    path = os.path.join(folder, name)
+    if len(os.fsencode(path)) <= SUN_PATH:
+        yield path
+        return
+    if not os.path.isdir("/proc/self/fd"):
+        raise Unanswered(f"the socket's path is over {SUN_PATH} bytes and there is no /proc")
+    try:
+        descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise Unanswered(str(exc)) from None
+    try:
+        yield f"/proc/self/fd/{descriptor}/{name}"
+    finally:
+        os.close(descriptor)
+
+
+def frame(data: bytes) -> bytes:
+    """`data` as one frame."""
+    return _HEADER.pack(len(data)) + data
+
+
+def receive(connection: socket.socket, size: int) -> bytes:
+    """Exactly `size` bytes; Unanswered if the other end closes first."""
+    chunks = []
+    while size:
+        chunk = connection.recv(min(size, 1 << 20))
+        if not chunk:
+            raise Unanswered("the connection closed mid-message")
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def receive_frame(connection: socket.socket) -> bytes:
+    """One frame's bytes."""
+    (size,) = _HEADER.unpack(receive(connection, _HEADER.size))
+    if size > _MOST:
+        raise Unanswered("a frame longer than the protocol allows")
+    return receive(connection, size)
+
+
+def version() -> str:
+    """This skillwiki's version, which a server must share to answer."""
+    from skillwiki import __version__
+
+    return __version__
+
+
+def workspace_root(args: Sequence[str], command: str) -> str | None:
+    """The workspace the arguments most likely name, as the command would find it: `-w`,
+    SKILLWIKI_WORKSPACE, for a Claude Code hook CLAUDE_PROJECT_DIR, else the nearest folder
+    holding `.wiki/` at or above the working directory. A guess only: the server finds the
+    workspace again from the request, as the command does."""
+    explicit = _option(args, "-w", "--workspace") or os.environ.get("SKILLWIKI_WORKSPACE")
+    if explicit:
+        root = os.path.abspath(os.path.expanduser(explicit))
+        return root if os.path.isdir(os.path.join(root, ".wiki")) else None
+    start = None
+    if command == "hook" and "claude-code" in args:
+        start = os.environ.get("CLAUDE_PROJECT_DIR")
+    here = os.path.abspath(start or os.getcwd())
+    while True:
+        if os.path.isdir(os.path.join(here, ".wiki")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def _option(args: Sequence[str], short: str, long: str) -> str | None:
+    """The last value given to an option (`-w X`, `-wX`, `--workspace X`, `--workspace=X`)."""
+    found = None
+    position = 0
+    while position < len(args):
+        arg = args[position]
+        if arg == "--":
+            break
+        if arg in (short, long) and position + 1 < len(args):
+            found = args[position + 1]
+            position += 1
+        elif arg.startswith(long + "="):
+            found = arg[len(long) + 1 :]
+        elif arg.startswith(short) and not arg.startswith("--") and len(arg) > len(short):
+            found = arg[len(short) :]
+        position += 1
+    return found
+
+
+def servable() -> bool:
+    """Whether this process may be answered by a server: turned on, and no standard stream a
+    terminal or closed (a terminal's width and colours shape what is written to it)."""
+    if os.environ.get(OFF_ENV) == "1":
+        return False
+    if sys.stdin is None or sys.stdout is None or sys.stderr is None:
+        return False
+    try:
+        return not any(os.isatty(descriptor) for descriptor in (0, 1, 2))
+    except OSError:
+        return False
+
+
+def request(args: Sequence[str], stdin: bytes) -> bytes:
+    """The request for running `args` as this process would: everything its answer depends
+    on besides the files."""
+    main = sys.modules.get("__main__")
+    header = {
+        "protocol": PROTOCOL,
+        "version": version(),
+        "argv0": sys.argv[0] if sys.argv else "skillwiki",
+        "main_package": getattr(main, "__package__", None),
+        "args": list(args),
+        "cwd": os.getcwd(),
+        "env": dict(os.environ),
+        "streams": {
+            "stdin": [sys.stdin.encoding, sys.stdin.errors],
+            "stdout": _form(sys.stdout),
+            "stderr": _form(sys.stderr),
+        },
+        "stdout_buffer": _buffer_size(1),
+    }
+    return frame(json.dumps(header).encode()) + frame(stdin)
+
+
+def _form(stream: Any) -> list[Any]:
+    """How a standard stream encodes and buffers what is written to it."""
+    return [stream.encoding, stream.errors, stream.line_buffering, stream.write_through]
+
+
+def _buffer_size(descriptor: int) -> int:
+    """The buffer Python gives a stream on `descriptor` (io.open's choice)."""
+    try:
+        size = os.fstat(descriptor).st_blksize
+    except OSError:
+        size = 0
+    return size if size > 1 else 8192
+
+
+def ask(args: Sequence[str], command: str) -> int | None:
+    """Have the workspace's server run `args` and write its answer; the exit status, or None
+    when no server answered: then nothing was written, and a hook's stdin, read to be sent,
+    is put back as sys.stdin for the command to read."""
+    if command not in SERVED or not servable():
+        return None
+    root = workspace_root(args, command)
+    if root is None:
+        return None
+    sent: list[bytes] = []
+    try:
+        with address(cache_folder(root)) as path:
+            connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                connection.settimeout(ACCEPT_WAIT)
+                connection.connect(path)
+                return _exchange(connection, args, command, sent)
+            finally:
+                connection.close()
+    except (Unanswered, OSError, ValueError, KeyError, TypeError):
+        if sent:
+            sys.stdin = io.TextIOWrapper(
+                io.BytesIO(sent[0]), encoding=sys.stdin.encoding, errors=sys.stdin.errors
+            )
+        return None
+
+
+def _exchange(
+    connection: socket.socket, args: Sequence[str], command: str, sent: list[bytes]
+) -> int | None:
+    """Send the request (`sent` keeps the stdin read for it) and write the answer; None if
+    the server refused it."""
+    if command == "hook":
+        sent.append(sys.stdin.buffer.read())
+    connection.sendall(request(args, sent[0] if sent else b""))
+    if receive(connection, 1) != ACCEPTED:
+        raise Unanswered("refused: another version")
+    connection.settimeout(ANSWER_WAIT)
+    header: dict[str, Any] = json.loads(receive_frame(connection))
+    written = receive_frame(connection)
+    status = int(header["status"])
+    writes = [(int(descriptor), int(size)) for descriptor, size in header["writes"]]
+    if any(descriptor not in (1, 2) for descriptor, _ in writes):
+        raise Unanswered("an answer for streams other than stdout and stderr")
+    try:
+        _replay(writes, written)
+    except OSError:  # the reader went away: what was written stands, as in the command's end
+        return status or 1
+    return status
+
+
+def _replay(writes: Sequence[tuple[int, int]], written: bytes) -> None:
+    """Write the answer's bytes to stdout (1) and stderr (2) in the order the command did."""
+    position = 0
+    for descriptor, size in writes:
+        chunk = written[position : position + size]
+        position += size
+        while chunk:
+            chunk = chunk[os.write(descriptor, chunk) :]

@@ -1,0 +1,91 @@
+"""serve: keep the workspace open for the command line's reads and hooks, on a unix socket."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Annotated
+
+import typer
+
+from skillwiki.cli.common import WorkspaceOption, open_workspace
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve)
+
+
+def serve(
+    ctx: typer.Context,
+    idle: Annotated[
+        float,
+        typer.Option(
+            min=0, help="End after this many seconds without a request (0: never).", metavar="S"
+        ),
+    ] = 0,
+    stop: Annotated[
+        bool, typer.Option("--stop", help="End the workspace's server, if one runs, and exit.")
+    ] = False,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Keep the workspace open and answer query, status, show, recall and hook from it.
+
+    Runs in the foreground until Ctrl-C, SIGTERM, `skillwiki serve --stop` or --idle
+    seconds without a request. Those commands, run where no standard stream is a terminal,
+    ask the server first (on .wiki/.cache/serve.sock) and do the work themselves when it
+    does not answer; the answer is the same bytes either way.
+
+    Examples:
+      skillwiki serve
+      skillwiki serve --idle 1800 -w path/to/repo &
+      skillwiki serve --stop
+    """
+    from skillwiki.cli import render
+    from skillwiki.server.serve import Server
+    from skillwiki.server.serve import serve as answer_requests
+    from skillwiki.server.serve import stop as stop_server
+
+    ws, _ = open_workspace(ctx, workspace)
+    if stop:
+        render.warn_free(stop_server(ws.root))
+        return
+    answer_requests(Server(ws.root, run_here), idle=idle, say=_say(os.dup(2)))
+
+
+def _say(descriptor: int) -> Callable[[str], None]:
+    """Print a line of the server's own on `descriptor` (its stderr as it started)."""
+
+    def say(line: str) -> None:
+        os.write(descriptor, (line + "\n").encode(errors="replace"))
+
+    return say
+
+
+def run_here(args: list[str], argv0: str, package: str | None) -> int:
+    """Run the command line on `args` in this process, as `skillwiki.cli.main` would in the
+    client's: its exit status. `argv0` and `package` (its `__main__` module's) name the
+    program as the client's usage lines name it."""
+    from skillwiki.cli import _exit_status, budget
+    from skillwiki.cli.app import make_app
+    from skillwiki.cli.args import command_name
+
+    try:
+        make_app(command_name(args))(args=args, prog_name=_program(argv0, package))
+        status = 0
+    except SystemExit as exc:
+        status = _exit_status(exc.code)
+    except budget.OutOfTime:
+        status = 0
+    finally:
+        budget.disarm()
+    return status
+
+
+def _program(argv0: str, package: str | None) -> str:
+    """The program's name in usage lines, as click makes it from argv[0] and `__main__`'s
+    package: the file's name, or `python -m package`."""
+    if not package:
+        return os.path.basename(argv0)
+    name = os.path.splitext(os.path.basename(argv0))[0]
+    module = package if name == "__main__" else f"{package}.{name}"
+    return f"python -m {module.lstrip('.')}"
