@@ -8,13 +8,16 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillwiki import fsio, statcache
 from skillwiki.compiler.freshness import Entry, Facts, Problem, State, plan_key, read_row, todo
 from skillwiki.config import Config
-from skillwiki.statcache import Changes, Folder, Key, Listing, Record, Stat
+from skillwiki.statcache import Folder, Key, Listing, Record, Stat
 from skillwiki.workspace import Workspace, article_rel
+
+if TYPE_CHECKING:
+    from skillwiki.statcache import Changes
 
 
 @dataclass

@@ -6,6 +6,7 @@ of another version, or none, is dropped and created again (`create_schema`).
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import TypeVar
@@ -82,9 +83,8 @@ def create_schema(db: sqlite3.Connection) -> None:
     for statement in _STATEMENTS:
         db.execute(statement)
     db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA,))
-    import secrets  # here, not at the top: only a build needs it, and it loads OpenSSL
-
-    db.execute("INSERT INTO meta VALUES ('built', ?)", (secrets.token_hex(8),))
+    # secrets.token_hex(8) is this call; the secrets module would load OpenSSL and random.
+    db.execute("INSERT INTO meta VALUES ('built', ?)", (os.urandom(8).hex(),))
     db.execute("COMMIT")
 
 

@@ -10,9 +10,11 @@ asks, for a plan, which folders their records answer for and which must be looke
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from skillwiki import lazy
 from skillwiki.statcache.answering import answers
 from skillwiki.statcache.cache import RACY_NS, FileCache, StatCache, load_files, save_files
-from skillwiki.statcache.changes import Changes
 from skillwiki.statcache.listing import Listing
 from skillwiki.statcache.records import BUCKET_FILES, Key, Record, bucket_of, buckets_for, split
 from skillwiki.statcache.scan import (
@@ -28,6 +30,9 @@ from skillwiki.statcache.scan import (
     stat_of,
 )
 from skillwiki.statcache.store import open_cache, settle, write
+
+if TYPE_CHECKING:
+    from skillwiki.statcache.changes import Changes
 
 __all__ = [
     "BUCKET_FILES",
@@ -58,3 +63,6 @@ __all__ = [
     "stat_of",
     "write",
 ]
+
+# What a watcher tells (a server's): loaded when first asked for, never by the command line.
+__getattr__ = lazy.exports(__name__, {"Changes": "changes"})

@@ -8,12 +8,14 @@ answered, the keys seen) so that the records can be renewed after the plan.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from skillwiki.statcache.changes import Changes, no_key
 from skillwiki.statcache.listing import Listing
 from skillwiki.statcache.records import Key, Record, Summary, buckets_for, digest, names_digest
 from skillwiki.statcache.scan import Folder, Stat
+
+if TYPE_CHECKING:  # what a watcher tells: the command line never has it, nor loads it
+    from skillwiki.statcache.changes import Changes
 
 
 class Answer(NamedTuple):
@@ -119,7 +121,7 @@ class _Walk:
         """The keys of a folder whose trusted records answer without digests (see
         Changes.keys_alike); without the cache taken over, none."""
         if self.changes is None:
-            return no_key
+            return _no_key
         return self.changes.keys_alike(self.listing, folder, count)
 
     def _by_record(
@@ -161,3 +163,8 @@ class _Walk:
         ):
             return None
         return known[1]
+
+
+def _no_key(key: Key) -> bool:
+    """No key: the answer where no key is known alike (changes.no_key, without loading it)."""
+    return False
