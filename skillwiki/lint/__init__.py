@@ -10,8 +10,9 @@ from pathlib import Path
 from skillwiki import __version__, fsio, statcache
 from skillwiki.compiler import Plan, make_plan
 from skillwiki.config import Config
+from skillwiki.lint import raw_links
 from skillwiki.lint.facts import FORMAT
-from skillwiki.lint.model import Finding, Read, Severity, load_context
+from skillwiki.lint.model import Finding, Read, Severity, links_path, load_context
 from skillwiki.workspace import Workspace
 
 __all__ = ["Finding", "LintReport", "Severity", "run_lint"]
@@ -56,6 +57,7 @@ def run_lint(ws: Workspace, config: Config) -> LintReport:
             else:
                 found.append(replace(item, severity=Severity(setting)) if setting else item)
     found.sort(key=lambda f: (f.path, f.line, f.column, f.rule, f.message))
+    raw_links.MEMO.save(links_path(ws), FORMAT)
     _save_findings(ws, key, outside, found)
     return LintReport(found)
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import PurePosixPath
 from typing import Any, NamedTuple
 
 from skillwiki import markdown, secrets
 from skillwiki.errors import InputError
 from skillwiki.frontmatter.documents import decode, split
+from skillwiki.lint.raw_links import MEMO
 from skillwiki.markdown.anchors import named_ids
 from skillwiki.workspace import PARSED_SUFFIXES
 
@@ -38,6 +40,9 @@ class FileFacts(NamedTuple):
     calls: tuple[tuple[str, str, int], ...] = ()
     # the anchors of headings that hold template syntax, in pieces (Outline.anchor_patterns)
     anchor_patterns: tuple[tuple[str, ...], ...] = ()
+    # a digest of each secret in `secrets`, in order: copies of one secret are told apart from
+    # other secrets without reading the files again (secret_digest)
+    secret_digests: tuple[str, ...] = ()
 
 
 def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
@@ -46,11 +51,15 @@ def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
         text = decode(data, rel, max_bytes)
     except InputError as exc:
         return FileFacts(exc.detail, False, {}, {}, 0, [], [], [], [])
-    found_secrets = [_located(text, secret) for secret in secrets.find(text)]
+    found = secrets.find(text)
+    found_secrets = [_located(text, secret) for secret in found]
+    digests = tuple(secret_digest(text[secret.start : secret.end]) for secret in found)
     try:
         document = split(text, rel)
     except InputError as exc:
-        return FileFacts(exc.detail, False, {}, {}, 0, [], [], [], found_secrets)
+        return FileFacts(
+            exc.detail, False, {}, {}, 0, [], [], [], found_secrets, secret_digests=digests
+        )
     offset = text[: len(text) - len(document.body)].count("\n")
     key_lines = _key_lines(text, offset) if document.has_frontmatter else {}
     body = _BodyFacts([], [], [], ())
@@ -76,6 +85,7 @@ def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
         body.named,
         body.calls,
         body.anchor_patterns,
+        secret_digests=digests,
     )
 
 
@@ -139,13 +149,14 @@ def _located(text: str, secret: secrets.Secret) -> tuple[str, int, int]:
     return (secret.kind, line, column)
 
 
+def secret_digest(value: str) -> str:
+    """What a secret is compared by with its copies: a digest of it without the backslashes
+    that index.md (Markdown) and index.json (JSON) escape characters with. Kept in the cache,
+    never shown; the raw file beside the cache holds the secret itself."""
+    return hashlib.blake2b(value.replace("\\", "").encode(), digest_size=16).hexdigest()
+
+
 def raw_links(rel: str, data: bytes) -> list[tuple[str, str, int, int]]:
-    """Every link of a raw file: kind, target as written, line, column (none if unreadable)."""
-    try:
-        text = decode(data, rel, len(data) + 1)
-        document = split(text, rel)
-    except InputError:
-        return []
-    offset = text[: len(text) - len(document.body)].count("\n")
-    outline = markdown.analyze(document.body, mdx=rel.lower().endswith(".mdx"))
-    return [(link.kind, link.target, offset + link.line, link.column) for link in outline.links]
+    """Every link of a raw file: kind, target as written, line, column (none if unreadable);
+    parsed once for each content the file has had (raw_links.MEMO)."""
+    return MEMO.links(rel, data)

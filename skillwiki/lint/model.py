@@ -12,6 +12,7 @@ from typing import NamedTuple
 from skillwiki import parallel, statcache
 from skillwiki.compiler import Plan
 from skillwiki.config import Config
+from skillwiki.lint import raw_links
 from skillwiki.lint.facts import FORMAT, FileFacts, analyze
 from skillwiki.workspace import Workspace
 
@@ -99,11 +100,16 @@ def cache_path(ws: Workspace) -> Path:
     return ws.cache / "lint.marshal"
 
 
+def links_path(ws: Workspace) -> Path:
+    return ws.cache / "lint-links.marshal"
+
+
 def load_context(ws: Workspace, config: Config, plan: Plan) -> LintContext:
     """Analyse every file whose stat changed since the last lint; the rest come from the cache.
 
     The files to analyse are read and parsed across the machine's cores when there are many
-    (a cold lint of a big workspace); the facts are the same either way.
+    (a cold lint of a big workspace); the facts are the same either way. The raw files' links
+    the last lint read (raw_links) are taken up too, for SW001.
     """
     cache = statcache.load_files(cache_path(ws), FORMAT)
     ctx = LintContext(ws, config, plan)
@@ -116,6 +122,7 @@ def load_context(ws: Workspace, config: Config, plan: Plan) -> LintContext:
             file.into[file.rel] = File(file.path, facts[file.path])
     cache.prune([file.path for file in wanted])
     statcache.save_files(cache_path(ws), cache, FORMAT)
+    raw_links.MEMO.load(links_path(ws), FORMAT, {file.path for file in ctx.raw.values()})
     return ctx
 
 

@@ -110,6 +110,32 @@ def test_sw011_a_secret_and_its_copies_are_one_finding(ws: Path, invoke: Invoke)
     assert found == [(".wiki/raw/deploy.md", 6), (".wiki/wiki/deploy.md", last)]
 
 
+def test_sw011_copies_of_a_page_hold_a_secret_once(ws: Path, invoke: Invoke) -> None:
+    """With `[lint] copies`, the versions of a page are one page, as for SW008: a secret they
+    hold alike is one finding at the first copy, naming the others; a secret one version
+    alone holds, or one written twice in a page, is its own finding."""
+    deploy = "# Deploy\n\nConnect with DB_PASSWORD=Xk9#mQ2v_Lp7z and go.\n"
+    write(ws / "docs" / "v23.1" / "deploy.md", deploy)
+    write(ws / "docs" / "v23.2" / "deploy.md", deploy + "\nOr with password = 'Qz3$uV8w#Rt5'.\n")
+    write(ws / "docs" / "v24.1" / "deploy.md", "# Deploy\n\nText.\n\n" + deploy[10:] * 2)
+    invoke("ingest", "-w", str(ws), str(ws / "docs"))
+    found = [(f["path"], f["line"]) for f in _findings(invoke, ws, "SW011")]
+    assert len(found) == 5  # one per copy, without the setting
+    (ws / ".wiki" / "config.toml").write_text('[lint]\ncopies = ["v[0-9]*"]\n')
+    found = [(f["path"], f["line"], f["message"]) for f in _findings(invoke, ws, "SW011")]
+    said = "possible secret (password); remove it from the raw file, recompile, and rotate the credential"
+    assert found == [
+        (
+            ".wiki/raw/docs/v23.1/deploy.md",
+            6,
+            f"{said}; also in its copies .wiki/raw/docs/v23.2/deploy.md:6, "
+            ".wiki/raw/docs/v24.1/deploy.md:8",
+        ),
+        (".wiki/raw/docs/v23.2/deploy.md", 8, said),
+        (".wiki/raw/docs/v24.1/deploy.md", 9, said),
+    ]
+
+
 def test_sw011_leaves_placeholders_type_names_and_prompts_alone(ws: Path, invoke: Invoke) -> None:
     """Documentation says what to type (`{password}`), declares a setting's type
     (`DB_PASSWORD: string;`) or asks for the value (`Read-Host`): none is a secret."""

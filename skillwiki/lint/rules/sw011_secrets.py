@@ -5,61 +5,53 @@ summary when it stands in the first paragraph) and from there into index.md and 
 one hit, reported once, in the raw file it must be removed from. A secret in a generated file
 that no raw file holds (an article edited by hand, or one whose raw file is gone) is reported
 where it is.
+
+The copies of one page (`[lint] copies`: `v23.1/x.md` and `v23.2/x.md`, as SW008 reads them)
+are one page here too: a secret they hold alike is one finding, at the first copy, naming the
+others. Secrets are compared by their digests in the facts (FileFacts.secret_digests), so a
+lint whose facts are cached reads no file again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from skillwiki import secrets
-from skillwiki.errors import InputError
-from skillwiki.frontmatter.documents import decode
 from skillwiki.lint.model import File, Finding, LintContext, Rule, Severity
+from skillwiki.search.copies import page_of  # what SW008 and search take for copies too
 
 Place = tuple[str, int, int]  # kind, line, column
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
-    written: set[str] = set()  # the secrets of the raw files, as copies of them are compared
-    for file in ctx.raw.values():
-        if file.facts.secrets:
-            written.update(_copied(value) for _, value in _read(ctx, file) or ())
-            yield from (_finding(file.path, place) for place in file.facts.secrets)
+    copies = ctx.config.lint.copies
+    written: set[str] = set()  # the digests of the raw files' secrets
+    # (page, digest, how many times the file held it before) -> where each copy holds it,
+    # first copy first: a secret written twice in a page is two findings
+    held: dict[tuple[str, str, int], list[tuple[str, Place]]] = {}
+    for rel, file in sorted(ctx.raw.items()):
+        seen: dict[str, int] = {}
+        for place, digest in _secrets(file):
+            written.add(digest)
+            seen[digest] = seen.get(digest, -1) + 1
+            key = (page_of(rel, copies), digest, seen[digest])
+            held.setdefault(key, []).append((file.path, place))
+    for (path, place), *others in held.values():
+        yield _finding(path, place, others)
     for file in [*ctx.articles.values(), *ctx.others]:
-        if not file.facts.secrets:
-            continue
-        found = _read(ctx, file)
-        if found is None:  # gone or unreadable since it was analysed: as the facts say
-            found = [(place, "") for place in file.facts.secrets]
-        for place, value in found:
-            if not value or _copied(value) not in written:
-                yield _finding(file.path, place)
+        for place, digest in _secrets(file):
+            if digest not in written:
+                yield _finding(file.path, place, [])
 
 
-def _read(ctx: LintContext, file: File) -> list[tuple[Place, str]] | None:
-    """Each secret of a file, where it is and what it is (kept only while lint runs, never
-    written or shown); None when the file cannot be read now."""
-    try:
-        data = (ctx.ws.root / file.path).read_bytes()
-        text = decode(data, file.path, len(data) + 1)
-    except (OSError, InputError):
-        return None
-    found = []
-    for secret in secrets.find(text):
-        line = text.count("\n", 0, secret.start) + 1
-        column = secret.start - (text.rfind("\n", 0, secret.start) + 1) + 1
-        found.append(((secret.kind, line, column), text[secret.start : secret.end]))
-    return found
+def _secrets(file: File) -> list[tuple[Place, str]]:
+    """Each secret of a file, where it is and its digest."""
+    pairs = zip(file.facts.secrets, file.facts.secret_digests, strict=True)
+    return [((kind, line, column), digest) for (kind, line, column), digest in pairs]
 
 
-def _copied(value: str) -> str:
-    """A secret as compared with its copies: without the backslashes that index.md (Markdown)
-    and index.json (JSON) escape characters with."""
-    return value.replace("\\", "")
-
-
-def _finding(path: str, place: Place) -> Finding:
+def _finding(path: str, place: Place, copies: list[tuple[str, Place]]) -> Finding:
     kind, line, column = place
+    also = ", ".join(f"{other}:{where[1]}" for other, where in copies)
     return Finding(
         path,
         line,
@@ -67,7 +59,7 @@ def _finding(path: str, place: Place) -> Finding:
         RULE.id,
         Severity.ERROR,
         f"possible secret ({kind}); remove it from the raw file, recompile, "
-        "and rotate the credential",
+        "and rotate the credential" + (f"; also in its copies {also}" if also else ""),
     )
 
 
