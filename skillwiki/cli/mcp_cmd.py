@@ -39,6 +39,7 @@ def mcp(
     """
     try:
         from skillwiki.server import build
+        from skillwiki.server.app import WikiServer  # the SDK's modules are imported here
         from skillwiki.server.live import WorkspaceLookup
     except ImportError as exc:
         # Any module the extra brings (mcp, anyio, pydantic...) missing or broken; one of
@@ -51,7 +52,9 @@ def mcp(
             "pip install 'skillwiki[mcp]'",
         ) from None
     lookup = WorkspaceLookup(chosen_workspace(ctx, workspace))
-    server = build(lookup, read_only=read_only or os.environ.get("SKILLWIKI_MCP_READ_ONLY") == "1")
+    server: WikiServer = build(
+        lookup, read_only=read_only or os.environ.get("SKILLWIKI_MCP_READ_ONLY") == "1"
+    )
     try:
         server.run("stdio")
     finally:

@@ -260,7 +260,7 @@ CASES: dict[str, tuple[Setup, str]] = {
     ),
     "unknown key": (
         _config("colour = 'red'\n"),
-        ".wiki/config.toml: colour: unknown key; known keys here: fingerprint, lessons, lint, lock_timeout, maintain, max_file_bytes, recall, rules, search, suggest",
+        ".wiki/config.toml: colour: unknown key; known keys here: fingerprint, lessons, lint, lock_timeout, maintain, max_file_bytes, recall, rules, search, serve, suggest",
     ),
     "unknown nested key": (
         _config("[recall]\nbudgett = 10\n"),
