@@ -42,6 +42,8 @@ class LinksConfig:
     # page): DocFX's docsets (`/powershell/scripting/` = `reference/docs-conceptual`). With
     # mounts, a root-relative link under none of them is another site's on the host: unchecked.
     mounts: dict[str, str] = field(default_factory=dict)
+    # `x` or `x/` also finds x.yml or x/index.yml: DocFX's YAML pages (FAQs, landing pages)
+    yaml_pages: bool = False
     # files of DocFX's redirections (`{"redirections": [{"source_path": ...}]}`): a link to a
     # page moved away is answered by the redirect the site serves in its place
     redirects: list[str] = field(default_factory=list)

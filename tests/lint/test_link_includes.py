@@ -186,6 +186,7 @@ def test_a_heading_with_no_letters_is_a_section_as_markdig_names_it(
 DOCFX = """[lint.links]
 case_insensitive = true
 directories = true
+yaml_pages = true
 redirects = ["redir/redirection.json"]
 
 [lint.links.mounts]
@@ -194,27 +195,31 @@ redirects = ["redir/redirection.json"]
 """
 REDIRECTIONS = """{"redirections": [
   {"source_path": "../reference/docs-conceptual/dev/old-page.md", "redirect_url": "/x"},
-  {"source_path_from_root": "/reference/docs-conceptual/moved.md", "redirect_url": "/y"}
+  {"source_path_from_root": "/reference/docs-conceptual/moved.md", "redirect_url": "/y"},
+  {"source_path": "../reference/docs-conceptual/learn/faq.yml", "redirect_url": "/z"}
 ]}"""
 OVERVIEW = """# Overview
 
 [install](/powershell/scripting/install/setup), [arrays](/powershell/module/core/about/about_arrays),
 [workflows](/powershell/module/psworkflow/about_workflows?view=powershell-5.1),
 [.NET](/dotnet/api/system.string), [old](dev/old-page.md), [moved](/powershell/scripting/moved),
-[gone](/powershell/scripting/gone), [gone too](dev/gone.md)
+[gone](/powershell/scripting/gone), [gone too](dev/gone.md),
+[faq](/powershell/scripting/install/update-faq), [old faq](/powershell/scripting/learn/faq)
 """
 
 
 def test_mounts_and_redirects_read_links_as_docfx_serves_them(ws: Path, invoke: Invoke) -> None:
     """learn.microsoft.com serves reference/docs-conceptual at /powershell/scripting/ and each
     version's folder at /powershell/module/; a link elsewhere on the host (/dotnet/) is
-    another docset's, and a page that a redirection file moves away is still answered."""
+    another docset's, and a page that a redirection file moves away is still answered; a
+    YAML page (an FAQ) is a page with `yaml_pages`."""
     docs = ws / "reference" / "docs-conceptual"
     write(docs / "install" / "setup.md", "# Setup\n")
     write(docs / "overview.md", OVERVIEW)
     write(ws / "reference/7.5/Core/About/about_Arrays.md", "# Arrays\n")
     write(ws / "reference/5.1/PSWorkflow/about_Workflows.md", "# Workflows\n")
     write(ws / "redir" / "redirection.json", REDIRECTIONS)
+    write(docs / "install" / "update-faq.yml", "### YamlMime:FAQ\n")
     _ingest(ws, invoke, "reference")
     write(ws / CONFIG, DOCFX.replace("reference/7.5 reference/5.1", "reference/7.5"))
     assert _targets(ws, invoke) == [
@@ -230,6 +235,14 @@ def test_mounts_and_redirects_read_links_as_docfx_serves_them(ws: Path, invoke: 
         "/powershell/scripting/moved",
         "/powershell/scripting/gone",
         "dev/gone.md",
+        "/powershell/scripting/learn/faq",
+    ]
+    write(ws / CONFIG, DOCFX.replace("yaml_pages = true\n", ""))
+    assert _targets(ws, invoke) == [
+        "/powershell/scripting/gone",
+        "dev/gone.md",
+        "/powershell/scripting/install/update-faq",
+        "/powershell/scripting/learn/faq",
     ]
 
 

@@ -101,7 +101,7 @@ class Targets:
         for setting, names in _names(wiki_rel, posixpath.normpath(f"{under}/{wiki_rel}")):
             on = setting == "as written" or bool(getattr(settings, setting))
             if names and steps is not None:
-                steps.append(Step(setting, tuple(n[0] for n in names), self._exact(names), on))
+                _explain(steps, Step(setting, tuple(n[0] for n in names), self._exact(names), on))
             used += names if on else []
         found = self._exact(used)
         if found is None and (settings.case_insensitive or steps is not None):
@@ -197,6 +197,13 @@ class Targets:
         )
 
 
+def _explain(steps: list[Step], step: Step) -> None:
+    """Add a look to `steps`; one for DocFX's YAML pages only where on or where it found a
+    page, so that other sites' explanations do not carry it."""
+    if step.used or step.found or step.setting != "yaml_pages":
+        steps.append(step)
+
+
 def _names(wiki_rel: str, resolved: str) -> list[tuple[str, list[Name]]]:
     """The files a link may name, by the setting that names them: as written, as a page for
     `x.html` (x.md, or x.html.md: Middleman), as a page or a folder's index page."""
@@ -208,7 +215,17 @@ def _names(wiki_rel: str, resolved: str) -> list[tuple[str, list[Name]]]:
     directories = _pages(*bare)
     for page in _INDEX_PAGES:
         directories += _pages(f"{bare[0]}/{page}", f"{bare[1]}/{page}")
-    return [("as written", [(wiki_rel, resolved)]), ("html", html), ("directories", directories)]
+    # DocFX's YAML pages (FAQs, landing pages): x.yml, x/index.yml, never an article
+    yaml = [
+        (f"{name}.yml", f"{path}.yml")
+        for name, path in (bare, (f"{bare[0]}/index", f"{bare[1]}/index"))
+    ]
+    return [
+        ("as written", [(wiki_rel, resolved)]),
+        ("html", html),
+        ("directories", directories),
+        ("yaml_pages", yaml),
+    ]
 
 
 def _pages(wiki_rel: str, resolved: str) -> list[Name]:
