@@ -64,11 +64,15 @@ def _say(descriptor: int) -> Callable[[str], None]:
 def run_here(args: list[str], argv0: str, package: str | None) -> int:
     """Run the command line on `args` in this process, as `skillwiki.cli.main` would in the
     client's: its exit status. `argv0` and `package` (its `__main__` module's) name the
-    program as the client's usage lines name it."""
+    program as the client's usage lines name it. Only the commands a client asks a server
+    for are run (ValueError for another: its client gets no answer, and runs it itself)."""
+    from skillwiki import channel
     from skillwiki.cli import _exit_status, budget
     from skillwiki.cli.app import make_app
     from skillwiki.cli.args import command_name
 
+    if command_name(args) not in channel.SERVED:
+        raise ValueError(f"not a command a server answers: {args[:1]}")
     try:
         make_app(command_name(args))(args=args, prog_name=_program(argv0, package))
         status = 0

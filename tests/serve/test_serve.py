@@ -347,3 +347,12 @@ def test_the_client_finds_the_workspace_an_option_names(
     monkeypatch.delenv("SKILLWIKI_WORKSPACE", raising=False)
     expected = None if found is None else str(tmp_path / found)
     assert channel.workspace_root(args, "query") == expected
+
+
+def test_a_server_runs_only_the_commands_it_is_asked_for() -> None:
+    from skillwiki.cli.serve_cmd import run_here
+
+    with pytest.raises(ValueError, match="not a command a server answers"):
+        run_here(["ingest", "-"], "skillwiki", None)
+    with pytest.raises(ValueError, match="not a command a server answers"):
+        run_here(["serve", "--stop"], "skillwiki", None)
