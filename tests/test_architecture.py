@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import subprocess
 import sys
@@ -351,6 +352,48 @@ def test_the_hooks_are_a_face_beside_the_cli_and_the_server() -> None:
         "skillwiki.hooks",
         "skillwiki.hooks.*",
     }
+
+
+# What a read on an unchanged workspace never uses: the terminal's styling, pydantic, OpenSSL
+# (through the stdlib `secrets`, which an index's build id came from), what a server's watcher
+# tells; and for query and show, which read no lesson, the Markdown and YAML readers.
+UNUSED_BY_READS = ["rich", "pydantic", "secrets", "hmac", "_hashlib", "skillwiki.statcache.changes"]
+READERS = ["markdown_it", "yaml", "frontmatter"]
+READS = {
+    "query": ["query", "agent tools"],
+    "status": ["status"],
+    "show": ["show", "docs/ci.md"],
+    "recall": ["recall", "--task", "fix the deploy job"],
+    "hook": ["hook", "claude-code", "user-prompt"],
+}
+
+
+@pytest.mark.parametrize("read", list(READS))
+def test_a_read_of_an_unchanged_workspace_loads_only_what_it_uses(demo: Path, read: str) -> None:
+    """The read commands, run as a process is (`skillwiki.cli.main`) on a wiki that is up to
+    date, load none of the modules only other paths need: each is imported where it is used."""
+    prompt = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "fix the deploy job"})
+    unused = UNUSED_BY_READS + (READERS if read in ("query", "show") else [])
+    code = (
+        "import os, sys\n"
+        "real_exit = os._exit\n"
+        f"sys.argv = ['skillwiki', '-w', {str(demo)!r}, *{READS[read]!r}]\n"
+        "def leave(status):\n"
+        f"    loaded = sorted(set({unused!r}) & set(sys.modules))\n"
+        "    sys.stderr.write(f'{loaded} {status}\\n')\n"
+        "    sys.stderr.flush()\n"
+        "    real_exit(0)\n"
+        "os._exit = leave\n"
+        "from skillwiki.cli import main\n"
+        "main()\n"
+    )
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(demo)}
+    argv = [sys.executable, "-c", code]
+    time.sleep(RACY_NS / 1e9)  # the raw files' ctimes (the copy's) out of the racy window
+    subprocess.run(argv, input=prompt, capture_output=True, text=True, check=True, env=env)
+    time.sleep(RACY_NS / 1e9)  # and the files the first run wrote
+    out = subprocess.run(argv, input=prompt, capture_output=True, text=True, check=True, env=env)
+    assert out.stderr.splitlines()[-1] == "[] 0"
 
 
 def test_the_server_loads_neither_typer_nor_the_command_line(demo: Path) -> None:
