@@ -179,6 +179,7 @@ def request(args: Sequence[str], stdin: bytes) -> bytes:
         "main_package": getattr(main, "__package__", None),
         "args": list(args),
         "cwd": os.getcwd(),
+        "umask": _umask(),
         "env": dict(os.environ),
         "streams": {
             "stdin": [sys.stdin.encoding, sys.stdin.errors],
@@ -188,6 +189,13 @@ def request(args: Sequence[str], stdin: bytes) -> bytes:
         "stdout_buffer": _buffer_size(1),
     }
     return frame(json.dumps(header).encode()) + frame(stdin)
+
+
+def _umask() -> int:
+    """This process's umask (the files a command makes get their modes from it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _form(stream: Any) -> list[Any]:

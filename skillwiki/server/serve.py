@@ -35,6 +35,7 @@ import signal
 import socket
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,11 +136,15 @@ class Written:
 @contextlib.contextmanager
 def as_the_caller(header: dict[str, Any], stdin: bytes) -> Iterator[Written]:
     """This process made to look like the client for the time of one command: its working
-    directory, environment, argv and standard streams (encoded, buffered and line-buffered
-    as the client's); everything put back after."""
+    directory, environment, umask, argv and standard streams (encoded, buffered and
+    line-buffered as the client's); everything put back after."""
     saved = (dict(os.environ), os.getcwd(), sys.argv, sys.stdin, sys.stdout, sys.stderr)
     written = Written()
     streams = header["streams"]
+    mask = os.umask(int(header["umask"]))
+    # A warning shown once a place is shown again to each client, as each process shows it.
+    warned = warnings.catch_warnings()
+    warned.__enter__()
     try:
         os.chdir(header["cwd"])
         os.environ.clear()
@@ -157,6 +162,8 @@ def as_the_caller(header: dict[str, Any], stdin: bytes) -> Iterator[Written]:
         os.environ.update(saved[0])
         os.chdir(saved[1])
         sys.argv, sys.stdin, sys.stdout, sys.stderr = saved[2:]
+        warned.__exit__(None, None, None)
+        os.umask(mask)
 
 
 def _writer(written: Written, descriptor: int, form: list[Any], size: int) -> io.TextIOWrapper:
