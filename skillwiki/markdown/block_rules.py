@@ -124,6 +124,41 @@ def jsx_flow(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     return True
 
 
+# An HTML element whose content is Markdown: kramdown's and Python-Markdown's (md_in_html)
+# `<section class="x" markdown="1">`, its tag alone on its line; and a closing tag alone.
+_MARKDOWN_IN_HTML = re.compile(
+    r"[ \t]{0,3}<([A-Za-z][\w-]{0,50})(?:\s[^<>]{0,1000})?\smarkdown=([\"']?)(?:1|block)\2"
+    r"(?:\s[^<>]{0,1000})?>[ \t]*"
+)
+_CLOSING_TAG = re.compile(r"[ \t]{0,3}</([A-Za-z][\w-]{0,50})>[ \t]*")
+
+
+def markdown_in_html(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """A line that opens an HTML element whose content is Markdown (`markdown="1"`, as
+    kramdown and Python-Markdown's md_in_html read it) is HTML alone, and so is the line that
+    closes it: CommonMark would read the lines after either as HTML up to a blank line, and
+    hide the heading that follows `<section markdown="1">` (Jekyll's docs)."""
+    line = state.src[state.bMarks[start] : state.eMarks[start]]
+    if "<" not in line[:4]:
+        return False
+    opened: list[str] = state.env.setdefault("skillwiki_markdown_in_html", [])
+    found = _MARKDOWN_IN_HTML.fullmatch(line) if "markdown=" in line else None
+    closing = None if found else _CLOSING_TAG.fullmatch(line)
+    if found is None and (closing is None or closing[1].lower() not in opened):
+        return False
+    if not silent:
+        if found is not None:
+            opened.append(found[1].lower())
+        else:
+            assert closing is not None
+            del opened[len(opened) - 1 - opened[::-1].index(closing[1].lower())]
+        token = state.push("html_block", "", 0)
+        token.map = [start, start + 1]
+        token.content = state.getLines(start, start + 1, 0, True)
+    state.line = start + 1
+    return True
+
+
 def without_indented_code(ruler: Any) -> Any:
     """Wrap the indented code rule: in MDX, indentation never makes code (mdxjs)."""
     rule = ruler.__rules__[ruler.__find__("code")].fn

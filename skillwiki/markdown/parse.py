@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from skillwiki.markdown.block_rules import (
     esm_block,
     jsx_flow,
+    markdown_in_html,
     recorded_reference,
     template_block,
     without_indented_code,
@@ -61,6 +62,9 @@ def parser() -> MarkdownIt:
         "table", "jsx", jsx_flow, {"alt": ["paragraph", "reference", "blockquote", "list"]}
     )
     md.block.ruler.at("code", without_indented_code(md.block.ruler))
+    md.block.ruler.before(
+        "html_block", "markdown_in_html", markdown_in_html, {"alt": ["paragraph", "reference"]}
+    )
     md.inline.ruler.before("text", "template", template_inline)
     md.inline.ruler.after("image", "template_link", template_link)
     md.inline.ruler.after("footnote_ref", "wikilink", wikilink)
