@@ -17,24 +17,28 @@ skillwiki version: a server left running across an upgrade is never asked to ans
 code.
 
 Each message is frames: a 4-byte big-endian length, then that many bytes. The request is a
-JSON frame then the stdin frame. The answer is one byte (ACCEPTED, or REFUSED for another
-version), then, once the command ran, a JSON frame (the exit status and the streams' writes as
-`[stream, length]` pairs) and one frame of their bytes.
+frame of its fields then the stdin frame. The answer is one byte (ACCEPTED, or REFUSED for another
+version), then, once the command ran, a frame of the exit status and the streams' writes as
+`[stream, length]` pairs, and one frame of their bytes. Values are in marshal's format 4 (the
+interpreter's own: no module to import).
 
 Only the standard library is imported here.
 """
 
 from __future__ import annotations
 
-import contextlib
+import _socket
 import io
-import json
+import marshal
 import os
-import socket
-import struct
 import sys
-from collections.abc import Iterator, Sequence
-from typing import Any
+
+# Only the interpreter's own modules are imported here (no typing, json, struct or socket.py):
+# the client's imports are most of what a served command costs.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 PROTOCOL = 1
 SERVED = frozenset({"query", "status", "show", "recall", "hook"})
@@ -48,7 +52,6 @@ REFUSED = b"-"
 ACCEPT_WAIT = 1.0
 ANSWER_WAIT = 600.0
 OFF_ENV = "SKILLWIKI_NO_SERVER"
-_HEADER = struct.Struct(">I")
 _MOST = 1 << 31  # a frame longer than this is no frame of this protocol
 
 
@@ -61,33 +64,42 @@ def cache_folder(root: str) -> str:
     return os.path.join(root, ".wiki", ".cache")
 
 
-@contextlib.contextmanager
-def address(folder: str, name: str = SOCKET) -> Iterator[str]:
+def address(folder: str, name: str = SOCKET) -> tuple[str, int | None]:
     """The path to bind or connect the socket `name` of `folder` by: the path itself when it
-    fits in SUN_PATH bytes, else the folder's descriptor under /proc/self/fd (kept open
-    meanwhile). Unanswered if neither can be."""
+    fits in SUN_PATH bytes, else through the folder's descriptor under /proc/self/fd, which
+    the caller closes once bound or connected (the second item). Unanswered if neither can
+    be."""
     path = os.path.join(folder, name)
     if len(os.fsencode(path)) <= SUN_PATH:
-        yield path
-        return
+        return path, None
     if not os.path.isdir("/proc/self/fd"):
         raise Unanswered(f"the socket's path is over {SUN_PATH} bytes and there is no /proc")
     try:
         descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError as exc:
         raise Unanswered(str(exc)) from None
-    try:
-        yield f"/proc/self/fd/{descriptor}/{name}"
-    finally:
-        os.close(descriptor)
+    return f"/proc/self/fd/{descriptor}/{name}", descriptor
+
+
+def encode(value: Any) -> bytes:
+    """A message's value (dicts, lists, strings, numbers, None) as bytes."""
+    return marshal.dumps(value, 4)
+
+
+def decode(data: bytes) -> dict[str, Any]:
+    """A message's value; Unanswered if it is no dict."""
+    value = marshal.loads(data)
+    if not isinstance(value, dict):
+        raise Unanswered("a message that is no dict")
+    return value
 
 
 def frame(data: bytes) -> bytes:
     """`data` as one frame."""
-    return _HEADER.pack(len(data)) + data
+    return len(data).to_bytes(4, "big") + data
 
 
-def receive(connection: socket.socket, size: int) -> bytes:
+def receive(connection: _socket.socket, size: int) -> bytes:
     """Exactly `size` bytes; Unanswered if the other end closes first."""
     chunks = []
     while size:
@@ -99,9 +111,9 @@ def receive(connection: socket.socket, size: int) -> bytes:
     return b"".join(chunks)
 
 
-def receive_frame(connection: socket.socket) -> bytes:
+def receive_frame(connection: _socket.socket) -> bytes:
     """One frame's bytes."""
-    (size,) = _HEADER.unpack(receive(connection, _HEADER.size))
+    size = int.from_bytes(receive(connection, 4), "big")
     if size > _MOST:
         raise Unanswered("a frame longer than the protocol allows")
     return receive(connection, size)
@@ -188,7 +200,7 @@ def request(args: Sequence[str], stdin: bytes) -> bytes:
         },
         "stdout_buffer": _buffer_size(1),
     }
-    return frame(json.dumps(header).encode()) + frame(stdin)
+    return frame(encode(header)) + frame(stdin)
 
 
 def _umask() -> int:
@@ -223,15 +235,19 @@ def ask(args: Sequence[str], command: str) -> int | None:
         return None
     sent: list[bytes] = []
     try:
-        with address(cache_folder(root)) as path:
-            connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        path, descriptor = address(cache_folder(root))
+        connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
+            connection.settimeout(ACCEPT_WAIT)
             try:
-                connection.settimeout(ACCEPT_WAIT)
                 connection.connect(path)
-                return _exchange(connection, args, command, sent)
             finally:
-                connection.close()
-    except (Unanswered, OSError, ValueError, KeyError, TypeError):
+                if descriptor is not None:
+                    os.close(descriptor)
+            return _exchange(connection, args, command, sent)
+        finally:
+            connection.close()
+    except (Unanswered, OSError, ValueError, KeyError, TypeError, EOFError):
         if sent:
             sys.stdin = io.TextIOWrapper(
                 io.BytesIO(sent[0]), encoding=sys.stdin.encoding, errors=sys.stdin.errors
@@ -240,7 +256,7 @@ def ask(args: Sequence[str], command: str) -> int | None:
 
 
 def _exchange(
-    connection: socket.socket, args: Sequence[str], command: str, sent: list[bytes]
+    connection: _socket.socket, args: Sequence[str], command: str, sent: list[bytes]
 ) -> int | None:
     """Send the request (`sent` keeps the stdin read for it) and write the answer; None if
     the server refused it."""
@@ -250,7 +266,7 @@ def _exchange(
     if receive(connection, 1) != ACCEPTED:
         raise Unanswered("refused: another version")
     connection.settimeout(ANSWER_WAIT)
-    header: dict[str, Any] = json.loads(receive_frame(connection))
+    header = decode(receive_frame(connection))
     written = receive_frame(connection)
     status = int(header["status"])
     writes = [(int(descriptor), int(size)) for descriptor, size in header["writes"]]

@@ -20,15 +20,17 @@ def main() -> None:
         return
     import gc
 
-    from skillwiki.cli import budget
-
     # A run is short and makes few reference cycles: collect them rarely (a tenth of the
     # start-up of a query went to collections while Typer and the modules were imported).
     gc.set_threshold(50_000, 20, 20)
     command = command_name(sys.argv[1:]) or ""
     answered: int | None = None
+    out_of_time: tuple[type[BaseException], ...] = ()  # the hook's budget (signal, enum)
     try:
         if command == "hook":
+            from skillwiki.cli import budget
+
+            out_of_time = (budget.OutOfTime,)
             budget.arm(hard=True)  # before the imports: the budget bounds the whole process
         from skillwiki import channel
 
@@ -40,7 +42,7 @@ def main() -> None:
         status = answered or 0
     except SystemExit as exc:
         status = _exit_status(exc.code)
-    except budget.OutOfTime:  # a hook out of time prints nothing and gets out of the way
+    except out_of_time:  # a hook out of time prints nothing and gets out of the way
         _exit(0)
     if command == "hook" and answered is None:
         _start_server(sys.argv[1:])

@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import io
-import json
 import os
 import select
 import signal
@@ -80,7 +79,7 @@ class Server:
         """Read one request, run it, send the answer; a request that cannot be run as its
         client would run it gets no answer (its client then runs it itself)."""
         connection.settimeout(REQUEST_WAIT)
-        header: dict[str, Any] = json.loads(channel.receive_frame(connection))
+        header = channel.decode(channel.receive_frame(connection))
         stdin = channel.receive_frame(connection)
         if header.get("protocol") != channel.PROTOCOL or header.get("version") != (
             channel.version()
@@ -92,7 +91,7 @@ class Server:
             connection.sendall(channel.ACCEPTED)
             status = self._run(header)
         writes, data = written.take()
-        answer = json.dumps({"status": status, "writes": writes}).encode()
+        answer = channel.encode({"status": status, "writes": writes})
         self.answered += 1
         connection.sendall(channel.frame(answer) + channel.frame(data))
 
@@ -254,12 +253,14 @@ def _listen(folder: str) -> socket.socket:
     made = f"{channel.SOCKET}.{os.getpid()}"
     try:
         fsio.remove_file(Path(folder, made))
-        with channel.address(folder, made) as path:
-            mask = os.umask(0o177)
-            try:
-                listener.bind(path)
-            finally:
-                os.umask(mask)
+        path, descriptor = channel.address(folder, made)
+        mask = os.umask(0o177)
+        try:
+            listener.bind(path)
+        finally:
+            os.umask(mask)
+            if descriptor is not None:
+                os.close(descriptor)
         os.chmod(os.path.join(folder, made), 0o600)
         listener.listen(64)
         listener.setblocking(False)
