@@ -3,6 +3,7 @@ many), drop orphans, keep hand edits, write index.md/index.json and the log."""
 
 from __future__ import annotations
 
+import marshal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -125,6 +126,9 @@ def _indexes_current(ws: Workspace, plan: Plan) -> bool:
         return False
     if plan.cache.indexes_known(stats):
         return True
+    if not plan.cache.wiki_changed and plan.cache.indexes == stats and _as_written(ws, stats):
+        plan.cache.remember_indexes(stats)
+        return True
     from skillwiki.compiler import catalog
 
     expected_md, expected_json = catalog.render(plan.rows(ws))
@@ -132,6 +136,43 @@ def _indexes_current(ws: Workspace, plan: Plan) -> bool:
     if current:
         plan.cache.remember_indexes(stats)
     return current
+
+
+def _written_path(ws: Workspace) -> Path:
+    """Where the fingerprints of index.md and index.json as a compile last wrote them are."""
+    return ws.cache / "indexes.marshal"
+
+
+def _remember_written(ws: Workspace, stats: list[Stat | None], data: tuple[bytes, ...]) -> None:
+    """Keep the fingerprints of index.md and index.json as just written, at their stats, for
+    `_as_written`; nothing where a file was changed meanwhile (its stat None)."""
+    if any(stat is None for stat in stats):
+        return
+    written = {"stats": tuple(stats), "fingerprints": tuple(map(fingerprint, data))}
+    try:
+        fsio.atomic_write(_written_path(ws), marshal.dumps(written), durable=False)
+    except OSError:
+        pass  # a cache: the next read renders the catalog to compare
+
+
+def _as_written(ws: Workspace, stats: tuple[Stat, ...]) -> bool:
+    """Whether index.md and index.json are, byte for byte, what a compile wrote at these stats.
+
+    Files written a moment before the stat cache was saved are not vouched for by their stat
+    (they may have been written again within the same timestamp tick), so a read just after a
+    write would render the whole catalog to compare it; their fingerprints, compared with those
+    of the bytes written, tell as much for the cost of reading two files."""
+    try:
+        with open(_written_path(ws), "rb") as handle:
+            written = marshal.loads(handle.read())
+        if not isinstance(written, dict) or written.get("stats") != stats:
+            return False
+        found = [read_with_stat(path) for path in (ws.index_md, ws.index_json)]
+    except (OSError, EOFError, ValueError, TypeError):
+        return False
+    return tuple(stat for _, stat in found) == stats and written.get("fingerprints") == tuple(
+        fingerprint(data) for data, _ in found
+    )
 
 
 def _same_bytes(path: Path, data: bytes) -> bool:
@@ -210,6 +251,7 @@ def _write_indexes(ws: Workspace, plan: Plan, result: CompileResult) -> None:
     stats: list[Stat | None] = []  # as written: a change made since is not taken for them
     written = fsio.write_many([(ws.index_md, index_md), (ws.index_json, index_json)], stats=stats)
     result.indexes_written = any(written)
+    _remember_written(ws, stats, (index_md, index_json))
     plan.cache.remember_indexes(tuple(stat for stat in stats if stat is not None))  # no keep
 
 

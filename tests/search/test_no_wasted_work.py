@@ -126,3 +126,40 @@ def test_the_first_query_after_a_bulk_compile_parses_no_article(
     parsed = _count(monkeypatch, heading_cache, "read_article")
     assert ".wiki/wiki/notes/n07.md" in _hits(invoke, ws, "retry budget 7")
     assert parsed == []
+
+
+def test_the_query_just_after_a_write_does_not_render_the_catalog_again(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """index.md and index.json written a moment ago are not vouched for by their stat; the
+    fingerprints of what was written are compared instead of rendering every row."""
+    from skillwiki.compiler import catalog
+
+    assert _hits(invoke, demo, "deploy")
+    result = invoke(
+        "record-lesson", "-w", str(demo), "--title", "Quokka retries",
+        "--summary", "The quokka service needs three retries.",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    rendered = _count(monkeypatch, catalog, "render")
+    assert any("quokka" in path for path in _hits(invoke, demo, "quokka"))
+    assert rendered == []
+
+
+def test_indexes_changed_since_they_were_written_are_rendered_and_compared(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import marshal
+
+    from skillwiki.compiler import catalog
+
+    _notes(ws, 3)
+    assert invoke("-w", str(ws), "compile").exit_code == 0
+    kept = ws / ".wiki" / ".cache" / "indexes.marshal"
+    written = marshal.loads(kept.read_bytes())
+    assert written["stats"] and len(written["fingerprints"]) == 2
+    # the stats as written, but other bytes: what a rewrite within one timestamp tick leaves
+    kept.write_bytes(marshal.dumps({**written, "fingerprints": ("xxh3:0", "xxh3:0")}))
+    rendered = _count(monkeypatch, catalog, "render")
+    assert _hits(invoke, ws, "retry budget")
+    assert len(rendered) == 1
