@@ -17,12 +17,10 @@ skillwiki version: a server left running across an upgrade is never asked to ans
 code.
 
 Each message is frames: a 4-byte big-endian length, then that many bytes. The request is a
-frame of its fields then the stdin frame. The answer is one byte (ACCEPTED, or REFUSED for another
-version), then, once the command ran, a frame of the exit status and the streams' writes as
-`[stream, length]` pairs, and one frame of their bytes. Values are in marshal's format 4 (the
-interpreter's own: no module to import).
-
-Only the standard library is imported here.
+frame of its fields, then the stdin frame. The answer is one byte (ACCEPTED, or REFUSED for
+another version), then, once the command ran, a frame of the exit status and the streams'
+writes as `[stream, length]` pairs, and one frame of their bytes. Values are in marshal's
+format 4 (the interpreter's own: no module to import).
 """
 
 from __future__ import annotations
@@ -33,8 +31,8 @@ import marshal
 import os
 import sys
 
-# Only the interpreter's own modules are imported here (no typing, json, struct or socket.py):
-# the client's imports are most of what a served command costs.
+# Only modules the interpreter holds already are imported here (not typing, json, struct or
+# socket.py): the client's imports are most of what a served command costs.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -227,13 +225,18 @@ def _buffer_size(descriptor: int) -> int:
 def ask(args: Sequence[str], command: str) -> int | None:
     """Have the workspace's server run `args` and write its answer; the exit status, or None
     when no server answered: then nothing was written, and a hook's stdin, read to be sent,
-    is put back as sys.stdin for the command to read."""
+    is put back as sys.stdin for the command to read (a closed or unreadable stdin: None,
+    and the command meets it as it is)."""
     if command not in SERVED or not servable():
         return None
     root = workspace_root(args, command)
-    if root is None:
+    if root is None or not os.path.exists(os.path.join(cache_folder(root), SOCKET)):
         return None
-    sent: list[bytes] = []
+    # A hook's payload is read first: a client that writes it slowly keeps no server waiting.
+    try:
+        sent = [sys.stdin.buffer.read()] if command == "hook" else []
+    except (OSError, ValueError, AttributeError):  # the command meets it as it is
+        return None
     try:
         path, descriptor = address(cache_folder(root))
         connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
@@ -244,7 +247,7 @@ def ask(args: Sequence[str], command: str) -> int | None:
             finally:
                 if descriptor is not None:
                     os.close(descriptor)
-            return _exchange(connection, args, command, sent)
+            return _exchange(connection, args, sent)
         finally:
             connection.close()
     except (Unanswered, OSError, ValueError, KeyError, TypeError, EOFError):
@@ -255,13 +258,9 @@ def ask(args: Sequence[str], command: str) -> int | None:
         return None
 
 
-def _exchange(
-    connection: _socket.socket, args: Sequence[str], command: str, sent: list[bytes]
-) -> int | None:
-    """Send the request (`sent` keeps the stdin read for it) and write the answer; None if
-    the server refused it."""
-    if command == "hook":
-        sent.append(sys.stdin.buffer.read())
+def _exchange(connection: _socket.socket, args: Sequence[str], sent: list[bytes]) -> int:
+    """Send the request (with the stdin read for it, if any) and write the answer; its exit
+    status. Unanswered if the server refused it."""
     connection.sendall(request(args, sent[0] if sent else b""))
     if receive(connection, 1) != ACCEPTED:
         raise Unanswered("refused: another version")
