@@ -1,6 +1,7 @@
 """hook: answer an agent client's hook, failing safe."""
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: Typer reads every parameter's annotation each
+# time the command starts, and annotations kept as strings are compiled and evaluated first.
 
 import json
 import os

@@ -1,6 +1,7 @@
 """The agent memory loop: suggest, recall, feedback, review, maintain."""
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: Typer reads every parameter's annotation each
+# time the command starts, and annotations kept as strings are compiled and evaluated first.
 
 import shlex
 import sys
@@ -149,7 +150,7 @@ def recall(
     _show_recalled(answer, as_json or output is BlockFormat.json, write is None, trace)
 
 
-def _show_recalled(answer: RecallAnswer, as_json: bool, block: bool, trace: bool) -> None:
+def _show_recalled(answer: "RecallAnswer", as_json: bool, block: bool, trace: bool) -> None:
     """Print the block (or the JSON answer), and with --trace each lesson's score on stderr."""
     if as_json:
         render.print_json(answer.to_json())

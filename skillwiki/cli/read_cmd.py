@@ -1,6 +1,7 @@
 """Commands that read the wiki: query and show."""
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: Typer reads every parameter's annotation each
+# time the command starts, and annotations kept as strings are compiled and evaluated first.
 
 from typing import TYPE_CHECKING, Annotated
 
@@ -74,7 +75,7 @@ def query(
         _print_hit(number, hit, explain)
 
 
-def _print_hit(number: int, hit: Hit, explain: bool) -> None:
+def _print_hit(number: int, hit: "Hit", explain: bool) -> None:
     """One hit: its title, type and score, its path and snippet, the paths of its page's other
     copies; with `explain`, what ranked it."""
     render.echo(f"{number}. {hit.title}  [{hit.type}, {hit.score:.2f}]", style="bold")

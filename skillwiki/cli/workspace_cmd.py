@@ -1,6 +1,7 @@
 """Commands that build the wiki: init, ingest, compile, status."""
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: Typer reads every parameter's annotation each
+# time the command starts, and annotations kept as strings are compiled and evaluated first.
 
 import os
 import sys
@@ -128,7 +129,7 @@ def ingest(
         raise typer.Exit(1)
 
 
-def _print_ingested(answer: IngestAnswer) -> None:
+def _print_ingested(answer: "IngestAnswer") -> None:
     result = answer.result
     for item in result.files:
         verb = "ingested" if item.changed else "unchanged"
@@ -211,7 +212,7 @@ def status(
         raise typer.Exit(1)
 
 
-def _print_status(answer: StatusAnswer) -> None:
+def _print_status(answer: "StatusAnswer") -> None:
     for item in answer.files:  # none of them fresh
         shown = item.raw if item.state == "new" and item.raw is not None else item.article
         render.echo(f"{item.state:<7} {shown}")
@@ -226,7 +227,7 @@ def _print_status(answer: StatusAnswer) -> None:
         )
 
 
-def _print_compile(answer: CompileAnswer) -> None:
+def _print_compile(answer: "CompileAnswer") -> None:
     result = answer.result
     for rel in result.kept_edited:
         render.warn(
@@ -245,7 +246,7 @@ def _print_compile(answer: CompileAnswer) -> None:
     )
 
 
-def _raise_problems(answer: CompileAnswer | None) -> None:
+def _raise_problems(answer: "CompileAnswer | None") -> None:
     """Warn of each raw file that could not be compiled but the first, which is the error."""
     if answer is None or not answer.problems:
         return
