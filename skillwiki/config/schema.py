@@ -42,6 +42,9 @@ class LinksConfig:
     # page): DocFX's docsets (`/powershell/scripting/` = `reference/docs-conceptual`). With
     # mounts, a root-relative link under none of them is another site's on the host: unchecked.
     mounts: dict[str, str] = field(default_factory=dict)
+    # a link to a file the repository has is found though the wiki has no article of it
+    # (ingest refuses it, or never took it): the site serves the repository's files
+    repository_files: bool = False
     # `x` or `x/` also finds x.yml or x/index.yml: DocFX's YAML pages (FAQs, landing pages)
     yaml_pages: bool = False
     # files of DocFX's redirections (`{"redirections": [{"source_path": ...}]}`): a link to a

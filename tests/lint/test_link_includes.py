@@ -271,3 +271,19 @@ def test_a_heading_that_holds_template_syntax_answers_whatever_the_site_renders_
     write(ws / "docs/vault.md", TEMPLATED)
     _ingest(ws, invoke, "docs")
     assert _targets(ws, invoke) == ["#use-consul-with-a-cockroachdb-self-hosted-cluster"]
+
+
+def test_repository_files_are_found_though_the_wiki_has_no_article_of_them(
+    ws: Path, invoke: Invoke
+) -> None:
+    """A page whose frontmatter ingest cannot parse and a YAML page ingest never takes are
+    served by the site all the same: with `repository_files` neither is a finding; a file
+    that is not there still is."""
+    write(ws / "docs/foreach.md", "---\naliases:\n  - %\n---\n# ForEach\n")
+    write(ws / "docs/faq.yml", "### YamlMime:FAQ\n")
+    write(ws / "docs/guide.md", "# Guide\n\n[each](foreach.md) [faq](faq.yml) [gone](gone.md)\n")
+    result = invoke("ingest", "-w", str(ws), str(ws / "docs"))
+    assert result.exit_code == 1 and "refused" in result.output  # foreach.md, its YAML
+    assert _targets(ws, invoke) == ["foreach.md", "faq.yml", "gone.md"]
+    write(ws / CONFIG, "[lint.links]\nrepository_files = true\n")
+    assert _targets(ws, invoke) == ["gone.md"]

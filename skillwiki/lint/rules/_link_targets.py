@@ -197,6 +197,16 @@ class Targets:
         )
 
 
+def mounted_under(mounts: dict[str, str], path: str) -> tuple[str, list[str]] | None:
+    """The longest of `mounts`' URL prefixes that `path` lies under, with its folders."""
+    best: tuple[str, list[str]] | None = None
+    for prefix, folders in mounts.items():
+        base = prefix.rstrip("/") + "/"
+        if (path + "/").startswith(base) and (best is None or len(base) > len(best[0])):
+            best = (base, folders.split())
+    return best
+
+
 def _explain(steps: list[Step], step: Step) -> None:
     """Add a look to `steps`; one for DocFX's YAML pages only where on or where it found a
     page, so that other sites' explanations do not carry it."""

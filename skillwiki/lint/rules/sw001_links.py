@@ -15,7 +15,7 @@ from skillwiki.config import Config, link_pattern
 from skillwiki.errors import InputError
 from skillwiki.lint.model import File, Finding, LintContext, Read, Rule, Severity
 from skillwiki.lint.rules._link_includes import Includes
-from skillwiki.lint.rules._link_targets import ELSEWHERE, OUTSIDE, Step, Targets
+from skillwiki.lint.rules._link_targets import ELSEWHERE, OUTSIDE, Step, Targets, mounted_under
 from skillwiki.workspace import PARSED_SUFFIXES, Workspace, suffix
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//")
@@ -90,6 +90,8 @@ def _findings(links: _Links, rel: str, file: File) -> Iterator[Finding]:
             continue  # a MyST target, named as the raw file writes it
         if isinstance(problem, Broken):  # said of the link as the raw file writes it
             absent = _absent(links, file, written) if problem.article is None else None
+            if absent is not None and links.ctx.config.lint.links.repository_files:
+                continue  # the file is there: the site serves it, article or not
             problem = problem.said(written or target, absent)
         yield Finding(file.path, line, column, RULE.id, Severity.ERROR, problem, source, written)
 
@@ -342,7 +344,7 @@ def _starts(
     with `relative_from_root` (and, `explaining`, to say what that would find)."""
     settings = links.ctx.config.lint.links
     if path.startswith("/") and settings.mounts:
-        mounted = _mounted(settings.mounts, path)
+        mounted = mounted_under(settings.mounts, path)
         if mounted is None:
             return None
         prefix, folders = mounted
@@ -356,16 +358,6 @@ def _starts(
     if below_folder is not None and (settings.relative_from_root or explaining):
         starts.append(("root", settings.root, below_folder, links.roots[0]))
     return starts
-
-
-def _mounted(mounts: dict[str, str], path: str) -> tuple[str, list[str]] | None:
-    """The longest of `mounts`' URL prefixes that `path` lies under, with its folders."""
-    best: tuple[str, list[str]] | None = None
-    for prefix, folders in mounts.items():
-        base = prefix.rstrip("/") + "/"
-        if (path + "/").startswith(base) and (best is None or len(base) > len(best[0])):
-            best = (base, folders.split())
-    return best
 
 
 def _below(links: _Links, folder: str, path: str) -> str | None:
