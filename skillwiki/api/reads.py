@@ -92,10 +92,9 @@ def open_wiki(
 ) -> Wiki:
     """Open the workspace for a read: compile what changed and bring the search index in step
     (reading.refresh; or the `keeper`'s workspace, when one keeps it open), or with
-    `compile_first` off, open the index as it is (`with_index` off: none, each read opens what
-    it needs)."""
-    from skillwiki import search, statcache
-    from skillwiki.reading import refresh
+    `compile_first` off, open the index as the last compile left it (reading.as_compiled;
+    `with_index` off: none, each read opens what it needs)."""
+    from skillwiki.reading import as_compiled, refresh
 
     keep = keeper.get() if compile_first else None
     kept = None if keep is None else keep(ws.root)
@@ -116,8 +115,7 @@ def open_wiki(
         return Wiki(ws, config, done.index, done.refreshed, done.skipped, tuple(done.problems))
     if not with_index:
         return Wiki(ws, config)
-    snapshot = search.Snapshot(lambda: statcache.scan(ws.wiki))
-    return Wiki(ws, config, search.open_index(ws, snapshot))
+    return Wiki(ws, config, as_compiled(ws, config))
 
 
 def opened_notices(wiki: Opened) -> tuple[str, ...]:

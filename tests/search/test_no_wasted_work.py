@@ -104,6 +104,20 @@ def test_no_compile_leaves_nothing_for_the_next_query_to_compare(
     work = IndexWork(monkeypatch)
     assert _hits(invoke, demo, "deploy") == expected
     assert work.none(), (work.every_article_compared, work.articles_read)
+    search.index_path(Workspace(demo)).unlink()  # --no-compile builds it from the articles
+    assert _hits(invoke, demo, "deploy", "--no-compile") == expected
+    work = IndexWork(monkeypatch)
+    assert _hits(invoke, demo, "deploy") == expected
+    assert work.none(), (work.every_article_compared, work.articles_read)
+
+
+def test_no_compile_opens_the_index_as_the_last_compile_left_it(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = _hits(invoke, demo, "deploy")
+    compared = _count(monkeypatch, sync, "differences")
+    assert _hits(invoke, demo, "deploy", "--no-compile") == expected
+    assert compared == []  # in step with the state the stat cache saved: nothing looked at
 
 
 def test_a_compile_after_a_query_leaves_the_index_in_step(
