@@ -23,9 +23,8 @@ answering the command line on a unix socket), which needs none of the SDK.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from skillwiki import lazy
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from skillwiki.server.app import WikiServer
@@ -33,9 +32,17 @@ if TYPE_CHECKING:
 
 __all__ = ["WikiServer", "build"]
 
-# The SDK is imported with the MCP server's modules, when they are first asked for: `skillwiki
-# serve` (serve.py, live.py) runs without it.
-__getattr__ = lazy.exports(__name__, {"WikiServer": "app"})
+# The modules that import the SDK, loaded when first asked for (`server.app`, WikiServer):
+# `skillwiki serve` (serve.py, live.py) runs without it.
+_MODULES = frozenset({"app", "answers", "tools", "resources", "jsonrpc", "_sdk"})
+
+
+def __getattr__(name: str) -> Any:
+    if name == "WikiServer":
+        return import_module(f"{__name__}.app").WikiServer
+    if name in _MODULES:
+        return import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def build(lookup: WorkspaceLookup, *, read_only: bool) -> WikiServer:
