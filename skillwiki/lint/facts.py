@@ -19,6 +19,10 @@ FORMAT = 16  # 7: VitePress's anchors; 8: MyST's targets; 9: secrets by format a
 # 14: an MDX page's article read as MDX, JSX tag lines and no indented code in MDX;
 # 15: anchors of headings that hold template syntax; 16: markdown="1" elements hold Markdown
 
+# No rule reads the log's links or headings, only its secrets: it lists every compile, so
+# parsing it cost more with each, on every lint after one.
+_LOG = ".wiki/log.md"
+
 
 class FileFacts(NamedTuple):
     """One file as the rules see it; plain values only, so that it can be cached."""
@@ -67,7 +71,8 @@ def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
     lesson = document.meta.get("type") == "lesson" or "/lessons/" in rel
     # A raw file's links are read only when a broken link in its article needs them
     # (raw_links); of raw files, only lessons are parsed here, for their sections.
-    if suffix in PARSED_SUFFIXES and (lesson or not rel.startswith(".wiki/raw/")):
+    parsed = rel != _LOG and (lesson or not rel.startswith(".wiki/raw/"))
+    if suffix in PARSED_SUFFIXES and parsed:
         # an MDX page's article is named x.mdx.md: its body is still MDX
         mdx = suffix == ".mdx" or rel.lower().endswith(".mdx.md")
         body = _body_facts(document.body, offset, mdx=mdx, lesson=lesson)

@@ -111,7 +111,7 @@ def _basic_credentials(value: str) -> bool:
         return False
     try:
         decoded = base64.b64decode(value, validate=True).decode("ascii")
-    except (binascii.Error, UnicodeDecodeError):
+    except ValueError:  # not base64 (binascii.Error), not ASCII in or out
         return False
     user, colon, password = decoded.partition(":")
     return bool(colon and user and decoded.isprintable() and len(password) >= 3)

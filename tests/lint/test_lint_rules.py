@@ -136,6 +136,14 @@ def test_sw011_copies_of_a_page_hold_a_secret_once(ws: Path, invoke: Invoke) -> 
     ]
 
 
+def test_sw011_reads_a_key_written_in_any_script(ws: Path, invoke: Invoke) -> None:
+    """A value in a key's place that is not ASCII is no base64 of `user:password` (a
+    translated page's example, `auth: "ключключ"`): lint goes on, and finds no secret."""
+    write(ws / "ru.md", '# Настройка\n\n```yaml\nauth: "ключключ"\ntoken: ÄbcdÄbcdÄbcd\n```\n')
+    invoke("ingest", "-w", str(ws), str(ws / "ru.md"))
+    assert _findings(invoke, ws, "SW011") == []
+
+
 def test_sw011_leaves_placeholders_type_names_and_prompts_alone(ws: Path, invoke: Invoke) -> None:
     """Documentation says what to type (`{password}`), declares a setting's type
     (`DB_PASSWORD: string;`) or asks for the value (`Read-Host`): none is a secret."""

@@ -82,6 +82,12 @@ def test_a_warm_lint_reads_no_file_it_has_facts_for(
     (ws / ".wiki" / "config.toml").write_text('[lint.rules]\nSW012 = "warning"\n')
     assert _lint(invoke, ws) == cold
     assert parsed == [] and searched == [] and raw_links.MEMO.parsed == before
+    # the log, which every compile lengthens, is searched for secrets but never parsed
+    log = ws / ".wiki" / "log.md"
+    log.write_text(log.read_text() + "- one more entry, [a link](nowhere.md)\n")
+    time.sleep(0.1)  # out of the racy window made short
+    assert _lint(invoke, ws) == cold
+    assert parsed == [] and searched == [log.read_text()[:40]]
     # a changed raw file is read again, and only it
     raw = ws / ".wiki" / "raw" / "docs" / "v2" / "deploy.md"
     raw.write_text(raw.read_text().replace("runbook.md", "guide.md"))
