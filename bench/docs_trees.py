@@ -1,6 +1,10 @@
 """Ingest, compile and lint real documentation trees; compare SW001 with a reference checker.
 
     python bench/docs_trees.py [CORPORA_DOCS_DIR]
+    python bench/docs_trees.py --scale TREE [TREE ...] [--source DIR] [--rounds N]
+
+The second form prints, for whole fetched trees, what each step costs and where the questions'
+pages rank: see bench/docs_scale.py.
 
 For each tree: copy it into a fresh repository, `skillwiki init`, `ingest` the folder, then
 `lint --format json`. The reference checker below reads the *original* tree with plain
@@ -198,6 +202,11 @@ def run_tree(corpora: Path, name: str) -> dict[str, object]:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--scale"]:
+        import docs_scale  # beside this script, which Python puts first on sys.path
+
+        docs_scale.main(sys.argv[2:])
+        return
     corpora = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT
     os.environ.setdefault("PYTHONPATH", str(ROOT))
     for name in TREES:
