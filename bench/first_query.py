@@ -128,7 +128,7 @@ def _clone(root: Path, clone: Path, word: str, env: dict[str, str], figures: Fig
     subprocess.run([*git, "add", "-A", ".wiki"], cwd=root, check=True)
     subprocess.run([*git, "commit", "-qm", "wiki", "--allow-empty"], cwd=root, check=True)
     shutil.rmtree(clone, ignore_errors=True)
-    subprocess.run(["git", "clone", "-q", str(root), str(clone)], check=True)
+    subprocess.run(["git", "clone", "-q", "--no-local", str(root), str(clone)], check=True)
     figures.setdefault("fresh clone, first query", []).append(
         _run(_skillwiki("query", word), clone, env)
     )
