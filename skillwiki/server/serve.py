@@ -29,10 +29,12 @@ import contextlib
 import fcntl
 import io
 import os
+import queue
 import select
 import signal
 import socket
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -75,9 +77,9 @@ class Server:
         with self.live.reading() as read:
             return read
 
-    def answer(self, connection: socket.socket) -> None:
-        """Read one request, run it, send the answer; a request that cannot be run as its
-        client would run it gets no answer (its client then runs it itself)."""
+    def take(self, connection: socket.socket) -> tuple[dict[str, Any], bytes] | None:
+        """Read one request and tell its client it is taken (ACCEPTED: it waits for the
+        answer, however many are before it), or refused (another version: None)."""
         connection.settimeout(REQUEST_WAIT)
         header = channel.decode(channel.receive_frame(connection))
         stdin = channel.receive_frame(connection)
@@ -85,10 +87,15 @@ class Server:
             channel.version()
         ):
             connection.sendall(channel.REFUSED)
-            return
+            return None
+        connection.sendall(channel.ACCEPTED)
+        return header, stdin
+
+    def answer(self, connection: socket.socket, header: dict[str, Any], stdin: bytes) -> None:
+        """Run a request taken and send its answer; one that cannot be run as its client would
+        run it gets no answer (its client then runs it itself)."""
         connection.settimeout(None)
         with as_the_caller(header, stdin) as written:
-            connection.sendall(channel.ACCEPTED)
             status = self._run(header)
         writes, data = written.take()
         answer = channel.encode({"status": status, "writes": writes})
@@ -210,23 +217,50 @@ def serve(server: Server, *, idle: float, say: Callable[[str], None]) -> None:
 
 
 def _loop(server: Server, listener: socket.socket, idle: float, say: Callable[[str], None]) -> None:
-    """Take one connection after another; end once `idle` seconds pass without one. A request
-    that could not be answered is said (its client answers it itself)."""
-    last = time.monotonic()
+    """Answer the requests a thread of their own takes (so that a client whose request waits
+    behind others knows it is taken), one after another on this thread, which the working
+    directory and the environment belong to; end once `idle` seconds pass without one. A
+    request that could not be answered is said (its client answers it itself)."""
+    taken: queue.Queue[tuple[socket.socket, dict[str, Any], bytes]] = queue.Queue()
+    threading.Thread(
+        target=_take, args=(server, listener, taken, say), name="skillwiki-take", daemon=True
+    ).start()
     while True:
-        wait = None if idle <= 0 else max(0.0, idle - (time.monotonic() - last))
-        if not select.select([listener], [], [], wait)[0]:
-            return
         try:
+            connection, header, stdin = taken.get(timeout=None if idle <= 0 else idle)
+        except queue.Empty:
+            return
+        with connection:
+            try:
+                server.answer(connection, header, stdin)
+            except Exception as exc:  # noqa: BLE001 - its client does the work itself
+                say(f"skillwiki serve: a request was not answered: {type(exc).__name__}: {exc}")
+
+
+def _take(
+    server: Server,
+    listener: socket.socket,
+    taken: queue.Queue[tuple[socket.socket, dict[str, Any], bytes]],
+    say: Callable[[str], None],
+) -> None:
+    """Take each connection's request and queue it, until the listener is closed."""
+    while True:
+        try:
+            select.select([listener], [], [])
             connection, _ = listener.accept()
         except BlockingIOError:
             continue
-        with connection:
-            try:
-                server.answer(connection)
-            except Exception as exc:  # noqa: BLE001 - its client does the work itself
-                say(f"skillwiki serve: a request was not answered: {type(exc).__name__}: {exc}")
-        last = time.monotonic()
+        except (OSError, ValueError):  # closed: the server ends
+            return
+        try:
+            request = server.take(connection)
+        except Exception as exc:  # noqa: BLE001 - its client does the work itself
+            say(f"skillwiki serve: a request was not taken: {type(exc).__name__}: {exc}")
+            request = None
+        if request is None:
+            connection.close()
+        else:
+            taken.put((connection, *request))
 
 
 def _hold_lock(folder: str) -> int:

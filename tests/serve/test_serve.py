@@ -356,3 +356,23 @@ def test_a_server_runs_only_the_commands_it_is_asked_for() -> None:
         run_here(["ingest", "-"], "skillwiki", None)
     with pytest.raises(ValueError, match="not a command a server answers"):
         run_here(["serve", "--stop"], "skillwiki", None)
+
+
+def test_clients_at_once_are_each_answered_in_turn(served: Serving) -> None:
+    alone = run(served.root, "query", "retry", "--json", served=False)
+    environ = {**os.environ, "SKILLWIKI_NOW": NOW, "SKILLWIKI_SEMANTIC": "0"}
+    environ.pop(channel.OFF_ENV, None)
+    clients = [
+        subprocess.Popen(
+            [*CLI, "query", "retry", "--json"],
+            cwd=served.root,
+            env=environ,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(4)
+    ]
+    for client in clients:
+        out, err = client.communicate(timeout=60)
+        assert Ran(client.returncode, out, err) == alone
+    assert served.answered() == 4
