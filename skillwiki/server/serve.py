@@ -15,7 +15,8 @@ this server keeps open takes it from the LiveWorkspace (live.py), whose watcher 
 changed since the last look, instead of a stat of every raw file. The kernel queues a change
 during the write that makes it, so a file saved before the request was sent is looked at.
 
-Requests are answered one at a time on the main thread: the working directory and the
+Requests are taken on a thread of their own (each client told at once that its request waits
+its turn) and answered one at a time on the main thread: the working directory and the
 environment belong to the process. For that reason the workspace does not follow changes on
 a thread of its own (`follow`): every look is made inside a request, with that request's
 environment, as the command line's own would be. The server's own standard streams lead to
