@@ -13,11 +13,12 @@ from skillwiki.lint.raw_links import MEMO
 from skillwiki.markdown.anchors import named_ids
 from skillwiki.workspace import PARSED_SUFFIXES
 
-FORMAT = 16  # 7: VitePress's anchors; 8: MyST's targets; 9: secrets by format and by place;
+FORMAT = 17  # 7: VitePress's anchors; 8: MyST's targets; 9: secrets by format and by place;
 # 10: placeholders, type names and prompts are no secrets; 11: github-slugger's anchors;
 # 12: definition terms' anchors; 13: headings and terms named in order, template calls;
 # 14: an MDX page's article read as MDX, JSX tag lines and no indented code in MDX;
-# 15: anchors of headings that hold template syntax; 16: markdown="1" elements hold Markdown
+# 15: anchors of headings that hold template syntax; 16: markdown="1" elements hold Markdown;
+# 17: Redcarpet's anchors
 
 # No rule reads the log's links or headings, only its secrets: it lists every compile, so
 # parsing it cost more with each, on every lint after one.

@@ -22,6 +22,7 @@ _NUMBERED = re.compile(r"(.*)_([0-9]+)")
 _VUE_SEPARATORS = re.compile(r"""[\s~`!@#$%^&*()\-_+=\[\]{}|\\;:"'“”‘’<>,.?/]+""")
 _CONTROL = re.compile(r"[\x00-\x1f]")
 _COMBINING = re.compile(r"[\u0300-\u036f]")
+_REDCARPET_STRIPPED = frozenset(" -&+$,/:;=?@\"#{}|^~[]`\\*()%.!'")
 
 
 def heading_anchors(headings: Iterable[Heading]) -> Iterator[str]:
@@ -41,6 +42,7 @@ def heading_anchors(headings: Iterable[Heading]) -> Iterator[str]:
         if not github:
             yield markdig
         yield _unique(toc_slug(heading.text), toc_seen)
+        yield redcarpet_slug(heading.text)
         yield _numbered(vue_slug(heading.text), vue_seen)
         yield from heading.ids
 
@@ -84,6 +86,25 @@ def _in_slug(char: str) -> bool:
         return True
     point = ord(char)
     return any(first <= point <= last for first, last in _ALPHABETIC_SYMBOLS)
+
+
+def redcarpet_slug(heading: str) -> str:
+    """Return Redcarpet's anchor for a heading (`with_toc_data`, as Jekyll sites that render
+    with Redcarpet have them): lower-cased ASCII letters, digits and the rest of ASCII but
+    its punctuation list, each run of spaces, that punctuation or non-ASCII one '-', none at
+    either end; what HTML writes as an entity (`'`, `&`) dropped; repeats are not numbered
+    (`server.shutdown.initial_wait`: `server-shutdown-initial_wait`)."""
+    kept: list[str] = []
+    dashed = False
+    for char in heading:
+        if char in "'\"&<>":
+            continue  # written as an HTML entity (&#39;), which Redcarpet skips whole
+        if not char.isascii() or char.isspace() or char in _REDCARPET_STRIPPED:
+            dashed = bool(kept)
+        else:
+            kept.append(("-" if dashed else "") + char.lower())
+            dashed = False
+    return "".join(kept)
 
 
 def toc_slug(heading: str) -> str:

@@ -120,7 +120,10 @@ def test_template_calls_that_may_name_a_file_are_read_with_their_lines() -> None
 
 JEKYLL = '[lint.links]\nroot = "src"\nhtml = true\ninclude_root = "src/_includes"\n'
 PAGE = "# Install\n\n{% include {{ page.version.version }}/misc/steps.md %}\n"
-STEPS = "Read [the requirements](requirements.html) and [the steps](#steps).\n\n## Steps\n"
+STEPS = (
+    "Read [the requirements](requirements.html) and [the steps](#steps), then\n"
+    "[drain](node-shutdown.html?filters=drain#server-shutdown-initial_wait).\n\n## Steps\n"
+)
 
 
 def test_a_link_in_an_included_file_resolves_from_the_page_that_includes_it(
@@ -130,14 +133,21 @@ def test_a_link_in_an_included_file_resolves_from_the_page_that_includes_it(
     `requirements.html` is resolved from that page's folder. The Liquid expression in the
     path stands for a folder of the page's path. A link broken from every page that
     includes the file stays broken; an include that no page includes is shown nowhere, and
-    its links are not checked."""
+    its links are not checked. The site renders with Redcarpet, whose anchor for
+    `server.shutdown.initial_wait` is `server-shutdown-initial_wait`."""
     write(ws / "src/v24.1/install.md", PAGE)
     write(ws / "src/v24.1/requirements.md", "# Requirements\n")
+    write(ws / "src/v24.1/node-shutdown.md", "# Shutdown\n\n## `server.shutdown.initial_wait`\n")
     write(ws / "src/_includes/v24.1/misc/steps.md", STEPS + "[gone](gone.html)\n")
     write(ws / "src/_includes/v24.1/misc/unused.md", "[never shown](nowhere.html)\n")
     _ingest(ws, invoke, "src")
     write(ws / CONFIG, JEKYLL)
-    assert _targets(ws, invoke) == ["requirements.html", "gone.html", "nowhere.html"]
+    assert _targets(ws, invoke) == [
+        "requirements.html",
+        "node-shutdown.html?filters=drain#server-shutdown-initial_wait",
+        "gone.html",
+        "nowhere.html",
+    ]
     write(ws / CONFIG, JEKYLL + 'includes = ["include"]\n')
     assert _targets(ws, invoke) == ["gone.html"]
     result = invoke("lint", "-w", str(ws), "--format", "json", "--explain-links")

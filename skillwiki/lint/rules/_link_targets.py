@@ -207,6 +207,17 @@ def mounted_under(mounts: dict[str, str], path: str) -> tuple[str, list[str]] | 
     return best
 
 
+def as_written(roots: tuple[str, str], folder: str, path: str) -> str:
+    """A relative link's path from its article's `folder` as the raw file writes it: compile
+    points a link that leaves the wiki at the repository's file (`../../content/en/x`);
+    that is undone here. `roots`: the workspace root and the wiki folder, on disk."""
+    resolved = posixpath.normpath(posixpath.join(folder, path))
+    if resolved.startswith("../"):
+        in_repo = posixpath.normpath(f"{roots[1]}/{resolved}")
+        resolved = posixpath.relpath(in_repo, roots[0])
+    return posixpath.relpath(resolved, folder or ".")
+
+
 def _explain(steps: list[Step], step: Step) -> None:
     """Add a look to `steps`; one for DocFX's YAML pages only where on or where it found a
     page, so that other sites' explanations do not carry it."""

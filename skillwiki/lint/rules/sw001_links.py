@@ -15,7 +15,14 @@ from skillwiki.config import Config, link_pattern
 from skillwiki.errors import InputError
 from skillwiki.lint.model import File, Finding, LintContext, Read, Rule, Severity
 from skillwiki.lint.rules._link_includes import Includes
-from skillwiki.lint.rules._link_targets import ELSEWHERE, OUTSIDE, Step, Targets, mounted_under
+from skillwiki.lint.rules._link_targets import (
+    ELSEWHERE,
+    OUTSIDE,
+    Step,
+    Targets,
+    as_written,
+    mounted_under,
+)
 from skillwiki.workspace import PARSED_SUFFIXES, Workspace, suffix
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//")
@@ -283,10 +290,14 @@ def _relative(
     pages = links.includes.including(rel)
     if not pages and links.includes.unserved(rel):
         return None  # an include no page includes: the site shows it nowhere
+    path, query = target.partition("#")[0], target[len(target.partition("#")[0]) :]
+    if path and not path.startswith("/"):  # as the file writes it, from the including page
+        bare = path.partition("?")[0]
+        path = as_written(links.roots, posixpath.dirname(rel), bare) + path[len(bare) :]
     for page in pages:
         if steps is not None:
             steps.append(Step("included by", (page,), page, True))
-        if _relative_from(links, target, page, steps) is None:
+        if _relative_from(links, path + query, page, steps) is None:
             return None
     return problem
 
@@ -365,11 +376,7 @@ def _below(links: _Links, folder: str, path: str) -> str | None:
     stays below that folder (`methods/page/date/`), else None: what `relative_from_root`
     looks for from `root` too. Compile points a link that leaves the wiki at the
     repository's file (`../../content/en/x`); that is undone here."""
-    resolved = posixpath.normpath(posixpath.join(folder, path))
-    if resolved.startswith("../"):
-        in_repo = posixpath.normpath(f"{links.roots[1]}/{resolved}")
-        resolved = posixpath.relpath(in_repo, links.roots[0])
-    below = posixpath.relpath(resolved, folder or ".")
+    below = as_written(links.roots, folder, path)
     return None if below == ".." or below.startswith("../") else below
 
 
