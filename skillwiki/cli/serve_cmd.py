@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from typing import Annotated
@@ -9,6 +10,7 @@ from typing import Annotated
 import typer
 
 from skillwiki.cli.common import WorkspaceOption, open_workspace
+from skillwiki.errors import InputError
 
 
 def register(app: typer.Typer) -> None:
@@ -45,6 +47,8 @@ def serve(
     from skillwiki.server.serve import serve as answer_requests
     from skillwiki.server.serve import stop as stop_server
 
+    if not math.isfinite(idle):  # the range lets nan through, and inf is no time
+        raise InputError(None, f"--idle must be a number of seconds, 0 or more, not {idle}")
     ws, _ = open_workspace(ctx, workspace)
     if stop:
         render.warn_free(stop_server(ws.root))

@@ -376,3 +376,12 @@ def test_clients_at_once_are_each_answered_in_turn(served: Serving) -> None:
         out, err = client.communicate(timeout=60)
         assert Ran(client.returncode, out, err) == alone
     assert served.answered() == 4
+
+
+@pytest.mark.parametrize("idle", ["nan", "inf", "-1", "soon"])
+def test_an_idle_time_that_is_no_time_is_one_error_line(demo: Path, idle: str) -> None:
+    refused = run(demo, "serve", "--idle", idle)
+    assert refused.status == 2
+    assert refused.stderr.decode().startswith("Error: ")
+    assert len(refused.stderr.splitlines()) == 1
+    assert not (demo / ".wiki" / ".cache" / channel.SOCKET).exists()
