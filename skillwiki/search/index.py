@@ -26,6 +26,9 @@ from skillwiki.search.sync import sync
 from skillwiki.workspace import Workspace
 
 BUSY_SECONDS = 30
+# How long a write waits for another process syncing the index before it leaves the sync of
+# what it wrote to the next read (keep_in_step).
+WRITER_WAIT = 1.0
 
 # What builds an empty index: one name here, which a test counts the builds by.
 
@@ -178,16 +181,20 @@ def keep_in_step(ws: Workspace, wiki: Snapshot) -> None:
     the next read finds nothing to do; the rows of a few articles cost a write little, where
     the next read would compare the whole index with the articles.
 
-    No index yet: none is built (the first read builds it). One that cannot be written, or
-    fails, is left for the next read, which says why: the write itself is done."""
+    No index yet, or one of another schema: none is built (the next read builds it). One that
+    another process is syncing (past a moment's wait), that cannot be written, or that fails
+    (the sync is rolled back) is left for the next read, which syncs, rebuilds or says why:
+    the write is done."""
     path = index_path(ws)
     if not path.exists():
         return
     try:
-        _patiently(
-            path, lambda: _synced_file(ws, path, wiki, False).close(), lambda: _remove_index(path)
-        )
-    except (_Unwritable, SkillwikiError):
+        with closing(_connect(path, False, WRITER_WAIT)) as db:
+            if schema_version(db) == SCHEMA:
+                prepare_connection(db)
+                if sync(db, ws, wiki):
+                    db.execute("VACUUM")
+    except (sqlite3.Error, _Unwritable):
         pass
 
 
@@ -275,16 +282,14 @@ def _scanned(ws: Workspace) -> Snapshot:
     return Snapshot(lambda: statcache.scan(ws.wiki))
 
 
-def _connect(path: Path, shared: bool) -> sqlite3.Connection:
+def _connect(path: Path, shared: bool, wait: float = BUSY_SECONDS) -> sqlite3.Connection:
     """A connection to the index file, its folder made first (`shared`: usable from other
-    threads than this one, one at a time)."""
+    threads than this one, one at a time), waiting `wait` seconds at most for another writer."""
     try:
         fsio.make_dirs(path.parent)
     except OSError:
         raise _Unwritable from None
-    return sqlite3.connect(
-        path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=not shared
-    )
+    return sqlite3.connect(path, timeout=wait, isolation_level=None, check_same_thread=not shared)
 
 
 def prepare_connection(db: sqlite3.Connection) -> None:

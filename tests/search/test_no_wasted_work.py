@@ -177,3 +177,39 @@ def test_indexes_changed_since_they_were_written_are_rendered_and_compared(
     rendered = _count(monkeypatch, catalog, "render")
     assert _hits(invoke, ws, "retry budget")
     assert len(rendered) == 1
+
+
+def test_a_write_does_not_wait_long_for_another_process_syncing_the_index(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from contextlib import closing
+
+    from skillwiki.search import index
+
+    assert _hits(invoke, demo, "deploy")
+    monkeypatch.setattr(index, "WRITER_WAIT", 0.05)
+    with closing(sqlite3.connect(index.index_path(Workspace(demo)), isolation_level=None)) as db:
+        db.execute("BEGIN IMMEDIATE")  # another process syncing
+        result = invoke(
+            "record-lesson", "-w", str(demo), "--title", "Quokka retries",
+            "--summary", "The quokka service needs three retries.",
+        )  # fmt: skip
+        db.execute("ROLLBACK")
+    assert result.exit_code == 0, result.output
+    assert any("quokka" in path for path in _hits(invoke, demo, "quokka"))  # the read syncs it
+
+
+def test_a_write_leaves_an_index_of_another_schema_for_the_next_read(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from contextlib import closing
+
+    from skillwiki.search import index
+
+    assert _hits(invoke, demo, "deploy")
+    with closing(sqlite3.connect(index.index_path(Workspace(demo)))) as db, db:
+        db.execute("UPDATE meta SET value = 'old' WHERE key = 'schema'")
+    built = _count(monkeypatch, index, "create_schema")
+    assert invoke("-w", str(demo), "compile", "--force").exit_code == 0
+    assert built == []
+    assert _hits(invoke, demo, "deploy") and len(built) == 1
