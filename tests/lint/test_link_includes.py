@@ -132,21 +132,22 @@ def test_a_link_in_an_included_file_resolves_from_the_page_that_includes_it(
     """Jekyll inserts `_includes/<version>/misc/steps.md` into each version's page; its link
     `requirements.html` is resolved from that page's folder. The Liquid expression in the
     path stands for a folder of the page's path. A link broken from every page that
-    includes the file stays broken; an include that no page includes is shown nowhere, and
-    its links are not checked. The site renders with Redcarpet, whose anchor for
+    includes the file stays broken; an include that no page includes (only an include that
+    none includes) is shown nowhere, and its links are not checked. The site renders with Redcarpet, whose anchor for
     `server.shutdown.initial_wait` is `server-shutdown-initial_wait`."""
     write(ws / "src/v24.1/install.md", PAGE)
     write(ws / "src/v24.1/requirements.md", "# Requirements\n")
     write(ws / "src/v24.1/node-shutdown.md", "# Shutdown\n\n## `server.shutdown.initial_wait`\n")
     write(ws / "src/_includes/v24.1/misc/steps.md", STEPS + "[gone](gone.html)\n")
-    write(ws / "src/_includes/v24.1/misc/unused.md", "[never shown](nowhere.html)\n")
+    write(ws / "src/_includes/v24.1/misc/unused.md", "{% include v24.1/misc/inner.md %}\n")
+    write(ws / "src/_includes/v24.1/misc/inner.md", "[never shown](nowhere.html)\n")
     _ingest(ws, invoke, "src")
     write(ws / CONFIG, JEKYLL)
     assert _targets(ws, invoke) == [
+        "nowhere.html",
         "requirements.html",
         "node-shutdown.html?filters=drain#server-shutdown-initial_wait",
         "gone.html",
-        "nowhere.html",
     ]
     write(ws / CONFIG, JEKYLL + 'includes = ["include"]\n')
     assert _targets(ws, invoke) == ["gone.html"]

@@ -287,7 +287,8 @@ def _relative(
     problem = _relative_from(links, target, rel, steps)
     if problem is None or not links.includes.names or _SCHEME.match(target):
         return problem
-    pages = links.includes.including(rel)
+    # the pages the site shows it on: an include that only other unserved ones include is none
+    pages = [page for page in links.includes.including(rel) if not links.includes.unserved(page)]
     if not pages and links.includes.unserved(rel):
         return None  # an include no page includes: the site shows it nowhere
     path, query = target.partition("#")[0], target[len(target.partition("#")[0]) :]
