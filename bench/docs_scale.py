@@ -165,7 +165,9 @@ def run(source: Path, repo: Path, *argv: str) -> tuple[int, float, float, str]:
 def rank(results: list[dict[str, object]], wanted: str) -> int | None:
     for place, hit in enumerate(results, start=1):
         paths = [str(hit["path"]), *map(str, hit.get("copies", []) or [])]  # type: ignore[call-overload]
-        if any(path.endswith(wanted) or f"/{wanted}/" in path for path in paths):
+        # an .mdx page's article is x.mdx.md
+        ends = (wanted, wanted + ".md")
+        if any(path.endswith(ends) or f"/{wanted}/" in path for path in paths):
             return place
     return None
 
@@ -197,9 +199,10 @@ def measure(source: Path, path: Path, rounds: int) -> dict[str, object]:
             _, _, _, out = run(source, repo, "query", "--json", "--limit", "20", question)
             ranks[question] = rank(json.loads(out)["results"], wanted)
         code, cpu, mib, out = run(source, repo, "lint", "--format", "json", "--exit-zero")
-        findings = json.loads(out)["findings"]
-        row |= {"lint cold CPU-s": cpu, "lint MiB": mib}
+        row |= {"lint exit": code, "lint cold CPU-s": cpu, "lint MiB": mib}
+        findings = json.loads(out)["findings"] if code == 0 else []
         row["SW001"] = sum(1 for finding in findings if finding["rule"] == "SW001")
+        row["SW011"] = sum(1 for finding in findings if finding["rule"] == "SW011")
         lint = ("lint", "--format", "json", "--exit-zero")
         warm = [run(source, repo, *lint)[1] for _ in range(rounds)]
         row["lint warm CPU-s"] = statistics.median(warm)
