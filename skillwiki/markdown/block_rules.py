@@ -94,11 +94,10 @@ JSX_SEARCH_LINES = 50  # how far the end of a tag written over lines is looked f
 def jsx_flow(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     """In MDX, a line of JSX tags alone is a block of its own, and what follows it is
     Markdown (a component's children): CommonMark would read it as an HTML block running to
-    the next blank line, and so a fence within a component would be split in two. MDX has
-    no indented code either: indentation never makes code in it (mdxjs)."""
+    the next blank line, and so a fence within a component would be split in two. (Nor does
+    indentation make code in MDX: parse.mdx_parser has no indented code rule.)"""
     if not state.env.get("mdx"):
         return False
-    state._code_enabled = False  # MDX: indentation is no code block
     line = state.src[state.bMarks[start] : state.eMarks[start]]
     if not line.lstrip().startswith("<"):
         return False
@@ -157,16 +156,6 @@ def markdown_in_html(state: StateBlock, start: int, end: int, silent: bool) -> b
         token.content = state.getLines(start, start + 1, 0, True)
     state.line = start + 1
     return True
-
-
-def without_indented_code(ruler: Any) -> Any:
-    """Wrap the indented code rule: in MDX, indentation never makes code (mdxjs)."""
-    rule = ruler.__rules__[ruler.__find__("code")].fn
-
-    def code(state: StateBlock, start: int, end: int, silent: bool) -> bool:
-        return False if state.env.get("mdx") else bool(rule(state, start, end, silent))
-
-    return code
 
 
 def esm_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:

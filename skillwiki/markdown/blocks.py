@@ -13,7 +13,7 @@ from skillwiki.markdown.anchors import heading_anchors, slug
 from skillwiki.markdown.block_rules import template_calls
 from skillwiki.markdown.inline import InlineReader
 from skillwiki.markdown.outline import Heading, Outline
-from skillwiki.markdown.parse import parser
+from skillwiki.markdown.parse import mdx_parser, parser
 from skillwiki.markdown.text import (
     html_ids,
     is_target,
@@ -39,7 +39,7 @@ _NO_TEXT = frozenset({"html_block", "template_block", "esm_block", "jsx_block"})
 def analyze(text: str, *, mdx: bool = False) -> Outline:
     """Parse `text` once and read what skillwiki needs from it (`mdx`: ESM lines are code)."""
     env: dict[str, Any] = {"mdx": mdx}
-    tokens = parser().parse(text, env)
+    tokens = (mdx_parser() if mdx else parser()).parse(text, env)
     return read_tokens(text, tokens, env)
 
 

@@ -14,7 +14,6 @@ from skillwiki.markdown.block_rules import (
     markdown_in_html,
     recorded_reference,
     template_block,
-    without_indented_code,
 )
 from skillwiki.markdown.inline_rules import spanned, template_inline, template_link, wikilink
 from skillwiki.markdown.text import only_targets, plain_text
@@ -30,6 +29,17 @@ _READ_WHOLE = frozenset({"heading_open", "dt_open"})  # blocks whose plain text 
 @cache
 def parser() -> MarkdownIt:
     """Return the one configured parser; it holds no per-document state."""
+    return _configured()
+
+
+@cache
+def mdx_parser() -> MarkdownIt:
+    """The parser for MDX: indentation makes no code, as in mdxjs. Its env must hold
+    `{"mdx": True}` too, which its JSX and ESM rules look for."""
+    return _configured().disable("code")
+
+
+def _configured() -> MarkdownIt:
     from markdown_it import MarkdownIt
     from markdown_it import helpers as library_helpers
     from mdit_py_plugins.deflist import deflist_plugin
@@ -61,7 +71,6 @@ def parser() -> MarkdownIt:
     md.block.ruler.before(
         "table", "jsx", jsx_flow, {"alt": ["paragraph", "reference", "blockquote", "list"]}
     )
-    md.block.ruler.at("code", without_indented_code(md.block.ruler))
     md.block.ruler.before(
         "html_block", "markdown_in_html", markdown_in_html, {"alt": ["paragraph", "reference"]}
     )
