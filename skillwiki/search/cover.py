@@ -7,7 +7,7 @@ import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
-from skillwiki.search.terms import word_stems
+from skillwiki.search.terms import stems_of, word_stems
 from skillwiki.search.text import STOP_WORDS, words
 
 # What a title the query covers adds to a page's count of the query's words held together:
@@ -31,6 +31,8 @@ def covered(rows: Iterable[Titled], kept: Sequence[str]) -> dict[int, float]:
     "middleware"), and names at least half of them: a one-word title that the query names in
     passing ("sort" for "remove duplicate lines from sorted input") is no page the query is
     about. A title of stop words alone, or of none, is covered by no query."""
+    rows = list(rows)
+    stems_of([*kept, *(word for row in rows for word in words(row.title))])
     query = [_forms(word) for word in kept]
     return {row.id: COVER for row in rows if _covers(query, row.title)}
 

@@ -7,7 +7,7 @@ import functools
 import os
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from skillwiki.search import near
 from skillwiki.search.schema import TOKENIZER
@@ -104,22 +104,44 @@ def word_root(term: str) -> str:
 _STEMMER_LOCK = threading.Lock()
 
 
-# Each query word's, and each word a snippet marks that is not one: a server meets the same.
-@functools.lru_cache(maxsize=1 << 14)
+# Each word's stems as far as met: a server meets the same words again. Past this many, the
+# words met are forgotten and met anew.
+_STEMS: dict[str, tuple[str, ...]] = {}
+MOST_STEMS = 1 << 15
+
+
 def word_stems(word: str) -> tuple[str, ...]:
     """The index's own stems of a word: its tokenizer (SQLite's porter) run on it alone."""
-    with _STEMMER_LOCK:
-        db = _stemmer()
-        db.execute("INSERT INTO words(rowid, word) VALUES (1, ?)", (word,))
-        try:
-            return tuple(term for (term,) in db.execute("SELECT term FROM stems"))
-        finally:
-            db.execute("DELETE FROM words WHERE rowid = 1")
+    found = _STEMS.get(word)
+    return stems_of([word])[word] if found is None else found
+
+
+def stems_of(given: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Each word's stems as `word_stems` gives them, the words not met before stemmed together
+    in one pass of the tokenizer (a word a row), not one pass each."""
+    wanted = list(dict.fromkeys(given))
+    known = {word: stems for word in wanted if (stems := _STEMS.get(word)) is not None}
+    new = [word for word in wanted if word not in known]
+    if new:
+        made: dict[str, set[str]] = {word: set() for word in new}
+        with _STEMMER_LOCK:
+            db = _stemmer()
+            db.executemany("INSERT INTO words(rowid, word) VALUES (?, ?)", enumerate(new, 1))
+            try:
+                for term, row in db.execute("SELECT term, doc FROM stems"):
+                    made[new[row - 1]].add(term)
+            finally:
+                db.execute("DELETE FROM words")
+        if len(_STEMS) + len(new) > MOST_STEMS:
+            _STEMS.clear()
+        for word, terms in made.items():
+            known[word] = _STEMS[word] = tuple(sorted(terms))
+    return {word: known[word] for word in wanted}
 
 
 @functools.cache
 def _stemmer() -> sqlite3.Connection:
     db = sqlite3.connect(":memory:", check_same_thread=False)  # used under _STEMMER_LOCK
     db.execute(f"CREATE VIRTUAL TABLE words USING fts5(word, tokenize = '{TOKENIZER}')")
-    db.execute("CREATE VIRTUAL TABLE stems USING fts5vocab(words, 'row')")
+    db.execute("CREATE VIRTUAL TABLE stems USING fts5vocab(words, 'instance')")
     return db
