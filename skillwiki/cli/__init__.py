@@ -15,6 +15,9 @@ def main() -> None:
     So is a read or a hook that the workspace's server (`skillwiki serve`) answers
     (skillwiki.channel). Every other call goes through Typer.
     """
+    command = command_name(sys.argv[1:]) or ""
+    if not _streams_open(command):
+        _exit(0 if command == "hook" else 2)
     if sys.argv[1:] == ["--version"]:
         sys.stdout.write(version_line() + "\n")
         return
@@ -23,20 +26,25 @@ def main() -> None:
     # A run is short and makes few reference cycles: collect them rarely (a tenth of the
     # start-up of a query went to collections while Typer and the modules were imported).
     gc.set_threshold(50_000, 20, 20)
-    command = command_name(sys.argv[1:]) or ""
     answered: int | None = None
     out_of_time: tuple[type[BaseException], ...] = ()  # the hook's budget (signal, enum)
+    warning = None
     try:
         if command == "hook":
             from skillwiki.cli import budget
 
             out_of_time = (budget.OutOfTime,)
-            budget.arm(hard=True)  # before the imports: the budget bounds the whole process
+            # Before the imports: the budget bounds the whole process. Its warning is said by
+            # whoever answers: a server says it in its answer.
+            warning = budget.arm(hard=True, quiet=True)
         from skillwiki import channel
 
         answered = channel.ask(sys.argv[1:], command)
         if answered is None:
             from skillwiki.cli.app import main as run
+
+            if warning is not None:
+                sys.stderr.write(warning + "\n")
 
             run()
         status = answered or 0
@@ -47,6 +55,24 @@ def main() -> None:
     if command == "hook" and answered is None:
         _start_server(sys.argv[1:])
     _exit(status)
+
+
+def _streams_open(command: str) -> bool:
+    """Whether the command can say what it has to: a standard stream the caller closed
+    (`>&-`) is none at all. A closed stderr leads to /dev/null (the exit status still tells);
+    so does a closed stdout for a hook, which then prints nothing, as it does on any error. For
+    another command a closed stdout is an error: its answer would be lost."""
+    import os
+
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # for the rest of the process
+    if sys.stdout is not None:
+        return True
+    if command == "hook":
+        sys.stdout = open(os.devnull, "w")  # for the rest of the process
+        return True
+    sys.stderr.write("Error: standard output is closed; nothing could be printed\n")
+    return False
 
 
 def _start_server(args: list[str]) -> None:
@@ -100,7 +126,8 @@ def _exit(status: int) -> None:
 
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.flush()
+            if stream is not None:
+                stream.flush()
         except (BrokenPipeError, ValueError):  # the reader went away, or the stream is closed
             status = status or 1
     os._exit(status)

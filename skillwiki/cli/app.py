@@ -14,7 +14,7 @@ import typer
 from skillwiki.cli.args import command_name, version_line
 from skillwiki.cli.coerce import FastCommand, FastGroup, UsageError
 from skillwiki.cli.common import WorkspaceOption
-from skillwiki.cli.render import error
+from skillwiki.cli.render import error, warn
 from skillwiki.errors import SkillwikiError
 
 _STORAGE_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
@@ -34,7 +34,13 @@ class _Group(FastGroup):
         try:
             return super().invoke(ctx)
         except UsageError as exc:
-            raise one_line(exc) from None
+            plain = one_line(exc)
+            if plain is not exc and ctx.invoked_subcommand == "hook":
+                # A hook never gets in the agent's way: a client takes exit status 2 from a
+                # hook as a block (of the tool call, the prompt, the stop).
+                warn(f"no hook answered: {plain.format_message()}")
+                raise typer.Exit(0) from None
+            raise plain from None
         except SkillwikiError as exc:
             error(exc.message)
             raise typer.Exit(exc.exit_code) from None

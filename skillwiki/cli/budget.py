@@ -56,20 +56,22 @@ def armed() -> bool:
     )
 
 
-def arm(*, hard: bool) -> None:
-    """Start the budget (warning on stderr of a value out of range). `hard`: a process of its
-    own, which may end at once when the unwinding hangs; a test running the command in its
-    own process must not be ended, and only gets OutOfTime."""
+def arm(*, hard: bool, quiet: bool = False) -> str | None:
+    """Start the budget, warning on stderr of a value out of range (`quiet`: returning the
+    warning instead, for the caller to say when it answers the hook itself). `hard`: a process
+    of its own, which may end at once when the unwinding hangs; a test running the command in
+    its own process must not be ended, and only gets OutOfTime."""
     budget, warning = seconds(os.environ.get(ENV))
-    if warning is not None:
+    if warning is not None and not quiet:
         sys.stderr.write(warning + "\n")
     if not hasattr(signal, "setitimer"):
-        return
+        return warning
     try:
         signal.signal(signal.SIGALRM, _out_of_time if hard else _raise)
     except ValueError:  # not the main thread: signals cannot be handled here
-        return
+        return warning
     signal.setitimer(signal.ITIMER_REAL, budget)
+    return warning
 
 
 def disarm() -> None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import io
+import math
 import os
 import queue
 import select
@@ -51,6 +52,9 @@ from skillwiki.server.live import LiveWorkspace, Reading, WorkspaceLookup
 # The command line, run in this process: (arguments, argv[0], __main__'s package) -> status.
 Run = Callable[[list[str], str, str | None], int]
 REQUEST_WAIT = 2.0  # seconds a client has to send its whole request
+# How often a server with nothing to do checks that its socket is still where clients look
+# (`.wiki/.cache/` is disposable: a server whose socket was deleted could never be reached).
+REACHABLE_CHECK = 5.0
 STOP_WAIT = 10.0  # seconds `--stop` waits for the server to end
 
 
@@ -66,6 +70,7 @@ class Server:
     run: Run
     live: LiveWorkspace = field(init=False)
     answered: int = 0
+    socket_id: tuple[int, int] | None = None  # the socket it listens on, as found on disk
 
     def __post_init__(self) -> None:
         self.root = self.root.resolve()
@@ -198,6 +203,7 @@ def serve(server: Server, *, idle: float, say: Callable[[str], None]) -> None:
     try:
         with _stopped_by_sigterm():
             listener = _listen(folder)
+            server.socket_id = _socket_id(folder)
             say(
                 f"skillwiki serve: answering for {server.root} (pid {os.getpid()}); "
                 "stop with Ctrl-C, SIGTERM or `skillwiki serve --stop`"
@@ -210,7 +216,8 @@ def serve(server: Server, *, idle: float, say: Callable[[str], None]) -> None:
         if listener is not None:
             _CLOSED_IN_CHILD.discard(listener.fileno())
             listener.close()
-            fsio.remove_file(Path(folder, channel.SOCKET))
+            if _socket_id(folder) == server.socket_id:  # not another server's, made since
+                fsio.remove_file(Path(folder, channel.SOCKET))
         server.live.close()
         _CLOSED_IN_CHILD.discard(lock)
         os.close(lock)
@@ -220,22 +227,32 @@ def serve(server: Server, *, idle: float, say: Callable[[str], None]) -> None:
 def _loop(server: Server, listener: socket.socket, idle: float, say: Callable[[str], None]) -> None:
     """Answer the requests a thread of their own takes (so that a client whose request waits
     behind others knows it is taken), one after another on this thread, which the working
-    directory and the environment belong to; end once `idle` seconds pass without one. A
-    request that could not be answered is said (its client answers it itself)."""
+    directory and the environment belong to; end once `idle` seconds pass without one, or
+    once its socket is no longer where clients look for it. A request that could not be
+    answered is said (its client answers it itself)."""
     taken: queue.Queue[tuple[socket.socket, dict[str, Any], bytes]] = queue.Queue()
     threading.Thread(
         target=_take, args=(server, listener, taken, say), name="skillwiki-take", daemon=True
     ).start()
+    folder = channel.cache_folder(str(server.root))
+    last = time.monotonic()
     while True:
+        left = math.inf if idle <= 0 else last + idle - time.monotonic()
         try:
-            connection, header, stdin = taken.get(timeout=None if idle <= 0 else idle)
+            connection, header, stdin = taken.get(timeout=max(0.0, min(left, REACHABLE_CHECK)))
         except queue.Empty:
-            return
+            if left <= REACHABLE_CHECK:
+                return
+            if _socket_id(folder) != server.socket_id:
+                say("skillwiki serve: its socket is gone or replaced; no client can reach it")
+                return
+            continue
         with connection:
             try:
                 server.answer(connection, header, stdin)
             except Exception as exc:  # noqa: BLE001 - its client does the work itself
                 say(f"skillwiki serve: a request was not answered: {type(exc).__name__}: {exc}")
+        last = time.monotonic()
 
 
 def _take(
@@ -262,6 +279,15 @@ def _take(
             connection.close()
         else:
             taken.put((connection, *request))
+
+
+def _socket_id(folder: str) -> tuple[int, int] | None:
+    """The device and inode of the socket at the socket's path; None when none is there."""
+    try:
+        found = os.stat(os.path.join(folder, channel.SOCKET))
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino)
 
 
 def _hold_lock(folder: str) -> int:

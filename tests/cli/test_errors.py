@@ -503,3 +503,34 @@ def test_a_command_without_its_arguments_still_shows_its_help(invoke: Invoke) ->
     assert result.exit_code == 2
     assert "Usage: skillwiki query [OPTIONS] {text}" in result.output
     assert "Error:" not in result.output
+
+
+def test_a_hook_s_usage_error_is_a_warning_and_status_0(demo: Path, invoke: Invoke) -> None:
+    """A client takes a hook's exit status 2 as a block (of the tool call, the prompt, the
+    stop): a typo in its command line is said, and gets out of the way."""
+    before = snapshot(demo)
+    result = invoke("hook", "claude-code", "pre-tool", "--agnet", "coder", "-w", str(demo))
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == (
+        "Warning: no hook answered: No such option: --agnet (Possible options: --agent) "
+        "(see 'skillwiki hook --help')\n"
+    )
+    assert snapshot(demo) == before
+
+
+@pytest.mark.parametrize(
+    ("command", "status", "said"),
+    [
+        ("query x", 2, "Error: standard output is closed; nothing could be printed\n"),
+        ("--version", 2, "Error: standard output is closed; nothing could be printed\n"),
+        ("hook claude-code session-start", 0, ""),
+    ],
+)
+def test_a_closed_stdout_is_one_error_line_or_a_silent_hook(
+    ws: Path, command: str, status: int, said: str
+) -> None:
+    script = f'exec "$0" -m skillwiki {command} -w "$1" >&- </dev/null'
+    done = subprocess.run(
+        ["sh", "-c", script, sys.executable, str(ws)], capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stderr) == (status, said)

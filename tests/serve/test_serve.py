@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import stat
@@ -151,6 +152,40 @@ def test_every_read_command_answers_the_same_bytes_served_or_not(
         answered = run(where, *args, stdin=stdin.replace(b'"s', b'"served-s'), env=env)
         assert answered == alone, args
     assert served.answered() == len(cases)
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [
+        (("hook", "claude-code", "stop"), {"SKILLWIKI_HOOK_SECONDS": "abc"}),
+        (("hook", "claude-code", "pre-tool", "--agnet", "coder"), {}),
+    ],
+)
+def test_a_hook_s_warning_is_said_once_served_or_not(
+    served: Serving, args: tuple[str, ...], env: dict[str, str]
+) -> None:
+    """The budget's warning of a bad SKILLWIKI_HOOK_SECONDS, and a hook's usage error (a
+    warning and status 0: a client takes status 2 as a block), one line either way."""
+    alone = run(served.root, *args, stdin=b'{"session_id": "a"}', served=False, env=env)
+    answered = run(served.root, *args, stdin=b'{"session_id": "b"}', env=env)
+    assert answered == alone
+    assert alone.status == 0 and alone.stdout == b""
+    assert len(alone.stderr.splitlines()) == 1 and alone.stderr.startswith(b"Warning: ")
+    assert served.answered() == 1
+
+
+@pytest.mark.slow
+def test_a_server_whose_socket_was_deleted_ends_and_leaves_the_next_one_s(demo: Path) -> None:
+    """`.wiki/.cache/` is disposable: a server whose socket went with it can never be reached,
+    so it ends; the socket of a server started since is not its to remove."""
+    first = Serving(demo)
+    shutil.rmtree(demo / ".wiki" / ".cache")
+    second = Serving(demo)
+    said = first.process.communicate(timeout=30)[1].decode()
+    assert "its socket is gone or replaced" in said and first.process.returncode == 0
+    assert second.socket.exists()
+    assert run(demo, "status").status in (0, 1)
+    assert second.answered() == 1
 
 
 def test_a_raw_file_changed_just_before_a_query_is_seen(served: Serving) -> None:
