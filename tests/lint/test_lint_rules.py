@@ -122,9 +122,9 @@ def test_sw011_copies_of_a_page_hold_a_secret_once(ws: Path, invoke: Invoke) -> 
     found = [(f["path"], f["line"]) for f in _findings(invoke, ws, "SW011")]
     assert len(found) == 5  # one per copy, without the setting
     (ws / ".wiki" / "config.toml").write_text('[lint]\ncopies = ["v[0-9]*"]\n')
-    found = [(f["path"], f["line"], f["message"]) for f in _findings(invoke, ws, "SW011")]
+    shown = [(f["path"], f["line"], f["message"]) for f in _findings(invoke, ws, "SW011")]
     said = "possible secret (password); remove it from the raw file, recompile, and rotate the credential"
-    assert found == [
+    assert shown == [
         (
             ".wiki/raw/docs/v23.1/deploy.md",
             6,
