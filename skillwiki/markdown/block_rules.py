@@ -56,12 +56,7 @@ def template_block(state: StateBlock, start: int, end: int, silent: bool) -> boo
         found = closing.search(text, opened.end() if number == start else 0)
         if found is None:
             continue
-        if not silent:
-            token = state.push("template_block", "", 0)
-            token.map = [start, number + 1]
-            token.content = state.getLines(start, number + 1, 0, True)
-        state.line = number + 1
-        return True
+        return _block(state, "template_block", start, number + 1, silent)
     return False
 
 
@@ -115,12 +110,7 @@ def jsx_flow(state: StateBlock, start: int, end: int, silent: bool) -> bool:
             last += 1
         else:
             return False
-    if not silent:
-        token = state.push("jsx_block", "", 0)
-        token.map = [start, last + 1]
-        token.content = state.getLines(start, last + 1, 0, True)
-    state.line = last + 1
-    return True
+    return _block(state, "jsx_block", start, last + 1, silent)
 
 
 # An HTML element whose content is Markdown: kramdown's and Python-Markdown's (md_in_html)
@@ -151,11 +141,7 @@ def markdown_in_html(state: StateBlock, start: int, end: int, silent: bool) -> b
         else:
             assert closing is not None
             del opened[len(opened) - 1 - opened[::-1].index(closing[1].lower())]
-        token = state.push("html_block", "", 0)
-        token.map = [start, start + 1]
-        token.content = state.getLines(start, start + 1, 0, True)
-    state.line = start + 1
-    return True
+    return _block(state, "html_block", start, start + 1, silent)
 
 
 def esm_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
@@ -167,12 +153,7 @@ def esm_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     number = start + 1
     while number < end and not state.isEmpty(number):
         number += 1
-    if not silent:
-        token = state.push("esm_block", "", 0)
-        token.map = [start, number]
-        token.content = state.getLines(start, number, 0, True)
-    state.line = number
-    return True
+    return _block(state, "esm_block", start, number, silent)
 
 
 def recorded_reference(ruler: Any, recorded: list[tuple[str, int, int]]) -> Any:
@@ -195,3 +176,14 @@ def recorded_reference(ruler: Any, recorded: list[tuple[str, int, int]]) -> Any:
             recorded.clear()
 
     return reference
+
+
+def _block(state: StateBlock, kind: str, start: int, end: int, silent: bool) -> bool:
+    """Take lines `start` to `end` (not included) as one block token of `kind`, its lines as
+    its content (no token when `silent`: the rule is only asked whether it matches)."""
+    if not silent:
+        token = state.push(kind, "", 0)
+        token.map = [start, end]
+        token.content = state.getLines(start, end, 0, True)
+    state.line = end
+    return True
