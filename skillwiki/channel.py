@@ -173,6 +173,8 @@ def servable() -> bool:
     if sys.stdin is None or sys.stdout is None or sys.stderr is None:
         return False
     try:
+        for descriptor in (0, 1, 2):
+            os.fstat(descriptor)  # a stream closed by the caller (`>&-`): OSError
         return not any(os.isatty(descriptor) for descriptor in (0, 1, 2))
     except OSError:
         return False

@@ -59,17 +59,17 @@ def main() -> None:
 
 def _streams_open(command: str) -> bool:
     """Whether the command can say what it has to: a standard stream the caller closed
-    (`>&-`) is none at all. A closed stderr leads to /dev/null (the exit status still tells);
-    so does a closed stdout for a hook, which then prints nothing, as it does on any error. For
-    another command a closed stdout is an error: its answer would be lost."""
-    import os
+    (`>&-`) is none at all. What is written to a closed stderr is dropped (the exit status
+    still tells); so is what a hook writes to a closed stdout: it prints nothing, as it does
+    on any error. For another command a closed stdout is an error: its answer would be lost."""
+    import io
 
     if sys.stderr is None:
-        sys.stderr = open(os.devnull, "w")  # for the rest of the process
+        sys.stderr = io.StringIO()
     if sys.stdout is not None:
         return True
     if command == "hook":
-        sys.stdout = open(os.devnull, "w")  # for the rest of the process
+        sys.stdout = io.StringIO()
         return True
     sys.stderr.write("Error: standard output is closed; nothing could be printed\n")
     return False

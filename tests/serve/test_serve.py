@@ -174,6 +174,17 @@ def test_a_hook_s_warning_is_said_once_served_or_not(
     assert served.answered() == 1
 
 
+def test_a_closed_stdout_is_not_served(served: Serving) -> None:
+    """A hook whose stdout the caller closed prints nothing and exits 0 by itself; a server's
+    answer could not be written."""
+    script = 'exec "$0" -m skillwiki hook claude-code session-start >&- </dev/null'
+    done = subprocess.run(
+        ["sh", "-c", script, sys.executable], cwd=served.root, capture_output=True, check=False
+    )
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert served.answered() == 0
+
+
 @pytest.mark.slow
 def test_a_server_whose_socket_was_deleted_ends_and_leaves_the_next_one_s(demo: Path) -> None:
     """`.wiki/.cache/` is disposable: a server whose socket went with it can never be reached,
