@@ -4,7 +4,7 @@ by turns beside `rg -il WORD`, on tldr (en) and a synthetic 50k-file tree.
 Usage:
   python bench/serve.py                           # tldr-en and 50k, medians of 9 runs
   python bench/serve.py --corpora tldr-en --runs 15
-  python bench/serve.py --baseline /tmp/old       # also the code at /tmp/old (a checkout's
+  python bench/serve.py --baseline ../old         # also the code at ../old (a checkout's
                                                   # `git archive HEAD`), on PYTHONPATH
   python bench/serve.py --corpora tldr-en --workspace WS --text-only
                                                   # a workspace built already (pages/ in it);
