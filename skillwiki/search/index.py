@@ -122,9 +122,7 @@ def _synced_file(ws: Workspace, path: Path, wiki: Snapshot, shared: bool) -> sql
     second made again."""
     db = _connect(path, shared)
     try:
-        prepare_connection(db)
-        if sync(db, ws, wiki):
-            db.execute("VACUUM")  # after a bulk load, give the space of old segments back
+        _sync(db, ws, wiki)
     except BaseException:
         db.close()
         raise
@@ -191,11 +189,17 @@ def keep_in_step(ws: Workspace, wiki: Snapshot) -> None:
     try:
         with closing(_connect(path, False, WRITER_WAIT)) as db:
             if schema_version(db) == SCHEMA:
-                prepare_connection(db)
-                if sync(db, ws, wiki):
-                    db.execute("VACUUM")
+                _sync(db, ws, wiki)
     except (sqlite3.Error, _Unwritable):
         pass
+
+
+def _sync(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot) -> None:
+    """Sync the index on `db` with `wiki`; after a bulk load, give the space of old segments
+    back."""
+    prepare_connection(db)
+    if sync(db, ws, wiki):
+        db.execute("VACUUM")
 
 
 def _built_in_memory(
