@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from skillwiki import search, statcache
 from skillwiki.compiler import Problem, Progress, compile_workspace, make_plan
@@ -173,8 +173,7 @@ def query(
     return hits, done
 
 
-@dataclass(frozen=True)
-class Shown:
+class Shown(NamedTuple):
     path: str  # relative to the workspace root
     text: str
     meta: dict[str, Any]

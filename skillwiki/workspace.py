@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from skillwiki.errors import OutsideWorkspace, WorkspaceNotFound
 
@@ -14,8 +14,7 @@ MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
 PARSED_SUFFIXES = MARKDOWN_SUFFIXES | {".mdx"}
 
 
-@dataclass(frozen=True)
-class Workspace:
+class Workspace(NamedTuple):
     """The paths of one workspace; `root` is the directory that holds `.wiki/`."""
 
     root: Path

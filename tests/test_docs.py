@@ -471,11 +471,10 @@ def test_docs_lint_lists_every_rule() -> None:
 
 
 def _leaves(value: Any, prefix: str = "") -> dict[str, Any]:
-    """A config dataclass or a TOML table as dotted keys to values (a dict of rules is one)."""
-    import dataclasses
-
-    if dataclasses.is_dataclass(value):
-        value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    """A settings table (a named tuple) or a TOML table as dotted keys to values (a dict of
+    rules is one)."""
+    if hasattr(value, "_asdict"):
+        value = value._asdict()
     elif not (isinstance(value, dict) and prefix != "lint.rules."):
         return {prefix.removesuffix("."): value}
     leaves: dict[str, Any] = {}

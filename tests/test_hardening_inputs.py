@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -92,7 +93,7 @@ def test_every_number_setting_has_a_range_holding_its_default() -> None:
     numbers = {
         f"{prefix}{field}"
         for prefix, part in [("", Config()), *_tables(Config())]
-        for field, value in vars(part).items()
+        for field, value in part._asdict().items()
         if isinstance(value, int | float) and not isinstance(value, bool)
     }
     ranges = settings.RANGES
@@ -100,10 +101,10 @@ def test_every_number_setting_has_a_range_holding_its_default() -> None:
     assert all(ranges[key].holds(settings.value_of(Config(), key)) for key in ranges)
 
 
-def _tables(part: object, prefix: str = "") -> list[tuple[str, object]]:
+def _tables(part: Any, prefix: str = "") -> list[tuple[str, Any]]:
     found = []
-    for name, value in vars(part).items():
-        if hasattr(value, "__dataclass_fields__"):
+    for name, value in part._asdict().items():
+        if hasattr(value, "_asdict"):
             found.append((f"{prefix}{name}.", value))
             found += _tables(value, f"{prefix}{name}.")
     return found

@@ -62,7 +62,7 @@ class StatusAnswer:
             "catalog": self.catalog,
             "totals": dict(self.totals),
             "files": [asdict(item) for item in self.files],
-            "problems": [asdict(problem) for problem in self.problems],
+            "problems": [problem._asdict() for problem in self.problems],
             "rules": [asdict(rule) for rule in self.rules],
         }
 

@@ -79,7 +79,7 @@ class CompileAnswer:
             "kept_edited": [f".wiki/wiki/{rel}" for rel in result.kept_edited],
             "backups": result.backups,
             "indexes_written": result.indexes_written,
-            "problems": [asdict(problem) for problem in result.problems],
+            "problems": [problem._asdict() for problem in result.problems],
         }
 
 

@@ -5,7 +5,6 @@ them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -40,8 +39,7 @@ class Entry(NamedTuple):
     state: State
 
 
-@dataclass(frozen=True, order=True)
-class Problem:
+class Problem(NamedTuple):
     """A raw file that could not be compiled, and why."""
 
     path: str

@@ -3,7 +3,6 @@ every key names a setting and whose every value has the setting's type."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 import stat
@@ -74,17 +73,17 @@ def _settings(data: dict[str, Any], path: Path) -> Config:
 
 
 def _build(cls: Any, data: dict[str, Any], path: Path, prefix: str) -> Any:
-    """An instance of the settings dataclass `cls` from its table in the file (`prefix`: the
-    table's dotted name, for errors); a key it has no field for is an error."""
-    fields = {f.name: f for f in dataclasses.fields(cls)}
+    """An instance of the settings table `cls` (a named tuple) from its table in the file
+    (`prefix`: the table's dotted name, for errors); a key it has no field for is an error."""
+    defaults: dict[str, Any] = cls._field_defaults
     values: dict[str, Any] = {}
     for key, value in data.items():
         dotted = prefix + key
-        if key not in fields:
-            known = ", ".join(sorted(fields))
+        if key not in defaults:
+            known = ", ".join(sorted(defaults))
             raise ConfigError(path, f"unknown key; known keys here: {known}", dotted)
-        default = getattr(cls(), key)
-        if dataclasses.is_dataclass(default):
+        default = defaults[key]
+        if hasattr(default, "_field_defaults"):
             if not isinstance(value, dict):
                 raise ConfigError(path, "must be a table", dotted)
             values[key] = _build(type(default), value, path, dotted + ".")

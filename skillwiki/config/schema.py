@@ -1,31 +1,32 @@
-"""The settings of .wiki/config.toml as frozen dataclasses, each with its default (SPEC section
-9), and the names a setting may take: fingerprint algorithms, rule settings, rule ids."""
+"""The settings of .wiki/config.toml as named tuples, each with its default (SPEC section 9),
+and the names a setting may take: fingerprint algorithms, rule settings, rule ids.
+
+A default list or table is one object that every instance shares: settings are read, never
+changed in place (the loader builds new values from the file)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 FINGERPRINT_ALGORITHMS = ("xxh3", "fnv1a64")
 RULE_SETTINGS = ("off", "error", "warning")
 
 
-@dataclass(frozen=True)
-class LinksConfig:
+class LinksConfig(NamedTuple):
     """How a site generator resolves links, for SW001 (defaults: the files on disk only)."""
 
     root: str = ""  # repository folder that root-relative links (`/guide/x/`) start from
     # folders the site also serves at its root (VitePress `public/`, Docusaurus and Hugo `static/`)
-    static: list[str] = field(default_factory=list)
+    static: list[str] = []
     html: bool = False  # a link to `x.html` also finds `x.md` (`.mdx`), or `x.html.md`
     # `x/` or `x` also finds x.md, x/index.md, x/_index.md, x/README.md (or .mdx, .markdown)
     directories: bool = False
-    ignore: list[str] = field(default_factory=list)  # regular expressions of targets to skip
+    ignore: list[str] = []  # regular expressions of targets to skip
     # a path also finds a file whose name differs only by case (Hugo, learn.microsoft.com)
     case_insensitive: bool = False
     # folders under `root`, one a translation: a page missing in one is the fallback's page
-    languages: list[str] = field(default_factory=list)
+    languages: list[str] = []
     fallback: str = ""  # the folder under `root` a translation falls back to ("": `root`)
     # definition terms (`Term` / `: definition`) have ids, as headings do, numbered with them
     # (Hugo's `parser.autoDefinitionTermID`)
@@ -36,12 +37,12 @@ class LinksConfig:
     # names of template calls that insert a file where they stand (Hugo's `{{% include "x" %}}`
     # shortcode, Jekyll's `{% include x %}`): its headings are the page's anchors, and a link
     # in it that its own folder does not resolve is looked for from each page that includes it
-    includes: list[str] = field(default_factory=list)
+    includes: list[str] = []
     include_root: str = ""  # folder an included path starts from ("": `root`); Jekyll: `_includes`
     # URL prefix -> the folders it serves (several: space-separated, the first that has the
     # page): DocFX's docsets (`/powershell/scripting/` = `reference/docs-conceptual`). With
     # mounts, a root-relative link under none of them is another site's on the host: unchecked.
-    mounts: dict[str, str] = field(default_factory=dict)
+    mounts: dict[str, str] = {}
     # a link to a file the repository has is found though the wiki has no article of it
     # (ingest refuses it, or never took it): the site serves the repository's files
     repository_files: bool = False
@@ -49,30 +50,27 @@ class LinksConfig:
     yaml_pages: bool = False
     # files of DocFX's redirections (`{"redirections": [{"source_path": ...}]}`): a link to a
     # page moved away is answered by the redirect the site serves in its place
-    redirects: list[str] = field(default_factory=list)
+    redirects: list[str] = []
 
 
-@dataclass(frozen=True)
-class LintConfig:
-    rules: dict[str, str] = field(default_factory=dict)
+class LintConfig(NamedTuple):
+    rules: dict[str, str] = {}
     near_duplicate_jaccard: float = 0.6
     # Folder names (globs: `v[0-9]*`, `pages*`) whose folders hold copies of one tree, a
     # version or a language each: a page at one path below two of them is one page to SW008.
-    copies: list[str] = field(default_factory=list)
-    links: LinksConfig = field(default_factory=LinksConfig)
+    copies: list[str] = []
+    links: LinksConfig = LinksConfig()
 
 
-@dataclass(frozen=True)
-class SearchConfig:
+class SearchConfig(NamedTuple):
     """How a query shows the copies of one page (`[lint] copies` says which folders hold them)."""
 
     # Folder names (globs: `v24.1`, `pages`) whose copy of a page a query shows first, the first
     # pattern before the next, among copies that hold as many of the query's words.
-    prefer: list[str] = field(default_factory=list)
+    prefer: list[str] = []
 
 
-@dataclass(frozen=True)
-class SuggestConfig:
+class SuggestConfig(NamedTuple):
     replans: int = 1
     consecutive_failures: int = 3
     repeated_failures: int = 3
@@ -82,29 +80,25 @@ class SuggestConfig:
     confidence_high: float = 0.6
 
 
-@dataclass(frozen=True)
-class RecallConfig:
+class RecallConfig(NamedTuple):
     budget: int = 1500
     max_entries: int = 4
     min_confidence: float = 0.2
     half_life_days: float = 90.0
 
 
-@dataclass(frozen=True)
-class LessonsConfig:
+class LessonsConfig(NamedTuple):
     require_review: bool = False
 
 
-@dataclass(frozen=True)
-class MaintainConfig:
+class MaintainConfig(NamedTuple):
     archive_after_days: int = 90
     dedupe_jaccard: float = 0.6
     promote_hits: int = 10
     promote_min_age_days: int = 14
 
 
-@dataclass(frozen=True)
-class RulesConfig:
+class RulesConfig(NamedTuple):
     """Rules consolidated from lessons: how a group is formed, when consolidation is due,
     how confidence is discounted for small support, and the layers of recall."""
 
@@ -121,29 +115,27 @@ class RulesConfig:
     review_days: int = 14  # a rule in review is decided by feedback no sooner than this
 
 
-@dataclass(frozen=True)
-class ServeConfig:
+class ServeConfig(NamedTuple):
     """The kept-open workspace (`skillwiki serve`) that hooks may start."""
 
     on_demand: bool = False  # a hook that no server answers starts one, in the background
     idle: float = 1800.0  # seconds without a request after which a server started so ends
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(NamedTuple):
     """Every setting of SPEC section 9, with its default."""
 
     fingerprint: str = "xxh3"
     max_file_bytes: int = 5_000_000
     lock_timeout: float = 30.0
-    lint: LintConfig = field(default_factory=LintConfig)
-    search: SearchConfig = field(default_factory=SearchConfig)
-    suggest: SuggestConfig = field(default_factory=SuggestConfig)
-    recall: RecallConfig = field(default_factory=RecallConfig)
-    lessons: LessonsConfig = field(default_factory=LessonsConfig)
-    maintain: MaintainConfig = field(default_factory=MaintainConfig)
-    rules: RulesConfig = field(default_factory=RulesConfig)
-    serve: ServeConfig = field(default_factory=ServeConfig)
+    lint: LintConfig = LintConfig()
+    search: SearchConfig = SearchConfig()
+    suggest: SuggestConfig = SuggestConfig()
+    recall: RecallConfig = RecallConfig()
+    lessons: LessonsConfig = LessonsConfig()
+    maintain: MaintainConfig = MaintainConfig()
+    rules: RulesConfig = RulesConfig()
+    serve: ServeConfig = ServeConfig()
 
 
 def value_of(config: Config, key: str) -> Any:

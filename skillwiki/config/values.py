@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
+from typing import NamedTuple
 
 from skillwiki.config.link_patterns import link_pattern
 from skillwiki.config.schema import (
@@ -23,8 +23,7 @@ MAX_LOCK_TIMEOUT = 3600.0  # a writer that waits longer than an hour has been fo
 CENTURY = 36_500  # days: the most any setting in days may be
 
 
-@dataclass(frozen=True)
-class Range:
+class Range(NamedTuple):
     """The values a number setting may take: from `low` (above it, if `above`) to `high`."""
 
     low: float

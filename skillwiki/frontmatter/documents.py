@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AnyStr
+from typing import Any, AnyStr, NamedTuple
 
 from skillwiki.errors import EmptyNote, InputError
 
@@ -18,8 +17,7 @@ _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
-@dataclass(frozen=True)
-class Document:
+class Document(NamedTuple):
     """A Markdown file split into its frontmatter mapping and its body."""
 
     meta: dict[str, Any]

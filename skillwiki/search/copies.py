@@ -15,9 +15,8 @@ names (the current version), then the best ranked. The group keeps the place of 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import Protocol, TypeVar
+from typing import NamedTuple, Protocol, TypeVar
 
 from skillwiki.search.text import words
 
@@ -51,8 +50,7 @@ def preference(rel: str, prefer: Sequence[str]) -> int:
     return len(prefer)
 
 
-@dataclass(frozen=True)
-class Copies:
+class Copies(NamedTuple):
     """Which folders hold copies of one tree (`[lint] copies`) and whose copies a hit shows
     first (`[search] prefer`), as folder-name globs."""
 

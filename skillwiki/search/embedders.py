@@ -6,15 +6,13 @@ its vectors are of, and the field of an article's row (row.py) holding the text 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from skillwiki.search import semantic, sentences
 
 
-@dataclass(frozen=True)
-class Embedder:
+class Embedder(NamedTuple):
     """One kind of vector: where the index keeps it, and the module that makes it (its MODEL,
     DIMENSIONS, available(), embed(texts) and embed_query(text), looked up at each call)."""
 

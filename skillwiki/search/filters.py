@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from skillwiki.kinds import RETIRED
 
 
-@dataclass(frozen=True)
-class Filters:
+class Filters(NamedTuple):
     """Which articles a search may return."""
 
     kind: str | None = None

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 
 def squashed(bm25: float) -> float:
@@ -12,8 +12,7 @@ def squashed(bm25: float) -> float:
     return positive / (1.0 + positive)
 
 
-@dataclass(frozen=True)
-class Signals:
+class Signals(NamedTuple):
     """What ranked a hit: the query's words it holds, how many of them it holds close together
     (near.py; None: not looked at, it could not rank among the best), its BM25, how many
     other articles refer to it and what that multiplied its BM25 by, and its places in the two
@@ -39,9 +38,6 @@ class Signals:
     titled: bool = False
 
 
-_SIGNALS = tuple(item.name for item in fields(Signals))
-
-
 @dataclass(frozen=True)
 class Hit:
     path: str  # relative to the workspace root
@@ -54,7 +50,8 @@ class Hit:
 
     def to_json(self, explain: bool = False) -> dict[str, Any]:
         """The hit as `query --json` prints it, `copies` only where it has any; with `explain`,
-        what ranked it too. (Made field by field: `asdict` deep-copies each value.)"""
+        what ranked it too. (Made field by field: `asdict` deep-copies each value, and would
+        give the signals, a named tuple, as a list.)"""
         shown: dict[str, Any] = {
             "path": self.path,
             "title": self.title,
@@ -66,9 +63,7 @@ class Hit:
             shown["copies"] = list(self.copies)
         if explain:
             signals = self.signals
-            shown["signals"] = (
-                None if signals is None else {name: getattr(signals, name) for name in _SIGNALS}
-            )
+            shown["signals"] = None if signals is None else signals._asdict()
         return shown
 
     def relevance(self, terms: int) -> float:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from enum import Enum
 from typing import Any, NamedTuple
 
@@ -345,8 +344,7 @@ def fuse(
     fused = []
     for score, _, rel, rowid in scores[:limit]:  # the signals of those shown only
         _, title, kind_ = pages[rowid]
-        signals = replace(
-            signals_of(rowid) if rowid in text_places else Signals(0, 0.0, 0, 1.0),
+        signals = (signals_of(rowid) if rowid in text_places else Signals(0, 0.0, 0, 1.0))._replace(
             fused=True,
             text_rank=text_places.get(rowid),
             **_by_meaning(rowid, extras, extra_places),

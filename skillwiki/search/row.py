@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -14,8 +13,7 @@ from skillwiki.search import heading_cache, semantic, sentences
 from skillwiki.search.text import indexed
 
 
-@dataclass(frozen=True)
-class ArticleRow:
+class ArticleRow(NamedTuple):
     """One article as the index sees it: catalog fields and the five indexed column values
     (schema.FTS_COLUMNS), normalised as the index reads text."""
 

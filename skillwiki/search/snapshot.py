@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from skillwiki.search.heading_cache import ArticleHeadings
 from skillwiki.statcache.scan import Stat
@@ -17,8 +17,7 @@ def _covers_all(rel: str) -> bool:
     return True
 
 
-@dataclass(frozen=True)
-class ChangesSince:
+class ChangesSince(NamedTuple):
     """What changed since a known state: if the index was last synced to `token`, only the
     articles of these folders (folder -> the articles in it now that were looked at, with
     their stats), and of those only the ones `covers` accepts, may differ.
@@ -29,11 +28,10 @@ class ChangesSince:
     token: str
     folders: Mapping[str, Mapping[str, Stat]]
     covers: Callable[[str], bool] = _covers_all
-    present: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    present: Mapping[str, Mapping[str, object]] = {}
 
 
-@dataclass(frozen=True)
-class Snapshot:
+class Snapshot(NamedTuple):
     """wiki/ at one moment, each part computed only when the index asks for it.
 
     `articles`: every article's stat, by path (a sync that knows `changes` rarely needs them).
@@ -49,4 +47,4 @@ class Snapshot:
     entry_of: Callable[[str], str | None] = _no_entry
     token: str | None = None
     changes: ChangesSince | None = None
-    headings: Mapping[str, ArticleHeadings] = field(default_factory=dict)
+    headings: Mapping[str, ArticleHeadings] = {}

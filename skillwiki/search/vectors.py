@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import bisect
 import sqlite3
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from skillwiki.search import semantic, sentences
@@ -15,8 +14,7 @@ from skillwiki.search.filters import Filters, filter_sql
 from skillwiki.search.schema import Damaged, in_chunks
 
 
-@dataclass(frozen=True)
-class _Vectors:
+class _Vectors(NamedTuple):
     """The vectors a search read last: of which connection and in what state of it (nothing
     to read again while that holds), of which index (`source`: ids mean the same articles in
     any connection to it while this holds, since an id is never given again), and the ids with

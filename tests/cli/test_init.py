@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from pathlib import Path
@@ -32,7 +31,7 @@ def test_the_settings_init_writes_out_are_the_defaults(tmp_path: Path, invoke: I
     (tmp_path / "config.toml").write_text(shown)
     config = load_config(tmp_path / "config.toml")
     assert config.lint.rules == {"SW012": "off"}
-    assert dataclasses.replace(config, lint=dataclasses.replace(config.lint, rules={})) == Config()
+    assert config._replace(lint=config.lint._replace(rules={})) == Config()
 
 
 def test_init_is_idempotent_and_never_overwrites(tmp_path: Path, invoke: Invoke) -> None:

@@ -72,7 +72,8 @@ def test_a_hit_s_json_is_its_fields_in_order(signals: hits.Signals | None) -> No
     from dataclasses import asdict
 
     hit = hits.Hit(".wiki/wiki/a.md", "A", "document", 2.5, "a **b**", signals)
-    whole = asdict(hit)
+    whole = asdict(hit)  # the signals as a named tuple's fields, not a list of values
+    whole["signals"] = None if signals is None else signals._asdict()
     del whole["copies"]  # shown only where a hit has any
     assert json.dumps(hit.to_json(explain=True)) == json.dumps(whole)
     del whole["signals"]
