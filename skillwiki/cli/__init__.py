@@ -13,7 +13,8 @@ def main() -> None:
     A lone `--version` is answered before the CLI framework is imported: it is what scripts
     call to check the tool is there, and importing Typer alone costs more than the answer.
     So is a read or a hook that the workspace's server (`skillwiki serve`) answers
-    (skillwiki.channel). Every other call goes through Typer.
+    (skillwiki.channel), and a hook in the plain form clients call it in (cli/hook_run.py).
+    Every other call goes through Typer.
     """
     command = command_name(sys.argv[1:]) or ""
     if not _streams_open(command):
@@ -41,12 +42,9 @@ def main() -> None:
 
         answered = channel.ask(sys.argv[1:], command)
         if answered is None:
-            from skillwiki.cli.app import main as run
-
             if warning is not None:
                 sys.stderr.write(warning + "\n")
-
-            run()
+            _run(command)
         status = answered or 0
     except SystemExit as exc:
         status = _exit_status(exc.code)
@@ -55,6 +53,21 @@ def main() -> None:
     if command == "hook" and answered is None:
         _start_server(sys.argv[1:])
     _exit(status)
+
+
+def _run(command: str) -> None:
+    """Run the command here: a hook in its plain form without Typer (cli/hook_run.py), any
+    other call through Typer."""
+    if command == "hook":
+        from skillwiki.cli import hook_run
+
+        call = hook_run.plain_form(sys.argv[1:])
+        if call is not None:
+            hook_run.run(call)
+            return
+    from skillwiki.cli.app import main as run
+
+    run()
 
 
 def _streams_open(command: str) -> bool:

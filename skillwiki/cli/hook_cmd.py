@@ -1,22 +1,15 @@
-"""hook: answer an agent client's hook, failing safe."""
+"""hook: answer an agent client's hook, failing safe (cli/hook_run.py answers it; this is
+its Typer command, for every form but the plain one)."""
 
 # No `from __future__ import annotations` here: Typer reads every parameter's annotation each
 # time the command starts, and annotations kept as strings are compiled and evaluated first.
 
-import json
-import os
-import sys
-from pathlib import Path
-from typing import Annotated, Any, BinaryIO
+from typing import Annotated
 
 import typer
 
-from skillwiki.cli import budget
 from skillwiki.cli.common import WorkspaceOption, chosen_workspace
-
-# A payload is read whole, however large, so that the client never writes into a closed pipe;
-# past this size it is not parsed, and the hook answers nothing.
-MAX_PAYLOAD = 64 << 20
+from skillwiki.cli.hook_run import HookCall, run
 
 
 def register(app: typer.Typer) -> None:
@@ -47,47 +40,4 @@ def hook(
       skillwiki hook claude-code user-prompt
       skillwiki hook codex pre-tool --agent coder
     """
-    if not budget.armed():  # the command line arms it first thing; a test calls in here
-        budget.arm(hard=False)
-    try:
-        output = _answer(ctx, client, event, agent, workspace)
-    except (Exception, budget.OutOfTime):  # noqa: BLE001 - a hook fails silently, and at once
-        output = ""
-    finally:
-        budget.disarm()
-    if output:
-        sys.stdout.write(output + "\n")
-
-
-def _answer(
-    ctx: typer.Context, client: str, event: str, agent: str | None, workspace: Path | None
-) -> str:
-    from skillwiki.config import load_config
-    from skillwiki.hooks import CLIENTS, EVENTS, Hook, answer, start_folder
-    from skillwiki.workspace import find_workspace
-
-    data = _read_all(sys.stdin.buffer)  # first: a client never writes into a closed pipe
-    if client not in CLIENTS or event not in EVENTS:  # a typo in the client's settings
-        sys.stderr.write(
-            f"Warning: no hook {client} {event}: the clients are {', '.join(CLIENTS)}, "
-            f"the events {', '.join(EVENTS)}\n"
-        )
-        return ""
-    payload: Any = None if data is None else json.loads(data or b"{}")
-    if not isinstance(payload, dict):
-        return ""
-    start = os.environ.get("CLAUDE_PROJECT_DIR") if client == "claude-code" else None
-    start = start or start_folder(client, payload)
-    ws = find_workspace(Path(start or os.getcwd()), chosen_workspace(ctx, workspace))
-    config = load_config(ws.config_file, shown=ws.rel(ws.config_file))
-    return answer(ws, config, Hook(client, event, payload, agent or client))
-
-
-def _read_all(stream: BinaryIO) -> bytes | None:
-    """The payload, read to its end; None past MAX_PAYLOAD (the rest is read and dropped)."""
-    data = stream.read(MAX_PAYLOAD + 1)
-    if len(data) <= MAX_PAYLOAD:
-        return data
-    while stream.read(1 << 20):
-        pass
-    return None
+    run(HookCall(client, event, agent, chosen_workspace(ctx, workspace)))

@@ -316,9 +316,9 @@ SLOW = sys.argv[-1] == "slow"
 
 class Slow:
     def find_spec(self, name, path=None, target=None):
-        if name == "typer":
+        if name == "skillwiki.hooks":
             armed = signal.getitimer(signal.ITIMER_REAL)[0] > 0
-            sys.stderr.write(f"armed before typer: {armed}\\n")
+            sys.stderr.write(f"armed before the hooks: {armed}\\n")
         if SLOW:
             time.sleep(0.1)
         return None
@@ -336,7 +336,7 @@ def test_the_budget_is_armed_before_the_command_line_is_imported(demo: Path) -> 
     quick = subprocess.run(
         [*args, "-"], input=payload, capture_output=True, text=True, cwd=demo, timeout=60
     )
-    assert quick.stderr == "armed before typer: True\n"
+    assert quick.stderr == "armed before the hooks: True\n"
     assert "SessionStart" in quick.stdout
     # ~170 modules, 0.1 s each: 17 s and more of imports, cut at the budget.
     started = time.monotonic()
