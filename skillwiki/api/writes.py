@@ -41,7 +41,12 @@ def bring_up_to_date(ws: Workspace, config: Config, after: After) -> None:
 
 
 def compiled(
-    ws: Workspace, config: Config, *, force: bool = False, progress: Progress | None = None
+    ws: Workspace,
+    config: Config,
+    *,
+    force: bool = False,
+    progress: Progress | None = None,
+    outline: bool = False,
 ) -> CompileResult:
     """Compile, then bring the search index (where there is one) in step with what the
     compile wrote, so that the next read has nothing left to do: a writer's compile has its
@@ -50,7 +55,7 @@ def compiled(
     from skillwiki import search
     from skillwiki.compiler import compile_workspace
 
-    result = compile_workspace(ws, config, force=force, progress=progress)
+    result = compile_workspace(ws, config, force=force, progress=progress, outline=outline)
     search.keep_in_step(ws, result.snapshot)
     return result
 
@@ -94,7 +99,7 @@ def compile(
 def _compiled(
     ws: Workspace, config: Config, *, force: bool, progress: Progress | None
 ) -> CompileAnswer:
-    return CompileAnswer(compiled(ws, config, force=force, progress=progress))
+    return CompileAnswer(compiled(ws, config, force=force, progress=progress, outline=True))
 
 
 @dataclass(frozen=True)

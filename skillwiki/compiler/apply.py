@@ -1,5 +1,5 @@
 """Applying a plan under the workspace lock: compile what is new or stale (across cores when
-many), drop orphans, keep hand edits, write index.md/index.json and the log."""
+many), drop orphans, keep hand edits, write index.md/index.json, outline.json and the log."""
 
 from __future__ import annotations
 
@@ -61,6 +61,7 @@ def compile_workspace(
     wait: bool = True,
     changes: statcache.Changes | None = None,
     write_cache: bool = True,
+    outline: bool = False,
 ) -> CompileResult:
     """Compile what is new or stale, drop orphans, refresh index.md/index.json and the log.
 
@@ -68,19 +69,26 @@ def compile_workspace(
     again only at the files it names: see make_plan. Without `wait`, a workspace lock held by
     another writer raises LockTimeout at once. Without `write_cache`, the stat cache is
     settled but not written (the caller writes it, with statcache.write, when it can spare
-    the time: a server, once it is idle).
+    the time: a server, once it is idle). With `outline` (the compile and ingest commands), a
+    missing outline.json is made again from the articles (see heading_cache).
     """
     trust_articles = trust_articles and not force
     generation = _generation(ws)
     plan = make_plan(ws, config, trust_articles=trust_articles, changes=changes)
-    if not plan.pending(force) and not plan.temps and _indexes_current(ws, plan):
+    outline_missing = outline and _outline_missing(ws, plan)
+    if (
+        not plan.pending(force)
+        and not plan.temps
+        and not outline_missing
+        and _indexes_current(ws, plan)
+    ):
         result = CompileResult(plan.count(), kept_edited=plan.edited(), problems=plan.problems)
         entry_of: Callable[[str], str | None] = partial(plan.entry_json, ws)
     else:
         with fsio.workspace_lock(ws, config.lock_timeout if wait else 0):
             if _generation(ws) != generation:  # another writer finished meanwhile: look again
                 plan = make_plan(ws, config, trust_articles=trust_articles)
-            result = _apply(ws, config, plan, force, progress)
+            result = _apply(ws, config, plan, force, progress, outline_missing)
         entry_of = partial(_entry_of, ws, plan, result.new_rows)
     loaded_at = plan.cache.saved_ns
     now = time.time_ns()
@@ -108,6 +116,11 @@ def _entry_of(
 ) -> str | None:
     """An article's index.json entry: from the row just made for it, else from the catalog."""
     return made[target][2] if target in made else plan.entry_json(ws, target)
+
+
+def _outline_missing(ws: Workspace, plan: Plan) -> bool:
+    """Whether the wiki has articles but no outline.json."""
+    return any(plan.listing.wiki_folders.values()) and not heading_cache.path_of(ws).exists()
 
 
 def _generation(ws: Workspace) -> Stat | None:
@@ -186,7 +199,12 @@ BATCH = 500  # articles rendered, then written to disk together
 
 
 def _apply(
-    ws: Workspace, config: Config, plan: Plan, force: bool, progress: Progress | None
+    ws: Workspace,
+    config: Config,
+    plan: Plan,
+    force: bool,
+    progress: Progress | None,
+    outline_missing: bool = False,
 ) -> CompileResult:
     result = CompileResult(plan.count(), problems=list(plan.problems))
     try:  # checked before anything is written: no article learned or lost since the last check
@@ -208,6 +226,10 @@ def _apply(
             plan.facts.pop(entry.article, None)
             result.removed.append(entry.article)
     _compile_all(ws, config, plan, [entry for entry in pending if entry.raw], result, progress)
+    if len(result.headings) >= heading_cache.MIN_ARTICLES or outline_missing:
+        wiki_folders = plan.listing.wiki_folders
+        names = {folder + name for folder, files in wiki_folders.items() for name in files}
+        heading_cache.save(ws, result.headings, names, config.fingerprint)
     result.kept_edited = ([] if force else plan.edited()) + result.changed_meanwhile
     if result.removed or result.rows_changed or not indexes_known:
         _write_indexes(ws, plan, result)
@@ -234,10 +256,6 @@ def _compile_all(
         _write_batch(ws, plan, list(zip(batch, islice(compiled, len(batch)), strict=True)), result)
         if progress is not None:
             progress(min(start + BATCH, len(todo)), len(todo))
-    if len(result.headings) >= heading_cache.MIN_ARTICLES:
-        wiki_folders = plan.listing.wiki_folders
-        names = {folder + name for folder, files in wiki_folders.items() for name in files}
-        heading_cache.save(ws, result.headings, names)
 
 
 def _write_indexes(ws: Workspace, plan: Plan, result: CompileResult) -> None:

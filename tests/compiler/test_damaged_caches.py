@@ -114,7 +114,6 @@ CACHE_FILES = [
     "state-rows.marshal",
     "lint.marshal",
     "lint-report.marshal",
-    "headings.marshal",
 ]
 
 
