@@ -14,7 +14,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,14 +83,6 @@ class Serving:
         assert self.process.returncode == 0, said
         assert "not answered" not in said, said
         return int(said.rsplit("ended after ", 1)[1].split(" ")[0])
-
-
-@pytest.fixture
-def served(demo: Path) -> Iterator[Serving]:
-    run(demo, "compile", served=False)
-    server = Serving(demo)
-    yield server
-    server.stop()
 
 
 def test_the_socket_is_the_owner_s_alone_and_goes_with_the_server(served: Serving) -> None:
@@ -396,8 +387,9 @@ def test_the_client_finds_the_workspace_an_option_names(
 
 
 def test_a_server_runs_only_the_commands_it_is_asked_for() -> None:
-    from skillwiki.cli.serve_cmd import run_here
+    from skillwiki.cli.serve_cmd import Runner
 
+    run_here = Runner()
     with pytest.raises(ValueError, match="not a command a server answers"):
         run_here(["ingest", "-"], "skillwiki", None)
     with pytest.raises(ValueError, match="not a command a server answers"):
