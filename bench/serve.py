@@ -62,8 +62,13 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None =
 
 def serve(root: Path) -> subprocess.Popen[bytes]:
     """A server on `root`, once it listens."""
+    # In the workspace, as the clients run: `python -m` puts the working directory first on
+    # the module path, and a server started in a checkout would run that checkout's code.
     server = subprocess.Popen(
-        [*CLI, "-w", str(root), "serve"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL
+        [*CLI, "-w", str(root), "serve"],
+        cwd=root,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
     )
     assert server.stderr is not None
     said = server.stderr.readline().decode()
