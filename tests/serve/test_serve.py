@@ -423,3 +423,32 @@ def test_an_idle_time_that_is_no_time_is_one_error_line(demo: Path, idle: str) -
     assert refused.stderr.decode().startswith("Error: ")
     assert len(refused.stderr.splitlines()) == 1
     assert not (demo / ".wiki" / ".cache" / channel.SOCKET).exists()
+
+
+def _imported(root: Path, *args: str, stdin: bytes = b"") -> set[str]:
+    """The modules a client imports (`python -X importtime`), beyond the interpreter's own."""
+    environ = {**os.environ, "SKILLWIKI_NOW": NOW, "SKILLWIKI_SEMANTIC": "0"}
+    environ.pop(channel.OFF_ENV, None)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "skillwiki", *args],
+        input=stdin,
+        capture_output=True,
+        cwd=root,
+        env=environ,
+        timeout=60,
+        check=False,
+    )
+    lines = done.stderr.decode().splitlines()
+    return {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
+
+
+def test_a_served_client_imports_nothing_it_does_not_use_before_asking(served: Serving) -> None:
+    """Beyond what `--version` imports, a client answered by a server imports the channel and
+    the interpreter's socket module, and a hook its time budget: no Typer, no signal.py and
+    the enum module it pulls in."""
+    version = _imported(served.root, "--version")
+    query = _imported(served.root, "query", "retry") - version
+    assert query <= {"gc", "_socket", "skillwiki.channel"}, query
+    hook = _imported(served.root, "hook", "claude-code", "stop", stdin=b'{"session_id": "i"}')
+    assert hook - version <= query | {"skillwiki.cli.budget"}, hook - version
+    assert served.answered() == 2
