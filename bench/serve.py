@@ -11,11 +11,13 @@ Usage:
                                                   # the text ranking alone
 
 Each corpus is built as bench/run.py builds it (ingested, compiled, queried once), then a
-server is started on it. Every round runs each figure once, in turn: rg, then each command
-without the server (SKILLWIKI_NO_SERVER=1, the server running all the same), through it, and
-with the baseline's code; figures are the medians over the rounds, so that a machine busy
-for a while slows every figure alike. Whole processes, stdout to /dev/null (a pipe for the
-hook, whose payload comes on stdin), as an agent's shell or hook runs them.
+server is started on it; with --baseline, a copy of the workspace gets a server of the
+baseline's code (one server per workspace). Every round runs each figure once, in turn: rg,
+then each command without the server (SKILLWIKI_NO_SERVER=1, the server running all the
+same) and through it, with this code and the baseline's; figures are the medians over the
+rounds, so that a machine busy for a while slows every figure alike. Whole processes, stdout
+to /dev/null (a pipe for the hook, whose payload comes on stdin), as an agent's shell or hook
+runs them.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from run import CLI, build  # noqa: E402
+
+from skillwiki import channel  # noqa: E402
 
 WORDS = {"tldr-en": ("archive", "extract files from archive")}
 
@@ -60,10 +64,16 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None =
     return elapsed
 
 
-def serve(root: Path) -> subprocess.Popen[bytes]:
-    """A server on `root`, once it listens."""
+def serve(root: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """A server on `root`, run with `env`, once it listens."""
+    # In the workspace, as the clients run: `python -m` puts the working directory first on
+    # the module path, and a server started in a checkout would run that checkout's code.
     server = subprocess.Popen(
-        [*CLI, "-w", str(root), "serve"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL
+        [*CLI, "-w", str(root), "serve"],
+        cwd=root,
+        env=env,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
     )
     assert server.stderr is not None
     said = server.stderr.readline().decode()
@@ -81,26 +91,38 @@ def prepare(name: str, root: Path, shared: Path) -> None:
         )
 
 
-def by_turns(
-    commands: dict[str, tuple[list[str], bytes | None]],
-    ways: dict[str, dict[str, str]],
-    root: Path,
-    runs: int,
-) -> dict[str, list[float]]:
-    """Each command run each way once a round (rg once, first), for a warm-up round and
-    `runs` more: the seconds of each run, by figure."""
-    rg = next(label for label in commands if label.startswith("rg "))
-    figures: dict[str, list[float]] = {rg: []}
-    for command in commands:
-        if command != rg:
-            figures.update({f"{command}, {way}": [] for way in ways})
+# A figure: its command line, the hook's payload (or None), where it runs and its environment.
+Figure = tuple[list[str], bytes | None, Path, dict[str, str]]
+
+
+def by_turns(figures: dict[str, Figure], runs: int) -> dict[str, list[float]]:
+    """Each figure run once a round, in turn, for a warm-up round and `runs` more: the seconds
+    of each run, by figure."""
+    times: dict[str, list[float]] = {label: [] for label in figures}
     for _ in range(runs + 1):
-        figures[rg].append(timed(commands[rg][0], root, next(iter(ways.values()))))
-        for command, (argv, stdin) in commands.items():
-            for way, env in ways.items():
-                if command != rg:
-                    figures[f"{command}, {way}"].append(timed(argv, root, env, stdin))
-    return figures
+        for label, (argv, stdin, cwd, env) in figures.items():
+            times[label].append(timed(argv, cwd, env, stdin))
+    return times
+
+
+def figures_of(root: Path, query: str, env: dict[str, str], code: str) -> dict[str, Figure]:
+    """Query, status and the hook on `root`, without the server and served, run with `env`
+    (`code` names it in the labels)."""
+    w = ["-w", str(root)]
+    payload = json.dumps({"session_id": "bench", "prompt": query, "cwd": str(root)}).encode()
+    commands: dict[str, tuple[list[str], bytes | None]] = {
+        "query": ([*CLI, *w, "query", query], None),
+        "status": ([*CLI, *w, "status"], None),
+        "hook user-prompt": ([*CLI, "hook", "claude-code", "user-prompt"], payload),
+    }
+    env = {**env, "CLAUDE_PROJECT_DIR": str(root)}
+    env.pop("SKILLWIKI_NO_SERVER", None)
+    ways = {"without the server": {**env, "SKILLWIKI_NO_SERVER": "1"}, "served": env}
+    return {
+        f"{command}, {way}{code}": (argv, stdin, root, way_env)
+        for command, (argv, stdin) in commands.items()
+        for way, way_env in ways.items()
+    }
 
 
 def bench(
@@ -108,40 +130,47 @@ def bench(
 ) -> list[str]:
     """The table for one corpus; `built`: a workspace built already (its pages in pages/)."""
     root = built or Path(tempfile.mkdtemp(prefix=f"skillwiki-serve-{name}-"))
-    server = None
+    twin = Path(tempfile.mkdtemp(prefix=f"skillwiki-serve-{name}-baseline-")) / "ws"
+    servers = []
     try:
         word, query = WORDS.get(name, ("retry", "retry backoff timeout"))
-        w = ["-w", str(root)]
         if built is None:
             prepare(name, root, shared)
-        subprocess.run([*CLI, *w, "query", query], cwd=root, check=True, stdout=subprocess.DEVNULL)
-        time.sleep(2.5)  # files written in the last 2 s are re-checked (racily clean): settle
+        subprocess.run(
+            [*CLI, "-w", str(root), "query", query], cwd=root, check=True, stdout=subprocess.DEVNULL
+        )
         pages = root / "pages"
-        server = serve(root)
-        base = {**os.environ, "CLAUDE_PROJECT_DIR": str(root)}
-        base.pop("SKILLWIKI_NO_SERVER", None)
-        ways = {"without the server": {**base, "SKILLWIKI_NO_SERVER": "1"}, "served": base}
-        if baseline is not None:
-            ways["baseline code"] = {**base, "PYTHONPATH": str(baseline)}
-        payload = json.dumps({"session_id": "bench", "prompt": query, "cwd": str(root)}).encode()
-        commands: dict[str, tuple[list[str], bytes | None]] = {
-            "query": ([*CLI, *w, "query", query], None),
-            "status": ([*CLI, *w, "status"], None),
-            "hook user-prompt": ([*CLI, "hook", "claude-code", "user-prompt"], payload),
+        env = dict(os.environ)
+        figures: dict[str, Figure] = {
+            f"rg -il {word}": (["rg", "-il", word, str(pages)], None, root, env)
         }
-        commands[f"rg -il {word}"] = (["rg", "-il", word, str(pages)], None)
-        figures = by_turns(commands, ways, root, runs)
-        rg = statistics.median(figures[f"rg -il {word}"][1:])
+        # The floor of a served command: the interpreter's start (with site, and without), and
+        # the client's (`--version` imports what a client imports before it asks).
+        figures["python -S -c pass"] = ([sys.executable, "-S", "-c", "pass"], None, root, env)
+        figures["python -c pass"] = ([sys.executable, "-c", "pass"], None, root, env)
+        figures["skillwiki --version"] = ([*CLI, "--version"], None, root, env)
+        figures.update(figures_of(root, query, env, ""))
+        if baseline is not None:
+            ignored = shutil.ignore_patterns(channel.SOCKET, channel.LOCK)
+            shutil.copytree(root, twin, symlinks=True, ignore=ignored)
+            old = {**env, "PYTHONPATH": str(baseline)}
+            figures.update(figures_of(twin, query, old, " (baseline code)"))
+            servers.append(serve(twin, old))
+        time.sleep(2.5)  # files written in the last 2 s are re-checked (racily clean): settle
+        servers.append(serve(root, env))
+        times = by_turns(figures, runs)
+        rg = statistics.median(times[f"rg -il {word}"][1:])
         files = sum(1 for _ in pages.rglob("*.md"))
         rows = [f"### {name}: {files} files", "", "| figure | median | × rg |", "|---|---|---|"]
-        for label, seconds in figures.items():
+        for label, seconds in times.items():
             value = statistics.median(seconds[1:])
             rows.append(f"| {label} | {value * 1000:.1f} ms | {value / rg:.2f} |")
         return [*rows, ""]
     finally:
-        if server is not None:
+        for server in servers:
             server.send_signal(signal.SIGTERM)
             server.communicate()
+        shutil.rmtree(twin.parent, ignore_errors=True)
         if built is None:
             shutil.rmtree(root, ignore_errors=True)
 

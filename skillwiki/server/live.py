@@ -44,7 +44,7 @@ from skillwiki.workspace import Workspace, find_workspace
 if TYPE_CHECKING:
     import sqlite3
 
-    from skillwiki.compiler import Problem
+    from skillwiki.compiler import Plan, Problem
     from skillwiki.search import VectorCache
 
 # How the follower lets a burst of changes (a save, a checkout) go on before it looks: until
@@ -127,6 +127,9 @@ class LiveWorkspace:
     read_only: bool = False  # write nothing: compile nothing, keep the index in memory
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _last: Reading | None = None  # the last look, while nothing has changed since
+    _last_told: int = -1  # what the watcher had told when the last look was kept (told)
+    # The last plan `status` was answered from, as (workspace, settings, told, plan).
+    _plan: tuple[Workspace, Config, int, Plan] | None = None
     _index: KeptIndex = field(init=False)
     _changes: ChangeTracker = field(default_factory=ChangeTracker)
     _listing: Listing | None = None  # the files as the last look left them
@@ -180,10 +183,31 @@ class LiveWorkspace:
         finally:
             self._lock.release()
 
+    def plan(self, ws: Workspace, config: Config) -> Plan:
+        """The plan of a compile (compiler.make_plan: every file's state, as `status` shows
+        it), kept while the watcher tells nothing changed since it was made: no stat of every
+        file. Made anew otherwise (or for other settings), the watcher armed first, so that a
+        change during the walk is told to the next call."""
+        from skillwiki.compiler import make_plan
+
+        with self._lock:
+            kept = self._plan
+            if kept is not None and kept[:2] == (ws, config) and self._changes.active:
+                if self._changes.unchanged_since(kept[2]):
+                    return kept[3]
+            self._plan = None
+            self._changes.watch(ws.dot)
+            told = self._changes.told
+            plan = make_plan(ws, config)
+            if self._changes.active:
+                self._plan = (ws, config, told, plan)
+            return plan
+
     def forget(self) -> None:
         """Look at the files on the next read, whatever the watcher says (after a write)."""
         with self._lock:
             self._last = None
+            self._plan = None
 
     def close(self) -> None:
         """Stop following the workspace, write what is left to write, close the index; a look
@@ -192,6 +216,7 @@ class LiveWorkspace:
         with self._lock:
             self._write_cache()
             self._last = None
+            self._plan = None
             self._listing = None
             self._index.keep(None)
             self._changes.close()
@@ -330,6 +355,7 @@ class LiveWorkspace:
         if self._changes.active and settled and self._index.open:
             if self._changes.only_these_changed(done.wrote):
                 self._last = reading
+                self._last_told = self._changes.told
         return reading
 
     def _unchanged_reading(self) -> Reading | None:
@@ -352,7 +378,7 @@ class LiveWorkspace:
     def _unchanged(self, ws: Workspace) -> bool:
         """Whether nothing a read depends on changed since the last look."""
         assert self._changes.active and self._index.open
-        return self._changes.unchanged() and self._index.kept(ws) is not None
+        return self._changes.unchanged_since(self._last_told) and self._index.kept(ws) is not None
 
     def _write_cache(self) -> None:
         """Write the stat cache the last look settled, if it left it unwritten (under the

@@ -43,11 +43,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillwiki import channel, fsio
 from skillwiki.errors import InputError
 from skillwiki.server.live import LiveWorkspace, Reading, WorkspaceLookup
+
+if TYPE_CHECKING:
+    from skillwiki.compiler import Plan
+    from skillwiki.config import Config
+    from skillwiki.workspace import Workspace
 
 # The command line, run in this process: (arguments, argv[0], __main__'s package) -> status.
 Run = Callable[[list[str], str, str | None], int]
@@ -83,6 +88,12 @@ class Server:
         with self.live.reading() as read:
             return read
 
+    def planned(self, ws: Workspace, config: Config) -> Plan | None:
+        """The plan of the workspace kept open, as its watcher knows it (`status`'s)."""
+        if ws.root.resolve() != self.root:
+            return None
+        return self.live.plan(ws, config)
+
     def take(self, connection: socket.socket) -> tuple[dict[str, Any], bytes] | None:
         """Read one request and tell its client it is taken (ACCEPTED: it waits for the
         answer, however many are before it), or refused (another version: None)."""
@@ -110,12 +121,14 @@ class Server:
 
     def _run(self, header: dict[str, Any]) -> int:
         """The command's exit status, run with the kept workspace as the one its reads open."""
-        from skillwiki.api import reads
+        from skillwiki.api import reads, state
 
         token = reads.keeper.set(self.kept)
+        planning = state.planner.set(self.planned)
         try:
             return self.run(list(header["args"]), str(header["argv0"]), header["main_package"])
         finally:
+            state.planner.reset(planning)
             reads.keeper.reset(token)
 
 

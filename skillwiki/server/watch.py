@@ -167,6 +167,9 @@ class ChangeTracker:
     changed: set[str] | None = None
     # Folders that came since the last look (below raw/ or wiki/): the next look lists them.
     new_folders: set[str] = field(default_factory=set)
+    # How many times the watcher told of a change, or lost count, so far: what was learned of
+    # the files holds while this stays as it was then (`unchanged_since`), whoever collected.
+    told: int = 0
 
     @property
     def active(self) -> bool:
@@ -182,6 +185,7 @@ class ChangeTracker:
             self.watcher = start(dot)
             self.rearm = False
             self.changed = None  # nothing was watched: this look lists everything
+            self.told += 1
             return
         # What happened before this look, which sees it anyway (a folder that came is watched
         # by now: collect); but after one went or moved, every watch is set again.
@@ -206,6 +210,8 @@ class ChangeTracker:
             self.changed = None
         elif self.changed is not None:
             self.changed |= changes
+        if changes is None or changes:
+            self.told += 1
         return changes
 
     def unchanged(self) -> bool:
@@ -215,6 +221,11 @@ class ChangeTracker:
             self.rearm = True
             return False
         return not changes
+
+    def unchanged_since(self, told: int) -> bool:
+        """Whether the watcher tells nothing changed since `told` was read (what another
+        caller collected meanwhile counts too)."""
+        return self.unchanged() and self.told == told
 
     def since_last_look(self, listing: Listing | None) -> Changes | None:
         """What a look needs to list only what changed since the one that left `listing`; None:
@@ -242,6 +253,7 @@ class ChangeTracker:
         if self.watcher is not None:
             self.watcher.close()
             self.watcher = None
+            self.told += 1
 
     def _take(self) -> set[str] | None:
         """The watcher's changes, with the files of the folders that came in their place."""

@@ -14,7 +14,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,14 +83,6 @@ class Serving:
         assert self.process.returncode == 0, said
         assert "not answered" not in said, said
         return int(said.rsplit("ended after ", 1)[1].split(" ")[0])
-
-
-@pytest.fixture
-def served(demo: Path) -> Iterator[Serving]:
-    run(demo, "compile", served=False)
-    server = Serving(demo)
-    yield server
-    server.stop()
 
 
 def test_the_socket_is_the_owner_s_alone_and_goes_with_the_server(served: Serving) -> None:
@@ -396,8 +387,9 @@ def test_the_client_finds_the_workspace_an_option_names(
 
 
 def test_a_server_runs_only_the_commands_it_is_asked_for() -> None:
-    from skillwiki.cli.serve_cmd import run_here
+    from skillwiki.cli.serve_cmd import Runner
 
+    run_here = Runner()
     with pytest.raises(ValueError, match="not a command a server answers"):
         run_here(["ingest", "-"], "skillwiki", None)
     with pytest.raises(ValueError, match="not a command a server answers"):
@@ -431,3 +423,32 @@ def test_an_idle_time_that_is_no_time_is_one_error_line(demo: Path, idle: str) -
     assert refused.stderr.decode().startswith("Error: ")
     assert len(refused.stderr.splitlines()) == 1
     assert not (demo / ".wiki" / ".cache" / channel.SOCKET).exists()
+
+
+def _imported(root: Path, *args: str, stdin: bytes = b"") -> set[str]:
+    """The modules a client imports (`python -X importtime`), beyond the interpreter's own."""
+    environ = {**os.environ, "SKILLWIKI_NOW": NOW, "SKILLWIKI_SEMANTIC": "0"}
+    environ.pop(channel.OFF_ENV, None)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "skillwiki", *args],
+        input=stdin,
+        capture_output=True,
+        cwd=root,
+        env=environ,
+        timeout=60,
+        check=False,
+    )
+    lines = done.stderr.decode().splitlines()
+    return {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
+
+
+def test_a_served_client_imports_nothing_it_does_not_use_before_asking(served: Serving) -> None:
+    """Beyond what `--version` imports, a client answered by a server imports the channel and
+    the interpreter's socket module, and a hook its time budget: no Typer, no signal.py and
+    the enum module it pulls in."""
+    version = _imported(served.root, "--version")
+    query = _imported(served.root, "query", "retry") - version
+    assert query <= {"gc", "_socket", "skillwiki.channel"}, query
+    hook = _imported(served.root, "hook", "claude-code", "stop", stdin=b'{"session_id": "i"}')
+    assert hook - version <= query | {"skillwiki.cli.budget"}, hook - version
+    assert served.answered() == 2
