@@ -11,7 +11,7 @@ from skillwiki import search
 from skillwiki.search import heading_cache
 from skillwiki.search.row import ArticleToRead, read_row
 from skillwiki.workspace import Workspace
-from tests.support import Invoke, write
+from tests.support import Invoke, count_calls, write
 
 
 def _bulk(ws: Path, invoke: Invoke) -> None:
@@ -74,19 +74,12 @@ def test_an_article_just_written_is_not_parsed_again_by_the_index(
     write(raw / "a.md", "# A\n\nIntro.\n\n## Retry budget\n\nSee `b`.\n")
     write(raw / "b.md", "# B\n\nText.\n")
     assert invoke("-w", str(ws), "query", "intro").exit_code == 0
-    parsed: list[str] = []
-    read_article = heading_cache.read_article
-
-    def counted(body: str, path: str, title: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        parsed.append(path)
-        return read_article(body, path, title)
-
-    monkeypatch.setattr(heading_cache, "read_article", counted)
+    calls = count_calls(monkeypatch, heading_cache, "read_article")  # (body, path, title)
     write(raw / "a.md", "# A\n\nIntro.\n\n## Backoff budget\n\nSee `b`.\n")
     found = invoke("-w", str(ws), "query", "backoff", "--json")
     assert found.exit_code == 0 and "notes/a.md" in found.stdout
-    assert parsed == []
+    assert [call[1] for call in calls] == []
     article = ws / ".wiki" / "wiki" / "notes" / "b.md"
     article.write_text(article.read_text().replace("Text.", "## Jitter\n\nText."))
     assert "notes/b.md" in invoke("-w", str(ws), "query", "jitter", "--json").stdout
-    assert parsed == ["notes/b.md"]
+    assert [call[1] for call in calls] == ["notes/b.md"]

@@ -6,29 +6,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from skillwiki import search
 from skillwiki.search import heading_cache, sync
 from skillwiki.workspace import Workspace
-from tests.support import Invoke, write
-
-
-def _count(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list[tuple[Any, ...]]:
-    """Count the calls of `owner.name`, each with its arguments."""
-    calls: list[tuple[Any, ...]] = []
-    real: Callable[..., Any] = getattr(owner, name)
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        calls.append(args)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(owner, name, counted)
-    return calls
+from tests.support import Invoke, count_calls, write
 
 
 class IndexWork:
@@ -36,8 +21,8 @@ class IndexWork:
     with the index (those not told what changed since its last sync), the articles read."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self._compared = _count(monkeypatch, sync, "differences")
-        self._read = _count(monkeypatch, sync, "read_row")
+        self._compared = count_calls(monkeypatch, sync, "differences")
+        self._read = count_calls(monkeypatch, sync, "read_row")
 
     @property
     def every_article_compared(self) -> int:
@@ -90,7 +75,7 @@ def test_a_query_opens_one_connection_to_the_index(
 ) -> None:
     index = str(search.index_path(Workspace(demo)))
     for _ in range(2):  # the first query builds the index, the second finds it in step
-        opened = _count(monkeypatch, sqlite3, "connect")
+        opened = count_calls(monkeypatch, sqlite3, "connect")
         assert _hits(invoke, demo, "deploy")
         assert [str(path) for (path, *_) in opened].count(index) == 1
         monkeypatch.undo()
@@ -115,7 +100,7 @@ def test_no_compile_opens_the_index_as_the_last_compile_left_it(
     demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     expected = _hits(invoke, demo, "deploy")
-    compared = _count(monkeypatch, sync, "differences")
+    compared = count_calls(monkeypatch, sync, "differences")
     assert _hits(invoke, demo, "deploy", "--no-compile") == expected
     assert compared == []  # in step with the state the stat cache saved: nothing looked at
 
@@ -137,7 +122,7 @@ def test_the_first_query_after_a_bulk_compile_parses_no_article(
 ) -> None:
     _notes(ws, heading_cache.MIN_ARTICLES)
     assert invoke("-w", str(ws), "compile").exit_code == 0
-    parsed = _count(monkeypatch, heading_cache, "read_article")
+    parsed = count_calls(monkeypatch, heading_cache, "read_article")
     assert ".wiki/wiki/notes/n07.md" in _hits(invoke, ws, "retry budget 7")
     assert parsed == []
 
@@ -155,7 +140,7 @@ def test_the_query_just_after_a_write_does_not_render_the_catalog_again(
         "--summary", "The quokka service needs three retries.",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    rendered = _count(monkeypatch, catalog, "render")
+    rendered = count_calls(monkeypatch, catalog, "render")
     assert any("quokka" in path for path in _hits(invoke, demo, "quokka"))
     assert rendered == []
 
@@ -174,7 +159,7 @@ def test_indexes_changed_since_they_were_written_are_rendered_and_compared(
     assert written["stats"] and len(written["fingerprints"]) == 2
     # the stats as written, but other bytes: what a rewrite within one timestamp tick leaves
     kept.write_bytes(marshal.dumps({**written, "fingerprints": ("xxh3:0", "xxh3:0")}))
-    rendered = _count(monkeypatch, catalog, "render")
+    rendered = count_calls(monkeypatch, catalog, "render")
     assert _hits(invoke, ws, "retry budget")
     assert len(rendered) == 1
 
@@ -209,7 +194,7 @@ def test_a_write_leaves_an_index_of_another_schema_for_the_next_read(
     assert _hits(invoke, demo, "deploy")
     with closing(sqlite3.connect(index.index_path(Workspace(demo)))) as db, db:
         db.execute("UPDATE meta SET value = 'old' WHERE key = 'schema'")
-    built = _count(monkeypatch, index, "create_schema")
+    built = count_calls(monkeypatch, index, "create_schema")
     assert invoke("-w", str(demo), "compile", "--force").exit_code == 0
     assert built == []
     assert _hits(invoke, demo, "deploy") and len(built) == 1

@@ -11,7 +11,7 @@ import pytest
 
 from skillwiki.search import heading_cache
 from skillwiki.workspace import Workspace
-from tests.support import Invoke, write
+from tests.support import Invoke, count_calls, write
 
 NOTES = heading_cache.MIN_ARTICLES + 5
 
@@ -30,19 +30,6 @@ def _clone(ws: Path, where: Path) -> Path:
     return where
 
 
-def _parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The articles parsed for their headings from now on, by path."""
-    parsed: list[str] = []
-    read_article = heading_cache.read_article
-
-    def counted(body: str, path: str, title: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        parsed.append(path)
-        return read_article(body, path, title)
-
-    monkeypatch.setattr(heading_cache, "read_article", counted)
-    return parsed
-
-
 def _query(invoke: Invoke, ws: Path) -> str:
     found = invoke("-w", str(ws), "query", "retry budget", "--json", "--limit", "80")
     assert found.exit_code == 0, found.output
@@ -59,9 +46,9 @@ def test_a_fresh_clone_s_first_query_parses_no_article(
     assert outline["notes/n007.md"][1:] == (("Retry budget 7", "Sources"), ("k:n008",))
     expected = _query(invoke, ws)
     clone = _clone(ws, tmp_path / "clone")
-    parsed = _parsed(monkeypatch)
+    parsed = count_calls(monkeypatch, heading_cache, "read_article")  # (body, path, title)
     assert _query(invoke, clone) == expected  # the same answer, the same bytes
-    assert parsed == []
+    assert [call[1] for call in parsed] == []
 
 
 def test_an_article_compiled_again_since_is_parsed_and_the_file_left_alone(
@@ -77,9 +64,9 @@ def test_an_article_compiled_again_since_is_parsed_and_the_file_left_alone(
     assert heading_cache.path_of(Workspace(ws)).read_bytes() == before
     expected = _query(invoke, ws)
     clone = _clone(ws, tmp_path / "clone")
-    parsed = _parsed(monkeypatch)
+    parsed = count_calls(monkeypatch, heading_cache, "read_article")  # (body, path, title)
     assert _query(invoke, clone) == expected
-    assert parsed == ["notes/n003.md"]
+    assert [call[1] for call in parsed] == ["notes/n003.md"]
 
 
 def test_compile_makes_the_file_again_byte_for_byte_and_a_read_never_writes_it(

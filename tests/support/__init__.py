@@ -7,6 +7,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import Result
@@ -101,3 +102,16 @@ def put_in_every_state(demo: Path) -> None:
     (wiki / "raw" / "docs" / "deployment.md").unlink()
     edited = wiki / "wiki" / "docs" / "agents.md"
     edited.write_text(edited.read_text() + "\nmine\n")
+
+
+def count_calls(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list[tuple[Any, ...]]:
+    """Count the calls of `owner.name` from now on, each with its arguments."""
+    calls: list[tuple[Any, ...]] = []
+    real: Callable[..., Any] = getattr(owner, name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
