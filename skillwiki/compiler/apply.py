@@ -226,10 +226,7 @@ def _apply(
             plan.facts.pop(entry.article, None)
             result.removed.append(entry.article)
     _compile_all(ws, config, plan, [entry for entry in pending if entry.raw], result, progress)
-    if len(result.headings) >= heading_cache.MIN_ARTICLES or outline_missing:
-        wiki_folders = plan.listing.wiki_folders
-        names = {folder + name for folder, files in wiki_folders.items() for name in files}
-        heading_cache.save(ws, result.headings, names, config.fingerprint)
+    _save_outline(ws, config, plan, result, outline_missing)
     result.kept_edited = ([] if force else plan.edited()) + result.changed_meanwhile
     if result.removed or result.rows_changed or not indexes_known:
         _write_indexes(ws, plan, result)
@@ -256,6 +253,18 @@ def _compile_all(
         _write_batch(ws, plan, list(zip(batch, islice(compiled, len(batch)), strict=True)), result)
         if progress is not None:
             progress(min(start + BATCH, len(todo)), len(todo))
+
+
+def _save_outline(
+    ws: Workspace, config: Config, plan: Plan, result: CompileResult, missing: bool
+) -> None:
+    """Keep the outlines of the articles written in outline.json (heading_cache), after a
+    compile of many articles or where the file is `missing`."""
+    if len(result.headings) < heading_cache.MIN_ARTICLES and not missing:
+        return
+    wiki_folders = plan.listing.wiki_folders
+    names = {folder + name for folder, files in wiki_folders.items() for name in files}
+    heading_cache.save(ws, result.headings, names, config.fingerprint)
 
 
 def _write_indexes(ws: Workspace, plan: Plan, result: CompileResult) -> None:
