@@ -88,7 +88,7 @@ def compile_workspace(
         with fsio.workspace_lock(ws, config.lock_timeout if wait else 0):
             if _generation(ws) != generation:  # another writer finished meanwhile: look again
                 plan = make_plan(ws, config, trust_articles=trust_articles)
-            result = _apply(ws, config, plan, force, progress, outline_missing)
+            result = _apply(ws, config, plan, force, progress, outline)
         entry_of = partial(_entry_of, ws, plan, result.new_rows)
     loaded_at = plan.cache.saved_ns
     now = time.time_ns()
@@ -204,7 +204,7 @@ def _apply(
     plan: Plan,
     force: bool,
     progress: Progress | None,
-    outline_missing: bool = False,
+    outline: bool = False,
 ) -> CompileResult:
     result = CompileResult(plan.count(), problems=list(plan.problems))
     try:  # checked before anything is written: no article learned or lost since the last check
@@ -226,7 +226,7 @@ def _apply(
             plan.facts.pop(entry.article, None)
             result.removed.append(entry.article)
     _compile_all(ws, config, plan, [entry for entry in pending if entry.raw], result, progress)
-    _save_outline(ws, config, plan, result, outline_missing)
+    _save_outline(ws, config, plan, result, outline)
     result.kept_edited = ([] if force else plan.edited()) + result.changed_meanwhile
     if result.removed or result.rows_changed or not indexes_known:
         _write_indexes(ws, plan, result)
@@ -256,15 +256,16 @@ def _compile_all(
 
 
 def _save_outline(
-    ws: Workspace, config: Config, plan: Plan, result: CompileResult, missing: bool
+    ws: Workspace, config: Config, plan: Plan, result: CompileResult, wanted: bool
 ) -> None:
     """Keep the outlines of the articles written in outline.json (heading_cache), after a
-    compile of many articles or where the file is `missing`."""
-    if len(result.headings) < heading_cache.MIN_ARTICLES and not missing:
-        return
+    compile of many articles, or where the file is missing and `wanted` (see
+    compile_workspace's `outline`)."""
     wiki_folders = plan.listing.wiki_folders
     names = {folder + name for folder, files in wiki_folders.items() for name in files}
-    heading_cache.save(ws, result.headings, names, config.fingerprint)
+    bulk = len(result.headings) >= heading_cache.MIN_ARTICLES
+    if bulk or (wanted and names and not heading_cache.path_of(ws).exists()):
+        heading_cache.save(ws, result.headings, names, config.fingerprint)
 
 
 def _write_indexes(ws: Workspace, plan: Plan, result: CompileResult) -> None:
