@@ -1,7 +1,8 @@
-"""The block rules skillwiki adds to markdown-it: an opaque Hugo shortcode pair, MDX's
-import/export lines, and the reference rule wrapped to record where a definition's
-destination is written; and the template calls with a path (`{{% include "x.md" %}}`) a
-block's text holds."""
+"""The block rules skillwiki adds to markdown-it: an opaque Hugo shortcode pair, an opaque
+Liquid comment, MDX's import/export lines, and the reference rule wrapped to record where a
+definition's destination is written; and the template calls with a path
+(`{{% include "x.md" %}}`) and the Liquid variables (`{% assign x = "v" %}`) a block's text
+holds."""
 
 from __future__ import annotations
 
@@ -39,6 +40,37 @@ def _closing_tag(name: str) -> re.Pattern[str]:
     )
 
 
+# Liquid's comment tags, in each form Liquid reads (`{% comment %}`, `{%- comment -%}`)
+COMMENT_OPEN = re.compile(r"\{%-?[ \t]*comment[ \t]*-?%\}")
+COMMENT_CLOSE = re.compile(r"\{%-?[ \t]*endcomment[ \t]*-?%\}")
+
+
+def liquid_comment(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """Liquid's `{% comment %}` at the start of a line, to the line of its `{% endcomment %}`:
+    Jekyll removes it before the Markdown is read, so it shows nothing, over every block it
+    spans; one followed by text on its closing line is the inline rule's, as is one within a
+    line (inline_rules.template_inline)."""
+    begin = state.bMarks[start] + state.tShift[start]
+    if state.is_code_block(start) or not state.src.startswith("{%", begin):
+        return False
+    opened = COMMENT_OPEN.match(state.src, begin, state.eMarks[start])
+    lasts = state.env.setdefault("skillwiki_last_endcomment", {})
+    last = lasts.get(state.src)
+    if last is None:  # where the text's last closing tag starts: none after, no comment here
+        last = lasts[state.src] = state.src.rfind("endcomment")
+    if opened is None or last < opened.end():
+        return False
+    for number in range(start, min(end, start + SHORTCODE_SEARCH_LINES)):
+        first = opened.end() if number == start else state.bMarks[number]
+        closed = COMMENT_CLOSE.search(state.src, first, state.eMarks[number])
+        if closed is None:
+            continue
+        if state.src[closed.end() : state.eMarks[number]].strip():
+            return False  # text after it on its line: a paragraph's, the inline rule's
+        return _block(state, "template_block", start, number + 1, silent)
+    return False
+
+
 def template_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     """A Hugo shortcode `{{< name >}}` whose closing tag (`_closing_tag`) follows:
     opaque."""
@@ -67,7 +99,9 @@ _LIQUID_CONTROL = frozenset({"if", "elsif", "unless", "for", "case", "when", "as
 def template_calls(text: str, line: int) -> list[tuple[str, str, int]]:
     """Each template call in `text` (a block starting on the 1-based `line`) whose first
     argument may name a file (a `/` in it, or a suffix at its end): its name, that argument,
-    its line. Liquid's control tags (`{% if page.x %}`) name no file."""
+    its line. Liquid's control tags (`{% if page.x %}`) name no file, and a call within a
+    Liquid comment is none."""
+    text = uncommented(text)
     calls: list[tuple[str, str, int]] = []
     for pattern in (_HUGO_CALL, _LIQUID_CALL):
         for found in pattern.finditer(text):
@@ -76,6 +110,56 @@ def template_calls(text: str, line: int) -> list[tuple[str, str, int]]:
                 at = line + text.count("\n", 0, found.start())
                 calls.append((found[1], argument, at))
     return sorted(calls, key=lambda call: call[2])
+
+
+# Liquid's `{% assign name = value %}` and `{% capture name %}value{% endcapture %}`
+_ASSIGN = re.compile(
+    r"\{%-?[ \t]*assign[ \t]+(\w[\w-]{0,99})[ \t]*=[ \t]*((?:(?!-?%\}).){1,500}?)[ \t]*-?%\}"
+)
+_CAPTURE = re.compile(
+    r"\{%-?[ \t]*capture[ \t]+(\w[\w-]{0,99})[ \t]*-?%\}(.{0,500}?)"
+    r"\{%-?[ \t]*endcapture[ \t]*-?%\}",
+    re.DOTALL,
+)
+_QUOTED = re.compile(r"\"([^\"\n]*)\"|'([^'\n]*)'")
+_VARIABLE = re.compile(r"[A-Za-z_][\w.-]{0,200}")
+
+
+def liquid_variables(text: str, line: int) -> list[tuple[str, str, int]]:
+    """Each variable a Liquid `assign` or `capture` in `text` (a block starting on the 1-based
+    `line`) sets: its name, its value as a piece of a path (a quoted string as written, a
+    variable as `{{ name }}`, anything else, such as a filter's result, as `{{ }}`: a value
+    not known), its line; none within a Liquid comment."""
+    text = uncommented(text)
+    found: list[tuple[str, str, int]] = []
+    for assigned in _ASSIGN.finditer(text) if "assign" in text else ():
+        value = assigned[2].strip()
+        quoted = _QUOTED.fullmatch(value)
+        if quoted is not None:
+            value = next(part for part in quoted.groups() if part is not None)
+        else:
+            value = f"{{{{ {value} }}}}" if _VARIABLE.fullmatch(value) else "{{ }}"
+        found.append((assigned[1], value, line + text.count("\n", 0, assigned.start())))
+    for captured in _CAPTURE.finditer(text) if "capture" in text else ():
+        value = captured[2].strip()
+        found.append((captured[1], value, line + text.count("\n", 0, captured.start())))
+    return sorted(found, key=lambda variable: variable[2])
+
+
+def uncommented(text: str) -> str:
+    """`text` without its Liquid comments (each line break in one kept, so that lines are
+    counted as before)."""
+    if "endcomment" not in text:
+        return text
+    kept: list[str] = []
+    at = 0
+    while (opened := COMMENT_OPEN.search(text, at)) is not None:
+        closed = COMMENT_CLOSE.search(text, opened.end())
+        if closed is None:
+            break
+        kept += [text[at : opened.start()], "\n" * text.count("\n", opened.start(), closed.end())]
+        at = closed.end()
+    return "".join(kept) + text[at:]
 
 
 # A line of JSX tags alone (`<Steps>`, `  <Fragment slot="npm">`, `</TabItem>`, `<Aside />`), or

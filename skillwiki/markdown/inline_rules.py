@@ -11,6 +11,9 @@ if TYPE_CHECKING:
     from markdown_it.rules_inline import StateInline
 
 _TEMPLATE_CLOSE = {"{{<": ">}}", "{{%": "%}}", "{{": "}}", "{%": "%}"}
+# Liquid's tags whose content is not Liquid: a comment (shown as nothing) and raw (as written)
+_LIQUID_PAIR = re.compile(r"\{%-?[ \t]*(comment|raw)[ \t]*-?%\}")
+_LIQUID_CLOSE = re.compile(r"\{%-?[ \t]*end(comment|raw)[ \t]*-?%\}")
 # A link's `(destination "title")` whose destination may hold template syntax, as Jekyll
 # and Hugo write it: `({{ site.baseurl }}/guide.html)`, `({% link foo.md %} "Foo")`. Each
 # part is bounded, so that a text of many `[a]({{ x }}` never closed costs no more than
@@ -44,10 +47,15 @@ def _closing(state: StateInline, marker: str, start: int) -> int:
 
 
 def template_inline(state: StateInline, silent: bool) -> bool:
-    """`{{ ... }}`, `{{< ... >}}`, `{{% ... %}}` or `{% ... %}`: one opaque `template` token."""
+    """`{{ ... }}`, `{{< ... >}}`, `{{% ... %}}` or `{% ... %}`: one opaque `template` token;
+    Liquid's `{% comment %}...{% endcomment %}` is one too, and `{% raw %}...{% endraw %}` a
+    text token of what it holds, shown as written (no link in it is read)."""
     src, pos = state.src, state.pos
     if not src.startswith(("{{", "{%"), pos):
         return False
+    paired = _LIQUID_PAIR.match(src, pos, state.posMax) if src.startswith("{%", pos) else None
+    if paired is not None and _liquid_pair(state, paired, silent):
+        return True
     opening = src[pos : pos + 3] if src[pos : pos + 3] in _TEMPLATE_CLOSE else src[pos : pos + 2]
     close = _closing(state, _TEMPLATE_CLOSE[opening], pos + len(opening))
     if close < 0:
@@ -57,6 +65,24 @@ def template_inline(state: StateInline, silent: bool) -> bool:
         token = state.push("template", "", 0)
         token.content = src[pos:end]
     state.pos = end
+    return True
+
+
+def _liquid_pair(state: StateInline, opened: re.Match[str], silent: bool) -> bool:
+    """A Liquid comment or raw tag and all up to its closing tag, where that closes it within
+    the inline text: a `template` token (a comment) or a `text` token of what it holds."""
+    name = opened[1]
+    close = _closing(state, "end" + name, opened.end())
+    brace = state.src.rfind("{%", opened.end(), close) if close >= 0 else -1
+    closed = _LIQUID_CLOSE.match(state.src, brace, state.posMax) if brace >= 0 else None
+    if closed is None or closed[1] != name or closed.end() <= close:
+        return False
+    if not silent:
+        token = state.push("template" if name == "comment" else "text", "", 0)
+        token.content = state.src[opened.start() : closed.end()]
+        if name == "raw":
+            token.content = state.src[opened.end() : brace]
+    state.pos = closed.end()
     return True
 
 

@@ -19,7 +19,7 @@ from skillwiki import fsio
 from skillwiki.fingerprint import matches
 from skillwiki.workspace import Workspace
 
-FORMAT = 3  # 3: a code span refers to the names it starts with
+FORMAT = 4  # 3: a code span refers to the names it starts with; 4: Liquid comments hide headings
 MIN_ARTICLES = 50
 # The body's fingerprint, its headings below the title, what it refers to (references.refs).
 ArticleHeadings = tuple[str, tuple[str, ...], tuple[str, ...]]
