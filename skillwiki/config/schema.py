@@ -50,6 +50,9 @@ class LinksConfig:
     # files of DocFX's redirections (`{"redirections": [{"source_path": ...}]}`): a link to a
     # page moved away is answered by the redirect the site serves in its place
     redirects: list[str] = field(default_factory=list)
+    # folder under `root` -> the folder under `root` the site serves there too: Jekyll sites
+    # that serve a version's folder again as `stable/` and `dev/` (cockroachdb's docs)
+    folder_aliases: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
