@@ -6,6 +6,7 @@ holds."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -54,21 +55,21 @@ def liquid_comment(state: StateBlock, start: int, end: int, silent: bool) -> boo
     if state.is_code_block(start) or not state.src.startswith("{%", begin):
         return False
     opened = COMMENT_OPEN.match(state.src, begin, state.eMarks[start])
-    lasts = state.env.setdefault("skillwiki_last_endcomment", {})
-    last = lasts.get(state.src)
-    if last is None:  # where the text's last closing tag starts: none after, no comment here
-        last = lasts[state.src] = state.src.rfind("endcomment")
-    if opened is None or last < opened.end():
+    if opened is None:
         return False
-    for number in range(start, min(end, start + SHORTCODE_SEARCH_LINES)):
-        first = opened.end() if number == start else state.bMarks[number]
-        closed = COMMENT_CLOSE.search(state.src, first, state.eMarks[number])
-        if closed is None:
-            continue
-        if state.src[closed.end() : state.eMarks[number]].strip():
-            return False  # text after it on its line: a paragraph's, the inline rule's
-        return _block(state, "template_block", start, number + 1, silent)
-    return False
+    closers = state.env.setdefault("skillwiki_endcomments", {})
+    found = closers.get(state.src)
+    if found is None:  # every closing tag of the text, found once: each comment bisects them
+        found = closers[state.src] = [m.span() for m in COMMENT_CLOSE.finditer(state.src)]
+    index = bisect.bisect_left(found, (opened.end(), 0))
+    last = min(end, start + SHORTCODE_SEARCH_LINES) - 1
+    if index == len(found) or found[index][0] > state.eMarks[last]:
+        return False
+    closing, after = found[index]
+    number = bisect.bisect_right(state.bMarks, closing, start, last + 1) - 1
+    if state.src[after : state.eMarks[number]].strip():
+        return False  # text after it on its line: a paragraph's, the inline rule's
+    return _block(state, "template_block", start, number + 1, silent)
 
 
 def template_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
@@ -113,14 +114,10 @@ def template_calls(text: str, line: int) -> list[tuple[str, str, int]]:
 
 
 # Liquid's `{% assign name = value %}` and `{% capture name %}value{% endcapture %}`
-_ASSIGN = re.compile(
-    r"\{%-?[ \t]*assign[ \t]+(\w[\w-]{0,99})[ \t]*=[ \t]*((?:(?!-?%\}).){1,500}?)[ \t]*-?%\}"
-)
-_CAPTURE = re.compile(
-    r"\{%-?[ \t]*capture[ \t]+(\w[\w-]{0,99})[ \t]*-?%\}(.{0,500}?)"
-    r"\{%-?[ \t]*endcapture[ \t]*-?%\}",
-    re.DOTALL,
-)
+_ASSIGN = re.compile(r"\{%-?[ \t]*assign[ \t]+(\w[\w-]{0,99})[ \t]*=")
+_CAPTURE = re.compile(r"\{%-?[ \t]*capture[ \t]+(\w[\w-]{0,99})[ \t]*-?%\}")
+_END_CAPTURE = re.compile(r"\{%-?[ \t]*endcapture[ \t]*-?%\}")
+_VALUE_CHARS = 500  # how far a variable's value is looked for
 _QUOTED = re.compile(r"\"([^\"\n]*)\"|'([^'\n]*)'")
 _VARIABLE = re.compile(r"[A-Za-z_][\w.-]{0,200}")
 
@@ -129,21 +126,34 @@ def liquid_variables(text: str, line: int) -> list[tuple[str, str, int]]:
     """Each variable a Liquid `assign` or `capture` in `text` (a block starting on the 1-based
     `line`) sets: its name, its value as a piece of a path (a quoted string as written, a
     variable as `{{ name }}`, anything else, such as a filter's result, as `{{ }}`: a value
-    not known), its line; none within a Liquid comment."""
+    not known), its line, in order; none within a Liquid comment."""
     text = uncommented(text)
+    tags = [*_ASSIGN.finditer(text)] if "assign" in text else []
+    tags += [*_CAPTURE.finditer(text)] if "capture" in text else []
     found: list[tuple[str, str, int]] = []
-    for assigned in _ASSIGN.finditer(text) if "assign" in text else ():
-        value = assigned[2].strip()
-        quoted = _QUOTED.fullmatch(value)
-        if quoted is not None:
-            value = next(part for part in quoted.groups() if part is not None)
-        else:
-            value = f"{{{{ {value} }}}}" if _VARIABLE.fullmatch(value) else "{{ }}"
-        found.append((assigned[1], value, line + text.count("\n", 0, assigned.start())))
-    for captured in _CAPTURE.finditer(text) if "capture" in text else ():
-        value = captured[2].strip()
-        found.append((captured[1], value, line + text.count("\n", 0, captured.start())))
-    return sorted(found, key=lambda variable: variable[2])
+    at, row = 0, line
+    for tag in sorted(tags, key=lambda tag: tag.start()):
+        row, at = row + text.count("\n", at, tag.start()), tag.start()
+        value = _value(text, tag)
+        if value is not None:
+            found.append((tag[1], value, row))
+    return found
+
+
+def _value(text: str, tag: re.Match[str]) -> str | None:
+    """The value an `assign` or `capture` tag sets (liquid_variables); None where its end is
+    not found."""
+    if tag.re is _CAPTURE:
+        closed = _END_CAPTURE.search(text, tag.end(), tag.end() + _VALUE_CHARS)
+        return None if closed is None else text[tag.end() : closed.start()].strip()
+    close = text.find("%}", tag.end(), tag.end() + _VALUE_CHARS)
+    if close < 0:
+        return None
+    value = text[tag.end() : close].removesuffix("-").strip()
+    quoted = _QUOTED.fullmatch(value)
+    if quoted is not None:
+        return next(part for part in quoted.groups() if part is not None)
+    return f"{{{{ {value} }}}}" if _VARIABLE.fullmatch(value) else "{{ }}"
 
 
 def uncommented(text: str) -> str:

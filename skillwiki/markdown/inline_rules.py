@@ -4,6 +4,7 @@ record where a destination is written (its span)."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -72,17 +73,22 @@ def _liquid_pair(state: StateInline, opened: re.Match[str], silent: bool) -> boo
     """A Liquid comment or raw tag and all up to its closing tag, where that closes it within
     the inline text: a `template` token (a comment) or a `text` token of what it holds."""
     name = opened[1]
-    close = _closing(state, "end" + name, opened.end())
-    brace = state.src.rfind("{%", opened.end(), close) if close >= 0 else -1
-    closed = _LIQUID_CLOSE.match(state.src, brace, state.posMax) if brace >= 0 else None
-    if closed is None or closed[1] != name or closed.end() <= close:
+    tags = state.env.setdefault("skillwiki_liquid_closes", {})
+    key = (name, state.src)
+    found = tags.get(key)
+    if found is None:  # every closing tag of the text, found once: each opening bisects them
+        closes = _LIQUID_CLOSE.finditer(state.src)
+        found = tags[key] = [m.span() for m in closes if m[1] == name]
+    index = bisect.bisect_left(found, (opened.end(), 0))
+    if index == len(found) or found[index][1] > state.posMax:
         return False
+    brace, end = found[index]
     if not silent:
         token = state.push("template" if name == "comment" else "text", "", 0)
-        token.content = state.src[opened.start() : closed.end()]
+        token.content = state.src[opened.start() : end]
         if name == "raw":
             token.content = state.src[opened.end() : brace]
-    state.pos = closed.end()
+    state.pos = end
     return True
 
 
