@@ -51,6 +51,9 @@ class LinksConfig(NamedTuple):
     # files of DocFX's redirections (`{"redirections": [{"source_path": ...}]}`): a link to a
     # page moved away is answered by the redirect the site serves in its place
     redirects: list[str] = []
+    # folder under `root` -> the folder under `root` the site serves there too: Jekyll sites
+    # that serve a version's folder again as `stable/` and `dev/` (cockroachdb's docs)
+    folder_aliases: dict[str, str] = {}
 
 
 class LintConfig(NamedTuple):

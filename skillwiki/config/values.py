@@ -179,8 +179,8 @@ def _check_folders(links: LinksConfig, path: Path) -> None:
 
 
 def _check_languages(links: LinksConfig, path: Path) -> None:
-    """`languages` and `fallback` name folders directly under `root`: one name each, and the
-    fallback is no language that falls back."""
+    """`languages`, `fallback` and `folder_aliases` name folders directly under `root`: one
+    name each; the fallback is no language that falls back, and an alias is not its folder."""
     for name in links.languages:
         if not _folder_name(name):
             raise ConfigError(
@@ -190,6 +190,13 @@ def _check_languages(links: LinksConfig, path: Path) -> None:
         raise ConfigError(
             path, f"must be a folder name under root, not {links.fallback!r}", "lint.links.fallback"
         )
+    for alias, folder in links.folder_aliases.items():
+        if not (_folder_name(alias) and _folder_name(folder)) or alias == folder:
+            raise ConfigError(
+                path,
+                f"an alias and the folder it serves, two folder names under root, not {alias!r}",
+                "lint.links.folder_aliases",
+            )
     if links.fallback in links.languages:
         raise ConfigError(
             path, f"{links.fallback!r} is also in lint.links.languages", "lint.links.fallback"

@@ -13,12 +13,12 @@ from skillwiki.lint.raw_links import MEMO
 from skillwiki.markdown.anchors import named_ids
 from skillwiki.workspace import PARSED_SUFFIXES
 
-FORMAT = 17  # 7: VitePress's anchors; 8: MyST's targets; 9: secrets by format and by place;
+FORMAT = 18  # 7: VitePress's anchors; 8: MyST's targets; 9: secrets by format and by place;
 # 10: placeholders, type names and prompts are no secrets; 11: github-slugger's anchors;
 # 12: definition terms' anchors; 13: headings and terms named in order, template calls;
 # 14: an MDX page's article read as MDX, JSX tag lines and no indented code in MDX;
 # 15: anchors of headings that hold template syntax; 16: markdown="1" elements hold Markdown;
-# 17: Redcarpet's anchors
+# 17: Redcarpet's anchors; 18: Liquid's comments, raw tags and variables
 
 # No rule reads the log's links or headings, only its secrets: it lists every compile, so
 # parsing it cost more with each, on every lint after one.
@@ -48,6 +48,8 @@ class FileFacts(NamedTuple):
     # a digest of each secret in `secrets`, in order: copies of one secret are told apart from
     # other secrets without reading the files again (secret_digest)
     secret_digests: tuple[str, ...] = ()
+    # the variables Liquid's assign and capture set: name, value, line (Outline.variables)
+    variables: tuple[tuple[str, str, int], ...] = ()
 
 
 def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
@@ -92,6 +94,7 @@ def analyze(rel: str, data: bytes, max_bytes: int) -> FileFacts:
         body.calls,
         body.anchor_patterns,
         secret_digests=digests,
+        variables=body.variables,
     )
 
 
@@ -116,6 +119,7 @@ class _BodyFacts(NamedTuple):
     named: tuple[tuple[int, str], ...] = ()
     calls: tuple[tuple[str, str, int], ...] = ()
     anchor_patterns: tuple[tuple[str, ...], ...] = ()
+    variables: tuple[tuple[str, str, int], ...] = ()
 
 
 def _body_facts(body: str, offset: int, *, mdx: bool, lesson: bool) -> _BodyFacts:
@@ -132,6 +136,7 @@ def _body_facts(body: str, offset: int, *, mdx: bool, lesson: bool) -> _BodyFact
         ),
         calls=tuple((name, argument, offset + line) for name, argument, line in outline.calls),
         anchor_patterns=outline.anchor_patterns,
+        variables=tuple((name, value, offset + line) for name, value, line in outline.variables),
     )
 
 

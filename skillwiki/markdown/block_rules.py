@@ -1,10 +1,12 @@
-"""The block rules skillwiki adds to markdown-it: an opaque Hugo shortcode pair, MDX's
-import/export lines, and the reference rule wrapped to record where a definition's
-destination is written; and the template calls with a path (`{{% include "x.md" %}}`) a
-block's text holds."""
+"""The block rules skillwiki adds to markdown-it: an opaque Hugo shortcode pair, an opaque
+Liquid comment, MDX's import/export lines, and the reference rule wrapped to record where a
+definition's destination is written; and the template calls with a path
+(`{{% include "x.md" %}}`) and the Liquid variables (`{% assign x = "v" %}`) a block's text
+holds."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +41,37 @@ def _closing_tag(name: str) -> re.Pattern[str]:
     )
 
 
+# Liquid's comment tags, in each form Liquid reads (`{% comment %}`, `{%- comment -%}`)
+COMMENT_OPEN = re.compile(r"\{%-?[ \t]*comment[ \t]*-?%\}")
+COMMENT_CLOSE = re.compile(r"\{%-?[ \t]*endcomment[ \t]*-?%\}")
+
+
+def liquid_comment(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """Liquid's `{% comment %}` at the start of a line, to the line of its `{% endcomment %}`:
+    Jekyll removes it before the Markdown is read, so it shows nothing, over every block it
+    spans; one followed by text on its closing line is the inline rule's, as is one within a
+    line (inline_rules.template_inline)."""
+    begin = state.bMarks[start] + state.tShift[start]
+    if state.is_code_block(start) or not state.src.startswith("{%", begin):
+        return False
+    opened = COMMENT_OPEN.match(state.src, begin, state.eMarks[start])
+    if opened is None:
+        return False
+    closers = state.env.setdefault("skillwiki_endcomments", {})
+    found = closers.get(state.src)
+    if found is None:  # every closing tag of the text, found once: each comment bisects them
+        found = closers[state.src] = [m.span() for m in COMMENT_CLOSE.finditer(state.src)]
+    index = bisect.bisect_left(found, (opened.end(), 0))
+    last = min(end, start + SHORTCODE_SEARCH_LINES) - 1
+    if index == len(found) or found[index][0] > state.eMarks[last]:
+        return False
+    closing, after = found[index]
+    number = bisect.bisect_right(state.bMarks, closing, start, last + 1) - 1
+    if state.src[after : state.eMarks[number]].strip():
+        return False  # text after it on its line: a paragraph's, the inline rule's
+    return _block(state, "template_block", start, number + 1, silent)
+
+
 def template_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     """A Hugo shortcode `{{< name >}}` whose closing tag (`_closing_tag`) follows:
     opaque."""
@@ -67,7 +100,9 @@ _LIQUID_CONTROL = frozenset({"if", "elsif", "unless", "for", "case", "when", "as
 def template_calls(text: str, line: int) -> list[tuple[str, str, int]]:
     """Each template call in `text` (a block starting on the 1-based `line`) whose first
     argument may name a file (a `/` in it, or a suffix at its end): its name, that argument,
-    its line. Liquid's control tags (`{% if page.x %}`) name no file."""
+    its line. Liquid's control tags (`{% if page.x %}`) name no file, and a call within a
+    Liquid comment is none."""
+    text = uncommented(text)
     calls: list[tuple[str, str, int]] = []
     for pattern in (_HUGO_CALL, _LIQUID_CALL):
         for found in pattern.finditer(text):
@@ -76,6 +111,65 @@ def template_calls(text: str, line: int) -> list[tuple[str, str, int]]:
                 at = line + text.count("\n", 0, found.start())
                 calls.append((found[1], argument, at))
     return sorted(calls, key=lambda call: call[2])
+
+
+# Liquid's `{% assign name = value %}` and `{% capture name %}value{% endcapture %}`
+_ASSIGN = re.compile(r"\{%-?[ \t]*assign[ \t]+(\w[\w-]{0,99})[ \t]*=")
+_CAPTURE = re.compile(r"\{%-?[ \t]*capture[ \t]+(\w[\w-]{0,99})[ \t]*-?%\}")
+_END_CAPTURE = re.compile(r"\{%-?[ \t]*endcapture[ \t]*-?%\}")
+_VALUE_CHARS = 500  # how far a variable's value is looked for
+_QUOTED = re.compile(r"\"([^\"\n]*)\"|'([^'\n]*)'")
+_VARIABLE = re.compile(r"[A-Za-z_][\w.-]{0,200}")
+
+
+def liquid_variables(text: str, line: int) -> list[tuple[str, str, int]]:
+    """Each variable a Liquid `assign` or `capture` in `text` (a block starting on the 1-based
+    `line`) sets: its name, its value as a piece of a path (a quoted string as written, a
+    variable as `{{ name }}`, anything else, such as a filter's result, as `{{ }}`: a value
+    not known), its line, in order; none within a Liquid comment."""
+    text = uncommented(text)
+    tags = [*_ASSIGN.finditer(text)] if "assign" in text else []
+    tags += [*_CAPTURE.finditer(text)] if "capture" in text else []
+    found: list[tuple[str, str, int]] = []
+    at, row = 0, line
+    for tag in sorted(tags, key=lambda tag: tag.start()):
+        row, at = row + text.count("\n", at, tag.start()), tag.start()
+        value = _value(text, tag)
+        if value is not None:
+            found.append((tag[1], value, row))
+    return found
+
+
+def _value(text: str, tag: re.Match[str]) -> str | None:
+    """The value an `assign` or `capture` tag sets (liquid_variables); None where its end is
+    not found."""
+    if tag.re is _CAPTURE:
+        closed = _END_CAPTURE.search(text, tag.end(), tag.end() + _VALUE_CHARS)
+        return None if closed is None else text[tag.end() : closed.start()].strip()
+    close = text.find("%}", tag.end(), tag.end() + _VALUE_CHARS)
+    if close < 0:
+        return None
+    value = text[tag.end() : close].removesuffix("-").strip()
+    quoted = _QUOTED.fullmatch(value)
+    if quoted is not None:
+        return next(part for part in quoted.groups() if part is not None)
+    return f"{{{{ {value} }}}}" if _VARIABLE.fullmatch(value) else "{{ }}"
+
+
+def uncommented(text: str) -> str:
+    """`text` without its Liquid comments (each line break in one kept, so that lines are
+    counted as before)."""
+    if "endcomment" not in text:
+        return text
+    kept: list[str] = []
+    at = 0
+    while (opened := COMMENT_OPEN.search(text, at)) is not None:
+        closed = COMMENT_CLOSE.search(text, opened.end())
+        if closed is None:
+            break
+        kept += [text[at : opened.start()], "\n" * text.count("\n", opened.start(), closed.end())]
+        at = closed.end()
+    return "".join(kept) + text[at:]
 
 
 # A line of JSX tags alone (`<Steps>`, `  <Fragment slot="npm">`, `</TabItem>`, `<Aside />`), or

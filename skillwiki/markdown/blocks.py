@@ -10,7 +10,7 @@ from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from skillwiki.markdown.anchors import heading_anchors, slug
-from skillwiki.markdown.block_rules import template_calls
+from skillwiki.markdown.block_rules import liquid_variables, template_calls
 from skillwiki.markdown.inline import InlineReader
 from skillwiki.markdown.outline import Heading, Outline
 from skillwiki.markdown.parse import mdx_parser, parser
@@ -60,6 +60,7 @@ class _BlockReader:
         self.labels: list[str] = []
         self.terms: list[tuple[str, int]] = []
         self.calls: list[tuple[str, str, int]] = []
+        self.variables: list[tuple[str, str, int]] = []
         self.patterns: list[tuple[str, ...]] = []
         self.open_fence = ""
 
@@ -93,6 +94,7 @@ class _BlockReader:
             tuple(self.terms),
             tuple(sorted(self.calls, key=lambda call: call[2])),
             tuple(self.patterns),
+            tuple(sorted(self.variables, key=lambda variable: variable[2])),
         )
 
     def _block_text(self, parent: Token, inline: Token, in_cell: bool, in_footnote: bool) -> None:
@@ -105,7 +107,14 @@ class _BlockReader:
         elif parent.type == "paragraph_open":
             self._paragraph(inline, in_footnote)
             if "{{" in inline.content or "{%" in inline.content:
-                self.calls += template_calls(inline.content, parent.map[0] + 1 if parent.map else 1)
+                self._templates(inline.content, parent.map[0] + 1 if parent.map else 1)
+
+    def _templates(self, text: str, line: int) -> None:
+        """The template calls and Liquid variables of a block's text, from its 1-based
+        `line`."""
+        self.calls += template_calls(text, line)
+        if "{%" in text:
+            self.variables += liquid_variables(text, line)
 
     def _paragraph(self, inline: Token, in_footnote: bool) -> None:
         text = inline.content
@@ -130,7 +139,7 @@ class _BlockReader:
         if token.type in ("html_block", "jsx_block"):
             self.ids += html_ids(token.content)
             if "{{" in token.content or "{%" in token.content:
-                self.calls += template_calls(token.content, start + 1)
+                self._templates(token.content, start + 1)
         elif token.type == "fence" and end >= len(self.lines) - (self.lines[-1] == ""):
             last = self.lines[end - 1].strip() if end - 1 > start else ""
             marker = token.markup

@@ -4,6 +4,7 @@ record where a destination is written (its span)."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +12,9 @@ if TYPE_CHECKING:
     from markdown_it.rules_inline import StateInline
 
 _TEMPLATE_CLOSE = {"{{<": ">}}", "{{%": "%}}", "{{": "}}", "{%": "%}"}
+# Liquid's tags whose content is not Liquid: a comment (shown as nothing) and raw (as written)
+_LIQUID_PAIR = re.compile(r"\{%-?[ \t]*(comment|raw)[ \t]*-?%\}")
+_LIQUID_CLOSE = re.compile(r"\{%-?[ \t]*end(comment|raw)[ \t]*-?%\}")
 # A link's `(destination "title")` whose destination may hold template syntax, as Jekyll
 # and Hugo write it: `({{ site.baseurl }}/guide.html)`, `({% link foo.md %} "Foo")`. Each
 # part is bounded, so that a text of many `[a]({{ x }}` never closed costs no more than
@@ -44,10 +48,15 @@ def _closing(state: StateInline, marker: str, start: int) -> int:
 
 
 def template_inline(state: StateInline, silent: bool) -> bool:
-    """`{{ ... }}`, `{{< ... >}}`, `{{% ... %}}` or `{% ... %}`: one opaque `template` token."""
+    """`{{ ... }}`, `{{< ... >}}`, `{{% ... %}}` or `{% ... %}`: one opaque `template` token;
+    Liquid's `{% comment %}...{% endcomment %}` is one too, and `{% raw %}...{% endraw %}` a
+    text token of what it holds, shown as written (no link in it is read)."""
     src, pos = state.src, state.pos
     if not src.startswith(("{{", "{%"), pos):
         return False
+    paired = _LIQUID_PAIR.match(src, pos, state.posMax) if src.startswith("{%", pos) else None
+    if paired is not None and _liquid_pair(state, paired, silent):
+        return True
     opening = src[pos : pos + 3] if src[pos : pos + 3] in _TEMPLATE_CLOSE else src[pos : pos + 2]
     close = _closing(state, _TEMPLATE_CLOSE[opening], pos + len(opening))
     if close < 0:
@@ -56,6 +65,29 @@ def template_inline(state: StateInline, silent: bool) -> bool:
     if not silent:
         token = state.push("template", "", 0)
         token.content = src[pos:end]
+    state.pos = end
+    return True
+
+
+def _liquid_pair(state: StateInline, opened: re.Match[str], silent: bool) -> bool:
+    """A Liquid comment or raw tag and all up to its closing tag, where that closes it within
+    the inline text: a `template` token (a comment) or a `text` token of what it holds."""
+    name = opened[1]
+    tags = state.env.setdefault("skillwiki_liquid_closes", {})
+    key = (name, state.src)
+    found = tags.get(key)
+    if found is None:  # every closing tag of the text, found once: each opening bisects them
+        closes = _LIQUID_CLOSE.finditer(state.src)
+        found = tags[key] = [m.span() for m in closes if m[1] == name]
+    index = bisect.bisect_left(found, (opened.end(), 0))
+    if index == len(found) or found[index][1] > state.posMax:
+        return False
+    brace, end = found[index]
+    if not silent:
+        token = state.push("template" if name == "comment" else "text", "", 0)
+        token.content = state.src[opened.start() : end]
+        if name == "raw":
+            token.content = state.src[opened.end() : brace]
     state.pos = end
     return True
 

@@ -62,3 +62,7 @@ class Outline(NamedTuple):
     # between the template's places (`## A {{ site.x }} b`: ("a-", "-b")): what the site
     # renders there is not known, so any text there answers
     anchor_patterns: tuple[tuple[str, ...], ...] = ()
+    # the variables Liquid's `{% assign %}` and `{% capture %}` set, in order: the name, its
+    # value as a piece of a path (`{{ name }}` for another variable's, `{{ }}` for one not
+    # known), the 1-based line; an include's path may be built of them
+    variables: tuple[tuple[str, str, int], ...] = ()

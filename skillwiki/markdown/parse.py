@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from skillwiki.markdown.block_rules import (
     esm_block,
     jsx_flow,
+    liquid_comment,
     markdown_in_html,
     recorded_reference,
     template_block,
@@ -65,6 +66,12 @@ def _configured() -> MarkdownIt:
         "table",
         "template_block",
         template_block,
+        {"alt": ["paragraph", "reference", "blockquote", "list"]},
+    )
+    md.block.ruler.before(
+        "table",
+        "liquid_comment",
+        liquid_comment,
         {"alt": ["paragraph", "reference", "blockquote", "list"]},
     )
     md.block.ruler.before("table", "esm", esm_block, {"alt": ["paragraph"]})

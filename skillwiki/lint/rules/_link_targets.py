@@ -1,7 +1,7 @@
 """Where a relative link of an article leads, under the `[lint.links]` settings: the files it
 may name (as written, as `.html`, as a folder), looked for as written, then differing only by
-case, then in the fallback language's folder; and, for `lint --explain-links`, what each
-setting found."""
+case, then in the fallback language's folder or in the folder an alias stands for; and, for
+`lint --explain-links`, what each setting found."""
 
 from __future__ import annotations
 
@@ -78,19 +78,30 @@ class Targets:
         `under`) reaches, or None, or OUTSIDE; each look is added to `steps` where given,
         with the looks the settings left off."""
         found = self._look(wiki_rel, under, steps)
-        swapped = self._in_fallback(wiki_rel)
-        if swapped is None and wiki_rel.startswith("../"):  # compile pointed it at the file
-            in_repo = posixpath.relpath(posixpath.normpath(f"{under}/{wiki_rel}"), self.root)
-            swapped = self._in_fallback(in_repo)
-            if swapped is not None:
-                swapped = posixpath.relpath(f"{self.root}/{swapped}", under)
-        if swapped is not None and (found is None or steps is not None):
-            in_fallback = self._look(swapped, under, None)
+        for setting, swapped in self._swapped(wiki_rel, under):
+            if found is not None and steps is None:
+                break
+            elsewhere = self._look(swapped, under, None)
             if steps is not None:
-                used = bool(self.settings.languages) and found is None
-                steps.append(Step("fallback", (swapped,), in_fallback, used))
-            found = in_fallback if found is None else found
+                used = found is None and (setting != "fallback" or bool(self.settings.languages))
+                steps.append(Step(setting, (swapped,), elsewhere, used))
+            found = elsewhere if found is None else found
         return found
+
+    def _swapped(self, wiki_rel: str, under: str) -> list[tuple[str, str]]:
+        """`wiki_rel` moved to where another folder serves it, by the setting that says so:
+        from a language's folder to the fallback's, from a folder alias to its folder."""
+        swaps: list[tuple[str, str]] = []
+        for setting, swap in (("fallback", self._in_fallback), ("folder_aliases", self._aliased)):
+            moved = swap(wiki_rel)
+            if moved is None and wiki_rel.startswith("../"):  # compile pointed it at the file
+                in_repo = posixpath.relpath(posixpath.normpath(f"{under}/{wiki_rel}"), self.root)
+                moved = swap(in_repo)
+                if moved is not None:
+                    moved = posixpath.relpath(f"{self.root}/{moved}", under)
+            if moved is not None:
+                swaps.append((setting, moved))
+        return swaps
 
     def _look(self, wiki_rel: str, under: str, steps: list[Step] | None) -> str | None:
         """The article or file `wiki_rel` reaches as written or (with `case_insensitive`)
@@ -196,6 +207,18 @@ class Targets:
             else (prefix + below)
         )
 
+    def _aliased(self, wiki_rel: str) -> str | None:
+        """`wiki_rel` moved from a folder alias directly under `root` to the folder it serves
+        (`folder_aliases`: `stable/x` is `v26.2/x`), or None where it lies in none."""
+        aliases = self.settings.folder_aliases
+        base = posixpath.normpath(self.settings.root or ".")
+        prefix = "" if base == "." else base + "/"
+        if not aliases or not wiki_rel.startswith(prefix):
+            return None
+        alias, _, below = wiki_rel[len(prefix) :].partition("/")
+        folder = aliases.get(alias)
+        return None if folder is None else prefix + posixpath.join(folder, below)
+
 
 def mounted_under(mounts: dict[str, str], path: str) -> tuple[str, list[str]] | None:
     """The longest of `mounts`' URL prefixes that `path` lies under, with its folders."""
@@ -210,11 +233,14 @@ def mounted_under(mounts: dict[str, str], path: str) -> tuple[str, list[str]] | 
 def as_written(roots: tuple[str, str], folder: str, path: str) -> str:
     """A relative link's path from its article's `folder` as the raw file writes it: compile
     points a link that leaves the wiki at the repository's file (`../../content/en/x`);
-    that is undone here. `roots`: the workspace root and the wiki folder, on disk."""
+    that is undone here; a path that stays in the wiki is as written, `..` kept (Jekyll
+    inserts an included file's `../v23.1/x.html` as it is, to be read from the page that
+    includes it). `roots`: the workspace root and the wiki folder, on disk."""
     resolved = posixpath.normpath(posixpath.join(folder, path))
-    if resolved.startswith("../"):
-        in_repo = posixpath.normpath(f"{roots[1]}/{resolved}")
-        resolved = posixpath.relpath(in_repo, roots[0])
+    if not resolved.startswith("../"):
+        return path
+    in_repo = posixpath.normpath(f"{roots[1]}/{resolved}")
+    resolved = posixpath.relpath(in_repo, roots[0])
     return posixpath.relpath(resolved, folder or ".")
 
 

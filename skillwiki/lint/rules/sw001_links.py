@@ -313,7 +313,7 @@ def _relative_from(
     path, _, fragment = target.partition("#")
     path = unquote(path.partition("?")[0])
     if not path:
-        if fragment and not _answers(links, rel, fragment):
+        if fragment and not links.includes.answers(rel, fragment):
             return f"broken anchor #{fragment}: this article has no such heading"
         return None
     found = _reach(links, path, rel, steps)
@@ -323,7 +323,7 @@ def _relative_from(
         return f"link to {target} leads outside the workspace; lint looks only inside it"
     if found is None:
         return Broken(None, fragment)
-    if fragment and found in ctx.articles and not _answers(links, found, fragment):
+    if fragment and found in ctx.articles and not links.includes.answers(found, fragment):
         return Broken(found, fragment)
     return None
 
@@ -379,32 +379,6 @@ def _below(links: _Links, folder: str, path: str) -> str | None:
     repository's file (`../../content/en/x`); that is undone here."""
     below = as_written(links.roots, folder, path)
     return None if below == ".." or below.startswith("../") else below
-
-
-def _answers(links: _Links, rel: str, fragment: str) -> bool:
-    """Whether the article `rel` answers a link's `#fragment`: as written, or percent-decoded
-    (`#caf%C3%A9` reaches the heading Café), as a browser looks for both; or a heading that
-    holds template syntax may (its anchor's pieces, in order, with any text between)."""
-    anchors = links.includes.anchors(rel)
-    if fragment in anchors or ("%" in fragment and unquote(fragment) in anchors):
-        return True
-    return any(_fits(pieces, fragment) for pieces in links.includes.patterns(rel))
-
-
-def _fits(pieces: tuple[str, ...], fragment: str) -> bool:
-    """Whether `fragment` is the pieces in order with any text between them."""
-    first, *middle, last = pieces
-    if len(fragment) < len(first) + len(last) or not fragment.startswith(first):
-        return False
-    if not fragment.endswith(last):
-        return False
-    at, end = len(first), len(fragment) - len(last)
-    for piece in middle:
-        at = fragment.find(piece, at, end)
-        if at < 0:
-            return False
-        at += len(piece)
-    return True
 
 
 class Explanation(NamedTuple):
