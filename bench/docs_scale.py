@@ -174,8 +174,8 @@ def rank(results: list[dict[str, object]], wanted: str) -> int | None:
 
 def measure(source: Path, path: Path, rounds: int) -> dict[str, object]:
     tree = TREES.get(path.name, Tree(()))
-    globs = tree.folders or (".",)
-    folders = sorted(str(found.relative_to(path)) for g in globs for found in path.glob(g))
+    folders = sorted(str(found.relative_to(path)) for g in tree.folders for found in path.glob(g))
+    folders = folders or ["."]  # an unknown tree: the whole of it (Path.glob takes no ".")
     row: dict[str, object] = {"tree": path.name}
     with tempfile.TemporaryDirectory() as temp:
         repo = Path(temp) / "repo"
