@@ -47,11 +47,14 @@ class VectorCache:
     sentence encoder's (`nearest_sentences`).
 
     Held by whoever holds the index's connection (a server's kept-open workspace holds one
-    for the life of its connection); searches that bring none share `SHARED`.
+    for the life of its connection); searches that bring none share `SHARED`. `stays`: its
+    holder is a process that stays (a server), whose first query loads the sentence encoder
+    that is quick per query (`sentences.kept`), once, rather than the one quick to load.
     """
 
-    def __init__(self, embedder: Embedder = WORDS) -> None:
+    def __init__(self, embedder: Embedder = WORDS, *, stays: bool = False) -> None:
         self.embedder = embedder
+        self.stays = stays
         self.last: _Vectors | None = None
         self._sentences: VectorCache | None = None
 
@@ -61,7 +64,7 @@ class VectorCache:
         if self.embedder is SENTENCES:
             return self
         if self._sentences is None:
-            self._sentences = VectorCache(SENTENCES)
+            self._sentences = VectorCache(SENTENCES, stays=self.stays)
         return self._sentences
 
     def read(self, db: sqlite3.Connection) -> tuple[list[int], Any]:
@@ -136,6 +139,8 @@ class VectorCache:
         script (sentences.reads)."""
         if not (sentences.available() and sentences.reads(text)):
             return []
+        if self.stays:  # the encoder every later query and batch of the process then uses
+            sentences.kept()
         return self.sentences.nearest(db, text, filters, wanted)
 
 

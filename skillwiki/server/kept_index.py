@@ -34,7 +34,7 @@ class KeptIndex:
         if self._vectors is None:
             from skillwiki.search import VectorCache
 
-            self._vectors = VectorCache()
+            self._vectors = VectorCache(stays=True)
         return self._vectors
 
     @property

@@ -259,14 +259,32 @@ def _loaded_after(root: Path, setting: str, *argv: str) -> list[str]:
     return out.stdout.splitlines()[-1].split()[1:]
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("query", "?!"),
+        ("query", "", "--tag", "x"),
+        ("query", "?!", "--type", "document", "--explain"),
+        ("status",),
+        ("show", "notes/nohup.md"),
+        ("recall",),
+    ],
+)
+def test_a_command_without_query_text_loads_no_model(
+    ws: Path, invoke: Invoke, argv: tuple[str, ...]
+) -> None:
+    """On, once the articles have their vectors: a query of no words to look for (a tag or a
+    type alone), status, show and recall load neither the encoder nor a tokenizer."""
+    _workspace(ws, invoke)
+    _query(invoke, ws, "process")
+    assert _loaded_after(ws, "1", *argv) == []
+
+
 def test_the_model_is_loaded_only_for_a_query_s_text(ws: Path, invoke: Invoke) -> None:
-    """Off: never. On: a query of no words to look for, and status, do not load it once the
-    articles have their vectors."""
+    """Off: never. On: a query of words loads it."""
     _workspace(ws, invoke)
     _query(invoke, ws, "process")
     assert _loaded_after(ws, "0", "query", "keep a process running") == []
-    assert "onnxruntime" not in _loaded_after(ws, "1", "query", "?!")
-    assert "onnxruntime" not in _loaded_after(ws, "1", "status")
     assert "onnxruntime" in _loaded_after(ws, "1", "query", "keep a process running")
 
 
@@ -283,6 +301,53 @@ def test_loading_and_embedding_open_no_socket(monkeypatch: pytest.MonkeyPatch) -
     sentences.loaded.cache_clear()
     assert sentences.embed(["a text"]).shape == (1, sentences.DIMENSIONS)
     assert opened == []
+
+
+# Run first in a child process: any look-up of a host name, or connection other than a unix
+# socket's, is written to stderr and refused.
+_NO_NETWORK = (
+    "import socket, sys\n"
+    "LOOKUPS = ('socket.getaddrinfo', 'socket.gethostbyname', 'socket.gethostbyname_ex',\n"
+    "           'socket.gethostbyaddr', 'urllib.Request')\n"
+    "def refuse(event, args):\n"
+    "    if event in LOOKUPS or (event == 'socket.connect' and args[0].family != socket.AF_UNIX):\n"
+    "        sys.stderr.write(f'network: {event} {args!r}\\n')\n"
+    "        sys.stderr.flush()\n"
+    "        raise OSError('no network')\n"
+    "sys.addaudithook(refuse)\n"
+)
+
+
+def test_building_the_vectors_and_querying_ask_no_network(ws: Path, invoke: Invoke) -> None:
+    """A process that may reach no host: a query that builds the index (every article embedded
+    by both models) and ranks by both, then a server's priming (the encoder that stays) and
+    its query, all answer without a look-up or a connection."""
+    _workspace(ws, invoke)
+    code = _NO_NETWORK + (
+        "import sqlite3\n"
+        "from skillwiki.cli.app import make_app\n"
+        "from skillwiki.search import VectorCache, index_path, prime\n"
+        "from skillwiki.search.filters import Filters\n"
+        "from skillwiki.workspace import find_workspace\n"
+        "from pathlib import Path\n"
+        "sys.argv = ['skillwiki', '-w', sys.argv[1], 'query', 'keep a process running', '--json']\n"
+        "try:\n    make_app('query')()\nexcept SystemExit as exc:\n    assert not exc.code\n"
+        "cache = VectorCache(stays=True)\n"
+        "with sqlite3.connect(index_path(find_workspace(Path(sys.argv[2])))) as db:\n"
+        "    prime(db, cache)\n"
+        "    text, every = 'keep a process running after logging out', Filters(None, (), False)\n"
+        "    found = cache.nearest_sentences(db, text, every, 1)\n"
+        "    words = cache.nearest_words(db, text, every, 1)\n"
+        "print('found:', found[0].path, len(words))\n"
+    )
+    env = {**os.environ, "SKILLWIKI_SEMANTIC": "1", "SKILLWIKI_NO_SERVER": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(ws), str(ws)], capture_output=True, text=True, env=env
+    )
+    assert "network:" not in out.stderr and out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1] == "found: notes/nohup.md 1"
+    vectors, model = _stored(ws)
+    assert len(vectors) == len(PAGES) and model == sentences.MODEL
 
 
 def test_a_server_loads_the_encoder_once_when_it_primes(ws: Path, invoke: Invoke) -> None:
@@ -323,3 +388,26 @@ def test_the_lessons_index_of_a_hook_runs_no_encoder(
         words = db.execute("SELECT count(*) FROM vecs").fetchone()[0]
         sents = db.execute("SELECT count(*) FROM sents").fetchone()[0]
     assert (words, sents) == (len(PAGES), 0)
+
+
+def test_a_kept_open_workspace_loads_the_encoder_that_stays_once(ws: Path, invoke: Invoke) -> None:
+    """The reads of a server (the MCP server's, `skillwiki serve`'s) go through a kept-open
+    workspace: its first query loads the encoder that is quick per query, never the one a
+    command loads, and every later query uses that one."""
+    from skillwiki.search import search
+    from skillwiki.server.live import LiveWorkspace, WorkspaceLookup
+
+    _workspace(ws, invoke)
+    _query(invoke, ws, "process")
+    sentences.loaded.cache_clear()
+    sentences.kept.cache_clear()
+    live = LiveWorkspace(WorkspaceLookup(ws))
+    try:
+        for text in ("keep a process running", "follow a log file", "bake a cake"):
+            with live.reading() as read:
+                hits = search(read.ws, text, db=read.index, vectors=read.vectors)
+            assert any(hit.signals and hit.signals.sentence_rank == 1 for hit in hits), text
+            assert sentences.loaded.cache_info().currsize == 0
+            assert sentences.kept.cache_info().misses == 1
+    finally:
+        live.close()
