@@ -27,6 +27,10 @@ from skillwiki.memory.lessons import sections
 from skillwiki.search import near
 from skillwiki.workspace import Workspace
 
+# Inputs sized so that a reader that is not linear shows it: heavy by design, run by CI and
+# left out of the quick tier.
+pytestmark = pytest.mark.slow
+
 SIZE = 8_000  # characters; each case is also run at four times this
 
 
