@@ -9,15 +9,15 @@ stderr, the server in a block of its own), never part of the JSON.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from contextvars import ContextVar
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
+from skillwiki.api.kept import keeper
+
 if TYPE_CHECKING:
     import sqlite3
-    from pathlib import Path
 
     from skillwiki.compiler import Problem, Progress
     from skillwiki.config import Config
@@ -76,12 +76,6 @@ class Wiki:
             self.index.close()
 
 
-# Set by a process that keeps a workspace open (`skillwiki serve`) for the time of a command
-# it runs: given a workspace's root, the workspace brought up to date as that process keeps
-# it (its watcher says what changed, no stat of every file), or None for one it does not keep.
-keeper: ContextVar[Callable[[Path], Opened | None] | None] = ContextVar("keeper", default=None)
-
-
 def open_wiki(
     ws: Workspace,
     config: Config,
@@ -91,13 +85,13 @@ def open_wiki(
     progress: Progress | None = None,
 ) -> Wiki:
     """Open the workspace for a read: compile what changed and bring the search index in step
-    (reading.refresh; or the `keeper`'s workspace, when one keeps it open), or with
+    (reading.refresh; or the workspace a process keeps open, api.kept), or with
     `compile_first` off, open the index as the last compile left it (reading.as_compiled;
     `with_index` off: none, each read opens what it needs)."""
     from skillwiki.reading import as_compiled, refresh
 
     keep = keeper.get() if compile_first else None
-    kept = None if keep is None else keep(ws.root)
+    kept = None if keep is None else keep.kept(ws.root)
     if kept is not None:
         problems = tuple(kept.problems)
         return Wiki(

@@ -3,16 +3,16 @@ search index or writing anything; and the fingerprint `--expect-fingerprint` com
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextvars import ContextVar
 from dataclasses import asdict, dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from skillwiki.api.kept import keeper
+
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from skillwiki.compiler import Plan, Problem
+    from skillwiki.compiler import Problem
     from skillwiki.config import Config
     from skillwiki.workspace import Workspace
 
@@ -69,20 +69,12 @@ class StatusAnswer:
         }
 
 
-# Set by a process that keeps a workspace open (`skillwiki serve`) for the time of a command
-# it runs: given a workspace and its settings, the plan of a compile as that process knows it
-# (kept while its watcher tells nothing changed), or None for a workspace it does not keep.
-planner: ContextVar[Callable[[Workspace, Config], Plan | None] | None] = ContextVar(
-    "planner", default=None
-)
-
-
 def status(ws: Workspace, config: Config, *, not_fresh: bool = False) -> StatusAnswer:
     """Say how fresh every article is (`not_fresh`: list only those that are not)."""
     from skillwiki.compiler import State, make_plan, refused
 
-    keep = planner.get()
-    plan = keep(ws, config) if keep is not None else None
+    keep = keeper.get()  # a process that keeps the workspace open knows its plan
+    plan = keep.planned(ws, config) if keep is not None else None
     if plan is None:
         plan = make_plan(ws, config)
     counts = plan.count()

@@ -121,15 +121,13 @@ class Server:
 
     def _run(self, header: dict[str, Any]) -> int:
         """The command's exit status, run with the kept workspace as the one its reads open."""
-        from skillwiki.api import reads, state
+        from skillwiki.api.kept import keeper
 
-        token = reads.keeper.set(self.kept)
-        planning = state.planner.set(self.planned)
+        token = keeper.set(self)
         try:
             return self.run(list(header["args"]), str(header["argv0"]), header["main_package"])
         finally:
-            state.planner.reset(planning)
-            reads.keeper.reset(token)
+            keeper.reset(token)
 
 
 class Written:
