@@ -10,17 +10,22 @@ same names from imports under `TYPE_CHECKING`.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from importlib import import_module
 from typing import Any
 
 
-def exports(package: str, module_of: Mapping[str, str]) -> Callable[[str], Any]:
+def exports(
+    package: str, module_of: Mapping[str, str], modules: Collection[str] = ()
+) -> Callable[[str], Any]:
     """The `__getattr__` of `package`: a name of `module_of` is imported from its module the
-    first time it is asked for, then kept in the package like any other attribute."""
+    first time it is asked for, then kept in the package like any other attribute; so is a
+    submodule named in `modules` (`package.module` without importing it first)."""
     namespace = sys.modules[package].__dict__
 
     def load(name: str) -> Any:
+        if name in modules:
+            return import_module(f"{package}.{name}")  # the import sets the attribute
         module = module_of.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")

@@ -23,8 +23,9 @@ answering the command line on a unix socket), which needs none of the SDK.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from skillwiki import lazy
 
 if TYPE_CHECKING:
     from skillwiki.server.app import WikiServer
@@ -32,17 +33,13 @@ if TYPE_CHECKING:
 
 __all__ = ["WikiServer", "build"]
 
-# The modules that import the SDK, loaded when first asked for (`server.app`, WikiServer):
-# `skillwiki serve` (serve.py, live.py) runs without it.
-_MODULES = frozenset({"app", "answers", "tools", "resources", "jsonrpc", "_sdk"})
-
-
-def __getattr__(name: str) -> Any:
-    if name == "WikiServer":
-        return import_module(f"{__name__}.app").WikiServer
-    if name in _MODULES:
-        return import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# The SDK is imported with the MCP server's modules, when they are first asked for (WikiServer,
+# `server.app`): `skillwiki serve` (serve.py, live.py) runs without it.
+__getattr__ = lazy.exports(
+    __name__,
+    {"WikiServer": "app"},
+    modules={"app", "answers", "tools", "resources", "jsonrpc", "_sdk"},
+)
 
 
 def build(lookup: WorkspaceLookup, *, read_only: bool) -> WikiServer:
