@@ -261,11 +261,12 @@ def _save_outline(
     """Keep the outlines of the articles written in outline.json (heading_cache), after a
     compile of many articles, or where the file is missing and `wanted` (see
     compile_workspace's `outline`)."""
+    bulk = len(result.headings) >= heading_cache.MIN_ARTICLES
+    if not bulk and not (wanted and _outline_missing(ws, plan)):
+        return  # a small compile lists no article for it
     wiki_folders = plan.listing.wiki_folders
     names = {folder + name for folder, files in wiki_folders.items() for name in files}
-    bulk = len(result.headings) >= heading_cache.MIN_ARTICLES
-    if bulk or (wanted and names and not heading_cache.path_of(ws).exists()):
-        heading_cache.save(ws, result.headings, names, config.fingerprint)
+    heading_cache.save(ws, result.headings, names, config.fingerprint)
 
 
 def _write_indexes(ws: Workspace, plan: Plan, result: CompileResult) -> None:
