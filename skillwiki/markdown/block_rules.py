@@ -10,6 +10,8 @@ import bisect
 import re
 from typing import TYPE_CHECKING, Any
 
+from skillwiki.markdown.inline_rules import liquid_closes
+
 if TYPE_CHECKING:
     from markdown_it.rules_block import StateBlock
 
@@ -57,10 +59,7 @@ def liquid_comment(state: StateBlock, start: int, end: int, silent: bool) -> boo
     opened = COMMENT_OPEN.match(state.src, begin, state.eMarks[start])
     if opened is None:
         return False
-    closers = state.env.setdefault("skillwiki_endcomments", {})
-    found = closers.get(state.src)
-    if found is None:  # every closing tag of the text, found once: each comment bisects them
-        found = closers[state.src] = [m.span() for m in COMMENT_CLOSE.finditer(state.src)]
+    found = liquid_closes(state.env, "comment", state.src)
     index = bisect.bisect_left(found, (opened.end(), 0))
     last = min(end, start + SHORTCODE_SEARCH_LINES) - 1
     if index == len(found) or found[index][0] > state.eMarks[last]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -73,12 +74,7 @@ def _liquid_pair(state: StateInline, opened: re.Match[str], silent: bool) -> boo
     """A Liquid comment or raw tag and all up to its closing tag, where that closes it within
     the inline text: a `template` token (a comment) or a `text` token of what it holds."""
     name = opened[1]
-    tags = state.env.setdefault("skillwiki_liquid_closes", {})
-    key = (name, state.src)
-    found = tags.get(key)
-    if found is None:  # every closing tag of the text, found once: each opening bisects them
-        closes = _LIQUID_CLOSE.finditer(state.src)
-        found = tags[key] = [m.span() for m in closes if m[1] == name]
+    found = liquid_closes(state.env, name, state.src)
     index = bisect.bisect_left(found, (opened.end(), 0))
     if index == len(found) or found[index][1] > state.posMax:
         return False
@@ -90,6 +86,17 @@ def _liquid_pair(state: StateInline, opened: re.Match[str], silent: bool) -> boo
             token.content = state.src[opened.end() : brace]
     state.pos = end
     return True
+
+
+def liquid_closes(env: MutableMapping[str, Any], name: str, src: str) -> list[tuple[int, int]]:
+    """The spans of every `{% end<name> %}` (comment, raw) of the text `src`, in order: found
+    once a text, kept in the parser's `env`, and bisected by each opening tag."""
+    kept = env.setdefault("skillwiki_liquid_closes", {})
+    found: list[tuple[int, int]] | None = kept.get((name, src))
+    if found is None:
+        closes = _LIQUID_CLOSE.finditer(src)
+        found = kept[(name, src)] = [m.span() for m in closes if m[1] == name]
+    return found
 
 
 def template_link(state: StateInline, silent: bool) -> bool:
