@@ -194,11 +194,10 @@ class Targets:
         """`wiki_rel` moved from a language's folder to the fallback's, or None where it lies
         in none (`languages` and `fallback`: folders directly under `root`)."""
         settings = self.settings
-        base = posixpath.normpath(settings.root or ".")
-        prefix = "" if base == "." else base + "/"
-        if not settings.languages or not wiki_rel.startswith(prefix):
+        split = self._under_root(wiki_rel) if settings.languages else None
+        if split is None:
             return None
-        language, _, below = wiki_rel[len(prefix) :].partition("/")
+        prefix, language, below = split
         if language not in settings.languages or not below:
             return None
         return (
@@ -211,13 +210,22 @@ class Targets:
         """`wiki_rel` moved from a folder alias directly under `root` to the folder it serves
         (`folder_aliases`: `stable/x` is `v26.2/x`), or None where it lies in none."""
         aliases = self.settings.folder_aliases
-        base = posixpath.normpath(self.settings.root or ".")
-        prefix = "" if base == "." else base + "/"
-        if not aliases or not wiki_rel.startswith(prefix):
+        split = self._under_root(wiki_rel) if aliases else None
+        if split is None:
             return None
-        alias, _, below = wiki_rel[len(prefix) :].partition("/")
+        prefix, alias, below = split
         folder = aliases.get(alias)
         return None if folder is None else prefix + posixpath.join(folder, below)
+
+    def _under_root(self, wiki_rel: str) -> tuple[str, str, str] | None:
+        """`wiki_rel` as `root`'s prefix, the folder directly under `root` it lies in, and
+        the path below that folder; None where it is not under `root`."""
+        base = posixpath.normpath(self.settings.root or ".")
+        prefix = "" if base == "." else base + "/"
+        if not wiki_rel.startswith(prefix):
+            return None
+        folder, _, below = wiki_rel[len(prefix) :].partition("/")
+        return prefix, folder, below
 
 
 def mounted_under(mounts: dict[str, str], path: str) -> tuple[str, list[str]] | None:
