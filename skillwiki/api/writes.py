@@ -46,17 +46,23 @@ def compiled(
     *,
     force: bool = False,
     progress: Progress | None = None,
-    outline: bool = False,
+    ready_reads: bool = False,
 ) -> CompileResult:
     """Compile, then bring the search index (where there is one) in step with what the
     compile wrote, so that the next read has nothing left to do: a writer's compile has its
     articles' headings at hand, where the next read would compare the whole index with the
-    articles."""
+    articles.
+
+    `ready_reads` (the compile and ingest commands, not a write that compiles after it): a
+    missing outline.json is made again, and a missing search index is built, so that the
+    first read after a compile of many articles does not read them all again. A lesson
+    recorded on a fresh clone leaves the index to the first read, which a hook's budget
+    could not spare."""
     from skillwiki import search
     from skillwiki.compiler import compile_workspace
 
-    result = compile_workspace(ws, config, force=force, progress=progress, outline=outline)
-    search.keep_in_step(ws, result.snapshot)
+    result = compile_workspace(ws, config, force=force, progress=progress, outline=ready_reads)
+    search.keep_in_step(ws, result.snapshot, build=ready_reads)
     return result
 
 
@@ -99,7 +105,7 @@ def compile(
 def _compiled(
     ws: Workspace, config: Config, *, force: bool, progress: Progress | None
 ) -> CompileAnswer:
-    return CompileAnswer(compiled(ws, config, force=force, progress=progress, outline=True))
+    return CompileAnswer(compiled(ws, config, force=force, progress=progress, ready_reads=True))
 
 
 @dataclass(frozen=True)

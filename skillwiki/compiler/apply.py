@@ -17,7 +17,7 @@ from skillwiki.compiler.freshness import Entry, Facts, Problem, State, row_key
 from skillwiki.compiler.plan import Plan, cache_path, make_plan
 from skillwiki.config import Config
 from skillwiki.errors import InputError
-from skillwiki.fingerprint import fingerprint
+from skillwiki.fingerprint import fingerprint, xxh3
 from skillwiki.frontmatter.documents import body_of, decode, split
 from skillwiki.search import heading_cache
 from skillwiki.search.snapshot import ChangesSince, Snapshot
@@ -398,7 +398,7 @@ def _write_batch(
             continue
         if was_written:
             result.written.append(entry.article)
-        facts = Facts(raw_fp, COMPILER, False, row_key(row))
+        facts = Facts(raw_fp, COMPILER, False, row_key(row), xxh3(compiled.text))
         old = plan.facts.get(entry.article)
         result.rows_changed = result.rows_changed or old is None or old.row_key != facts.row_key
         result.headings[entry.article] = handed

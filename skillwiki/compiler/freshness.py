@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from skillwiki import COMPILER
 from skillwiki.config import Config
 from skillwiki.errors import InputError
-from skillwiki.fingerprint import algorithm_of, fingerprint, matches
+from skillwiki.fingerprint import algorithm_of, fingerprint, matches, xxh3
 from skillwiki.frontmatter.documents import decode, split
 from skillwiki.statcache import Folder, Key, Stat, older_than, read_with_stat
 from skillwiki.workspace import Workspace, article_rel
@@ -53,6 +53,9 @@ class Facts(NamedTuple):
     compiler: str | None
     edited: bool
     row_key: str | None  # fingerprint of its catalog row: unchanged rows need no new index
+    # xxh3 of the article's bytes these facts were learned from: where its stat is too recent
+    # for the cache to vouch for them (as right after a compile wrote it), its bytes do
+    digest: int
 
 
 def todo(force: bool) -> set[State]:
@@ -166,11 +169,7 @@ def state_of(ws: Workspace, config: Config, plan: Plan, target: str, raw_rel: st
     if stat is None:
         return State.NEW
     known = plan.cache.article_facts(target, stat)
-    if known is None:
-        facts = read_facts(ws.wiki / target, target)
-        plan.cache.remember_article(target, stat, tuple(facts))
-    else:
-        facts = Facts._make(known)
+    facts = _learned(ws, plan, target, stat) if known is None else Facts._make(known)
     plan.facts[target] = facts
     if facts.edited:
         return State.EDITED
@@ -180,6 +179,22 @@ def state_of(ws: Workspace, config: Config, plan: Plan, target: str, raw_rel: st
     if facts.compiler != COMPILER or stored is None:
         return State.STALE
     return _source_state(ws, config, plan, raw_rel, stored)
+
+
+def _learned(ws: Workspace, plan: Plan, target: str, stat: Stat) -> Facts:
+    """An article's facts, where the cache cannot vouch for them by its stat alone: those it
+    holds at this very stat if the article's bytes still have the digest they were learned
+    from (git's answer to a racily clean file: look at the content), else read from the
+    article and remembered. After a compile every article it wrote is too recent to be
+    vouched for by its stat; hashing one costs a fraction of parsing its frontmatter."""
+    path = ws.wiki / target
+    data = read_bytes(path)
+    recent = plan.cache.article_facts(target, stat, recent=True)
+    if recent is not None and (facts := Facts._make(recent)).digest == xxh3(data):
+        return facts
+    facts = facts_of(data, path, target)
+    plan.cache.remember_article(target, stat, tuple(facts))
+    return facts
 
 
 def _source_state(ws: Workspace, config: Config, plan: Plan, raw_rel: str, stored: str) -> State:
@@ -210,15 +225,15 @@ def read_row(path: Path, target: str) -> Any:
     return catalog.row(target, meta)
 
 
-def read_facts(path: Path, target: str) -> Facts:
-    """Parse an article's frontmatter: its source fingerprint, compiler, and hand edits."""
+def facts_of(data: bytes, path: Path, target: str) -> Facts:
+    """Parse an article's frontmatter (its bytes `data`, read from `path`): its source
+    fingerprint, compiler, and hand edits."""
     from skillwiki.compiler import catalog
 
-    data = read_bytes(path)
     try:
         document = split(decode(data, path, len(data) + 1), path)
     except InputError:
-        return Facts(None, None, True, None)
+        return Facts(None, None, True, None, xxh3(data))
     meta = document.meta
     stored = meta.get("compiled_fingerprint")
     edited = not (isinstance(stored, str) and matches(document.body.encode(), stored))
@@ -227,7 +242,7 @@ def read_facts(path: Path, target: str) -> Facts:
     if isinstance(sources, list) and sources and isinstance(sources[0], str):
         source = sources[0].rpartition("=")[2] or None
     compiler = meta.get("compiler") if isinstance(meta.get("compiler"), str) else None
-    return Facts(source, compiler, edited, row_key(catalog.row(target, meta)))
+    return Facts(source, compiler, edited, row_key(catalog.row(target, meta)), xxh3(data))
 
 
 def row_key(row: Any) -> str:

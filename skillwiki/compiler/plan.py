@@ -11,7 +11,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillwiki import fsio, statcache
-from skillwiki.compiler.freshness import Entry, Facts, Problem, State, plan_key, read_row, todo
+from skillwiki.compiler.freshness import (
+    Entry,
+    Facts,
+    Problem,
+    State,
+    plan_key,
+    read_row,
+    row_key,
+    todo,
+)
 from skillwiki.config import Config
 from skillwiki.statcache import Folder, Key, Listing, Record, Stat
 from skillwiki.workspace import Workspace, article_rel
@@ -98,7 +107,7 @@ class Plan:
         found: dict[str, tuple[str, ...]] = {}
         for target in sorted(stats):
             found[target] = (
-                made.get(target) or known.get(target) or self._read_row(ws, target, stats[target])
+                made.get(target) or known.get(target) or self._row_of(ws, target, stats[target])
             )
         return found
 
@@ -109,10 +118,17 @@ class Plan:
 
         stat = self.listing.article_stat(target)
         assert stat is not None
-        return Row._make(self.cache.rows.get(target, stat) or self._read_row(ws, target, stat))
+        return Row._make(self.cache.rows.get(target, stat) or self._row_of(ws, target, stat))
 
-    def _read_row(self, ws: Workspace, target: str, stat: Stat) -> tuple[str, ...]:
-        """An article's catalog row read from it, kept in the cache under its stat."""
+    def _row_of(self, ws: Workspace, target: str, stat: Stat) -> tuple[str, ...]:
+        """An article's catalog row where its stat cannot vouch for the cached one: that row
+        when the article's facts, learned or checked by this run, have its fingerprint (as
+        after a compile wrote it); else read from the article, kept in the cache under its
+        stat."""
+        row = self.cache.rows.at(target, stat)
+        facts = self.facts.get(target)
+        if row is not None and facts is not None and facts.row_key == row_key(row):
+            return tuple(row)
         row = tuple(read_row(ws.wiki / target, target))
         self.cache.rows.put(target, stat, row)
         return row

@@ -173,22 +173,22 @@ def open_index(
     return _built_in_memory(ws, wiki, shared)
 
 
-def keep_in_step(ws: Workspace, wiki: Snapshot) -> None:
+def keep_in_step(ws: Workspace, wiki: Snapshot, *, build: bool = False) -> None:
     """After a write, bring the index in .cache/ in step with the articles as the write's
     compile left them (`wiki`, which names what it wrote and the headings it found), so that
     the next read finds nothing to do; the rows of a few articles cost a write little, where
     the next read would compare the whole index with the articles.
 
-    No index yet, or one of another schema: none is built (the next read builds it). One that
-    another process is syncing (past a moment's wait), that cannot be written, or that fails
-    (the sync is rolled back) is left for the next read, which syncs, rebuilds or says why:
-    the write is done."""
+    No index yet, or one of another schema: none is built (the next read builds it) unless
+    `build`. One that another process is syncing (past a moment's wait), that cannot be
+    written, or that fails (the sync is rolled back) is left for the next read, which syncs,
+    rebuilds or says why: the write is done."""
     path = index_path(ws)
-    if not path.exists():
+    if not (build or path.exists()):
         return
     try:
         with closing(_connect(path, False, WRITER_WAIT)) as db:
-            if schema_version(db) == SCHEMA:
+            if build or schema_version(db) == SCHEMA:
                 _sync(db, ws, wiki)
     except (sqlite3.Error, _Unwritable):
         pass

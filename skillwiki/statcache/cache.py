@@ -22,7 +22,7 @@ from skillwiki.statcache.records import (
 )
 from skillwiki.statcache.scan import Folder, Stat, folder_of, older_than, stat_of
 
-FORMAT = 10  # 10: a stat holds the ctime
+FORMAT = 11  # 10: a stat holds the ctime; 11: an article's facts hold its bytes' digest
 # A file modified this close to when the cache was saved may have changed again within the same
 # timestamp tick without its stat changing ("racily clean"): such entries are re-checked.
 RACY_NS = 2_000_000_000
@@ -130,10 +130,14 @@ class StatCache:
             return entry[1]
         return None
 
-    def article_facts(self, rel: str, stat: Stat) -> tuple[Any, ...] | None:
+    def article_facts(
+        self, rel: str, stat: Stat, *, recent: bool = False
+    ) -> tuple[Any, ...] | None:
+        """An article's facts learned at this stat, if its stat vouches for them; `recent`:
+        also when it was too recent to (the caller then vouches for them another way)."""
         key = self.key_of(rel)
         entry = self.open_folder(key)[1].get(rel)
-        if entry is not None and entry[0] == stat and older_than(stat, self.limit(key)):
+        if entry is not None and entry[0] == stat and (recent or older_than(stat, self.limit(key))):
             return entry[1]
         return None
 
@@ -310,6 +314,12 @@ class FileCache:
         if entry is not None and entry[0] == stat and older_than(stat, self.saved_ns - RACY_NS):
             return entry[1]
         return None
+
+    def at(self, rel: str, stat: Stat) -> Any | None:
+        """What is known of a file at this stat, however recent: for a caller that vouches
+        for it another way."""
+        entry = self.files.get(rel)
+        return entry[1] if entry is not None and entry[0] == stat else None
 
     def known(self, wanted: Mapping[str, Stat]) -> dict[str, Any]:
         """`get` of many files at once: the value of each whose stat still holds."""

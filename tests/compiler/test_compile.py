@@ -248,18 +248,18 @@ def test_a_no_change_run_settles_and_then_reads_nothing(
     assert invoke("query", "-w", str(demo), "deploy").exit_code == 0
     renders: list[object] = []
     reads: list[str] = []
-    real_render, real_facts = catalog.render, compiler.read_facts
+    real_render, real_facts = catalog.render, compiler.facts_of
 
     def render(rows: dict[str, Any]) -> tuple[bytes, bytes]:
         renders.append(rows)
         return real_render(rows)
 
-    def read_facts(path: Path, target: str) -> compiler.Facts:
+    def facts_of(data: bytes, path: Path, target: str) -> compiler.Facts:
         reads.append(target)
-        return real_facts(path, target)
+        return real_facts(data, path, target)
 
     monkeypatch.setattr(catalog, "render", render)
-    monkeypatch.setattr(freshness, "read_facts", read_facts)
+    monkeypatch.setattr(freshness, "facts_of", facts_of)
     assert invoke("query", "-w", str(demo), "deploy").exit_code == 0
     assert invoke("status", "-w", str(demo)).exit_code == 0
     assert renders == [] and reads == []

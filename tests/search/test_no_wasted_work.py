@@ -5,13 +5,12 @@ what it parsed."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
 
-from skillwiki import search
-from skillwiki.search import heading_cache, sync
+from skillwiki import search, statcache
+from skillwiki.search import sync
 from skillwiki.workspace import Workspace
 from tests.support import Invoke, count_calls, write
 
@@ -64,137 +63,59 @@ def test_after_record_lesson_the_next_query_has_no_index_work(
     assert work.none(), (work.every_article_compared, work.articles_read)
 
 
-def test_a_write_builds_no_index_where_there_is_none(ws: Path, invoke: Invoke) -> None:
+def test_a_write_other_than_compile_builds_no_index_where_there_is_none(
+    ws: Path, invoke: Invoke
+) -> None:
     _notes(ws, 3)
-    assert invoke("-w", str(ws), "compile").exit_code == 0
+    args = ("--title", "Quokka retries", "--summary", "The quokka service needs three retries.")
+    assert invoke("record-lesson", "-w", str(ws), *args).exit_code == 0
+    assert (ws / ".wiki" / "wiki" / "notes" / "n02.md").exists()  # it compiled the notes
     assert not search.index_path(Workspace(ws)).exists()
 
 
-def test_a_query_opens_one_connection_to_the_index(
-    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("command", ["compile", "ingest"])
+def test_the_compile_and_ingest_commands_build_the_index_the_next_query_uses(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch, command: str
 ) -> None:
-    index = str(search.index_path(Workspace(demo)))
-    for _ in range(2):  # the first query builds the index, the second finds it in step
-        opened = count_calls(monkeypatch, sqlite3, "connect")
-        assert _hits(invoke, demo, "deploy")
-        assert [str(path) for (path, *_) in opened].count(index) == 1
-        monkeypatch.undo()
+    from skillwiki.compiler import catalog, freshness, plan
 
-
-def test_no_compile_leaves_nothing_for_the_next_query_to_compare(
-    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    expected = _hits(invoke, demo, "deploy")
-    assert _hits(invoke, demo, "deploy", "--no-compile") == expected
+    monkeypatch.setattr(statcache.cache, "RACY_NS", 3600 * 10**9)  # every stat too recent
+    _notes(ws, 60)
+    args = [command]
+    if command == "ingest":  # the notes ingested from a folder of the repository
+        (ws / ".wiki" / "raw" / "notes").rename(ws / "notes")
+        args.append(str(ws / "notes"))
+    assert invoke("-w", str(ws), *args).exit_code == 0
+    assert search.index_path(Workspace(ws)).exists()
+    # Right after the compile its articles are too recent for their stats to vouch for what
+    # the stat cache learned of them: their bytes do, read and hashed, not parsed again.
     work = IndexWork(monkeypatch)
-    assert _hits(invoke, demo, "deploy") == expected
-    assert work.none(), (work.every_article_compared, work.articles_read)
-    search.index_path(Workspace(demo)).unlink()  # --no-compile builds it from the articles
-    assert _hits(invoke, demo, "deploy", "--no-compile") == expected
-    work = IndexWork(monkeypatch)
-    assert _hits(invoke, demo, "deploy") == expected
-    assert work.none(), (work.every_article_compared, work.articles_read)
-
-
-def test_no_compile_opens_the_index_as_the_last_compile_left_it(
-    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    expected = _hits(invoke, demo, "deploy")
-    compared = count_calls(monkeypatch, sync, "differences")
-    assert _hits(invoke, demo, "deploy", "--no-compile") == expected
-    assert compared == []  # in step with the state the stat cache saved: nothing looked at
-
-
-def test_a_compile_after_a_query_leaves_the_index_in_step(
-    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _notes(ws, 3)
-    assert _hits(invoke, ws, "retry budget")
-    write(ws / ".wiki" / "raw" / "notes" / "n01.md", "# Note 1\n\n## Backoff\n\nText.\n")
-    assert invoke("-w", str(ws), "compile").exit_code == 0
-    work = IndexWork(monkeypatch)
-    assert _hits(invoke, ws, "backoff") == [".wiki/wiki/notes/n01.md"]
-    assert work.none(), (work.every_article_compared, work.articles_read)
-
-
-def test_the_first_query_after_a_bulk_compile_parses_no_article(
-    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _notes(ws, heading_cache.MIN_ARTICLES)
-    assert invoke("-w", str(ws), "compile").exit_code == 0
-    parsed = count_calls(monkeypatch, heading_cache, "read_article")
-    assert ".wiki/wiki/notes/n07.md" in _hits(invoke, ws, "retry budget 7")
-    assert parsed == []
-
-
-def test_the_query_just_after_a_write_does_not_render_the_catalog_again(
-    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """index.md and index.json written a moment ago are not vouched for by their stat; the
-    fingerprints of what was written are compared instead of rendering every row."""
-    from skillwiki.compiler import catalog
-
-    assert _hits(invoke, demo, "deploy")
-    result = invoke(
-        "record-lesson", "-w", str(demo), "--title", "Quokka retries",
-        "--summary", "The quokka service needs three retries.",
-    )  # fmt: skip
-    assert result.exit_code == 0, result.output
+    parsed = count_calls(monkeypatch, freshness, "facts_of")
+    rows = count_calls(monkeypatch, plan, "read_row")
     rendered = count_calls(monkeypatch, catalog, "render")
-    assert any("quokka" in path for path in _hits(invoke, demo, "quokka"))
-    assert rendered == []
+    assert _hits(invoke, ws, "retry budget 7")[0] == ".wiki/wiki/notes/n07.md"
+    assert work.none(), (work.every_article_compared, work.articles_read)
+    assert (parsed, rows, rendered) == ([], [], [])
 
 
-def test_indexes_changed_since_they_were_written_are_rendered_and_compared(
+def test_an_article_changed_within_its_stat_is_parsed_again(
     ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import marshal
+    """Bytes changed with the stat unchanged (a write within the same timestamp tick, of the
+    same size) are not taken for those the stat cache learned: their digest differs."""
+    from skillwiki.compiler import freshness
 
-    from skillwiki.compiler import catalog
-
-    _notes(ws, 3)
+    monkeypatch.setattr(statcache.cache, "RACY_NS", 3600 * 10**9)  # every stat too recent
+    _notes(ws, 2)
     assert invoke("-w", str(ws), "compile").exit_code == 0
-    kept = ws / ".wiki" / ".cache" / "indexes.marshal"
-    written = marshal.loads(kept.read_bytes())
-    assert written["stats"] and len(written["fingerprints"]) == 2
-    # the stats as written, but other bytes: what a rewrite within one timestamp tick leaves
-    kept.write_bytes(marshal.dumps({**written, "fingerprints": ("xxh3:0", "xxh3:0")}))
-    rendered = count_calls(monkeypatch, catalog, "render")
-    assert _hits(invoke, ws, "retry budget")
-    assert len(rendered) == 1
+    real = freshness.read_bytes
 
+    def changed_within_its_stat(path: Path) -> bytes:
+        data = real(path)
+        return data.replace(b"Intro.", b"Intrx.") if path.name == "n01.md" else data
 
-def test_a_write_does_not_wait_long_for_another_process_syncing_the_index(
-    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from contextlib import closing
-
-    from skillwiki.search import index
-
-    assert _hits(invoke, demo, "deploy")
-    monkeypatch.setattr(index, "WRITER_WAIT", 0.05)
-    with closing(sqlite3.connect(index.index_path(Workspace(demo)), isolation_level=None)) as db:
-        db.execute("BEGIN IMMEDIATE")  # another process syncing
-        result = invoke(
-            "record-lesson", "-w", str(demo), "--title", "Quokka retries",
-            "--summary", "The quokka service needs three retries.",
-        )  # fmt: skip
-        db.execute("ROLLBACK")
-    assert result.exit_code == 0, result.output
-    assert any("quokka" in path for path in _hits(invoke, demo, "quokka"))  # the read syncs it
-
-
-def test_a_write_leaves_an_index_of_another_schema_for_the_next_read(
-    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from contextlib import closing
-
-    from skillwiki.search import index
-
-    assert _hits(invoke, demo, "deploy")
-    with closing(sqlite3.connect(index.index_path(Workspace(demo)))) as db, db:
-        db.execute("UPDATE meta SET value = 'old' WHERE key = 'schema'")
-    built = count_calls(monkeypatch, index, "create_schema")
-    assert invoke("-w", str(demo), "compile", "--force").exit_code == 0
-    assert built == []
-    assert _hits(invoke, demo, "deploy") and len(built) == 1
+    monkeypatch.setattr(freshness, "read_bytes", changed_within_its_stat)
+    parsed = count_calls(monkeypatch, freshness, "facts_of")
+    result = invoke("status", "-w", str(ws), "--json")
+    assert [target for _, _, target in parsed] == ["notes/n01.md"]
+    assert json.loads(result.stdout)["totals"]["edited"] == 1
