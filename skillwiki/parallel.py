@@ -14,14 +14,19 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 MIN_ITEMS = 400  # fewer files than this are parsed in this process
 MAX_WORKERS = 8
+IN_FLIGHT = 4  # chunks submitted ahead for each worker
 WORKERS_ENV = "SKILLWIKI_WORKERS"  # a number of worker processes; 1 parses in this process
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
@@ -55,8 +60,21 @@ def imap(function: Callable[[Item], Result], items: Sequence[Item]) -> Iterator[
     pool = ProcessPoolExecutor(
         count, mp_context=context, initializer=_die_with_parent, initargs=(os.getpid(),)
     )
+    # A few chunks for each worker in flight, not every one: the results waiting for the
+    # caller (whole articles, index rows) then take memory that does not grow with the tree.
+    pending: deque[Future[list[Result]]] = deque()
     with pool:
-        yield from pool.map(function, items, chunksize=chunk)
+        for start in range(0, len(items), chunk):
+            pending.append(pool.submit(_each, function, items[start : start + chunk]))
+            if len(pending) >= count * IN_FLIGHT:
+                yield from pending.popleft().result()
+        while pending:
+            yield from pending.popleft().result()
+
+
+def _each(function: Callable[[Item], Result], items: Sequence[Item]) -> list[Result]:
+    """One chunk's results, in a worker."""
+    return [function(item) for item in items]
 
 
 def _die_with_parent(parent: int) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from skillwiki import parallel
-from tests.support import DATA, DEMO, Invoke, snapshot, write
+from tests.support import DATA, DEMO, Invoke, count_calls, snapshot, write
 
 
 def _workspace(root: Path, invoke: Invoke) -> Path:
@@ -76,3 +76,22 @@ def test_few_items_stay_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None
     seen: list[int] = []
     assert list(parallel.imap(seen.append, [1, 2, 3])) == [None, None, None]
     assert seen == [1, 2, 3]  # a worker process would have appended to its own copy
+
+
+def _double(number: int) -> int:
+    return 2 * number
+
+
+def test_the_results_waiting_do_not_grow_with_the_items(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A few chunks a worker are submitted ahead of the caller, not every item at once: the
+    results waiting for a slow caller (whole articles) take memory bounded by the chunks."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    monkeypatch.setenv(parallel.WORKERS_ENV, "2")
+    submitted = count_calls(monkeypatch, ProcessPoolExecutor, "submit")
+    ahead = []
+    for taken, value in enumerate(parallel.imap(_double, list(range(6000)))):
+        assert value == 2 * taken
+        ahead.append(sum(len(chunk) for *_, chunk in submitted) - taken)
+    assert len(ahead) == 6000
+    assert max(ahead) <= 2 * parallel.IN_FLIGHT * 64 < 6000

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Sequence
+from itertools import chain, islice
 
 from skillwiki import parallel
 from skillwiki.markdown import references
@@ -16,7 +17,7 @@ from skillwiki.search.differences import differences
 from skillwiki.search.embedders import EMBEDDERS, Embedder
 from skillwiki.search.inbound import count_inbound
 from skillwiki.search.row import ArticleRow, ArticleToRead, read_row
-from skillwiki.search.schema import FTS_COLUMNS, Damaged, in_chunks
+from skillwiki.search.schema import FTS_COLUMNS, Damaged
 from skillwiki.search.snapshot import Snapshot
 from skillwiki.workspace import Workspace
 
@@ -27,8 +28,11 @@ OPTIMIZE_AFTER = 1000
 # How hard a row is compressed (zlib's level).
 LEVEL = 6
 
-# Rows of the articles changed, each with what was read of it (None: it cannot be read).
-Read = list[tuple[str, ArticleRow | None]]
+# The first rows read, whose values make the compression dictionary of a new index.
+SAMPLE = 64
+
+# Articles embedded together.
+EMBED_BATCH = 1024
 
 
 def sync(
@@ -68,26 +72,28 @@ def _synced(db: sqlite3.Connection) -> object:
 
 
 def _apply(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot, on: Sequence[Embedder]) -> bool:
-    """The changes of one sync, inside its transaction; True for a bulk load."""
+    """The changes of one sync, inside its transaction; True for a bulk load. The articles
+    changed are read, put in and embedded as they come, never all held at once."""
     since = (
         wiki.changes if wiki.changes is not None and _synced(db) == (wiki.changes.token,) else None
     )
     wanted, changed, gone = differences(db, wiki.articles, since)
     read = _read_changed(ws, wiki, changed, tuple(embedder.field for embedder in on))
-    packer = Packer(db, [row.values for _, row in read if row is not None])
+    first = list(islice(read, SAMPLE))
+    packer = Packer(db, [row.values for _, row in first if row is not None])
+    vectors = [_Embedding(db, embedder) for embedder in on]
     named: set[str] = set()  # the names of articles gone or come, and what they refer to
     for rel in gone:
         named.update(_delete(db, rel, packer))
-    for rel, row in read:
+    for rel, row in chain(first, read):
         named.update(_delete(db, rel, packer))
         if row is not None:
-            named.update(_insert(db, rel, wanted[rel], row, packer))
+            _insert(db, rel, wanted[rel], row, packer, named, vectors)
     count_inbound(db, named, everything=len(changed) + len(gone) >= OPTIMIZE_AFTER)
+    for embedding in vectors:
+        embedding.finish(ws, wiki)
     for embedder in EMBEDDERS:
-        if embedder in on:
-            texts = {rel: getattr(row, embedder.field) for rel, row in read if row}
-            embed_missing(db, ws, wiki, texts, embedder)
-        elif read:  # some articles lack one
+        if embedder not in on and changed:  # some articles lack one
             db.execute("REPLACE INTO meta VALUES (?, '')", (embedder.meta,))
     bulk = len(changed) >= OPTIMIZE_AFTER
     if bulk:  # merge the index's segments after a bulk load
@@ -97,10 +103,11 @@ def _apply(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot, on: Sequence[E
 
 def _read_changed(
     ws: Workspace, wiki: Snapshot, changed: Sequence[str], embedded: tuple[str, ...]
-) -> Read:
+) -> Iterator[tuple[str, ArticleRow | None]]:
     """Read the articles changed, in worker processes when there are many, with the texts the
-    `embedded` fields hold. Their headings are those compile found in the articles it just
-    wrote; after a bulk compile, from its file."""
+    `embedded` fields hold: each with what was read of it (None: it cannot be read). Their
+    headings are those compile found in the articles it just wrote; after a bulk compile,
+    from its file."""
     found = wiki.headings
     if len(changed) >= heading_cache.MIN_ARTICLES:
         found = {**heading_cache.load(ws), **found}
@@ -108,7 +115,7 @@ def _read_changed(
         ArticleToRead(ws.wiki / rel, rel, wiki.entry_of(rel), found.get(rel), embedded)
         for rel in changed
     ]
-    return list(zip(changed, parallel.imap(read_row, jobs), strict=True))
+    return zip(changed, parallel.imap(read_row, jobs), strict=True)
 
 
 def _vectors(db: sqlite3.Connection, embedder: Embedder) -> str | None:
@@ -118,62 +125,57 @@ def _vectors(db: sqlite3.Connection, embedder: Embedder) -> str | None:
     return None if row is None else str(row[0])
 
 
-def embed_missing(
-    db: sqlite3.Connection,
-    ws: Workspace,
-    wiki: Snapshot,
-    texts: Mapping[str, str],
-    embedder: Embedder,
-) -> None:
-    """Give every article its vector of this kind: those just indexed (their `texts` at
-    hand), and any indexed while the extra was off or for another model (read again).
+class _Embedding:
+    """The vectors of one kind a sync makes: for the articles it puts in, a batch at a time
+    as they come, then for any other article that lacks one (`finish`)."""
 
-    When every article had its vector of this model before the sync, only those just indexed
-    lack one: they are looked up by path, where finding the rows without a vector reads
-    every row, most of a sync after one change."""
-    before = _vectors(db, embedder)
-    if before not in (None, "", embedder.model):
-        db.execute(f"DELETE FROM {embedder.table}")
-    missing = _without_vector(db, embedder, texts if before == embedder.model else None)
-    unread = [rel for _, rel in missing if rel not in texts]
-    jobs = [
-        ArticleToRead(ws.wiki / rel, rel, wiki.entry_of(rel), embedded=(embedder.field,))
-        for rel in unread
-    ]
-    read = dict(zip(unread, parallel.imap(read_row, jobs), strict=True))
+    def __init__(self, db: sqlite3.Connection, embedder: Embedder) -> None:
+        self.db, self.embedder = db, embedder
+        self.before = _vectors(db, embedder)
+        if self.before not in (None, "", embedder.model):  # of another model: made again
+            db.execute(f"DELETE FROM {embedder.table}")
+        self.batch: list[tuple[int, str]] = []
 
-    def text_of(rel: str) -> str:
-        row = read.get(rel)
-        return texts.get(rel) or (getattr(row, embedder.field) if row is not None else "")
+    def add(self, rowid: int, row: ArticleRow | None) -> None:
+        """Embed an article put in (`row`: what was read of it; None: nothing could be)."""
+        self.batch.append((rowid, getattr(row, self.embedder.field) if row is not None else ""))
+        if len(self.batch) >= EMBED_BATCH:
+            self._flush()
 
-    found = [(rowid, text_of(rel)) for rowid, rel in missing]
-    for start in range(0, len(found), 1024):
-        chunk = found[start : start + 1024]
-        matrix = embedder.embed([text for _, text in chunk])
-        db.executemany(
-            f"INSERT INTO {embedder.table}(id, vec) VALUES (?, ?)",
-            [(rowid, semantic.pack(row)) for (rowid, _), row in zip(chunk, matrix, strict=True)],
+    def _flush(self) -> None:
+        found, self.batch = self.batch, []
+        if found:
+            matrix = self.embedder.embed([text for _, text in found])
+            self.db.executemany(
+                f"INSERT INTO {self.embedder.table}(id, vec) VALUES (?, ?)",
+                [
+                    (rowid, semantic.pack(vec))
+                    for (rowid, _), vec in zip(found, matrix, strict=True)
+                ],
+            )
+
+    def finish(self, ws: Workspace, wiki: Snapshot) -> None:
+        """Embed the articles put in that wait in the batch; then, unless every other article
+        had its vector of this model before the sync, those still without one (indexed while
+        the extra was off, or for another model), read again."""
+        self._flush()
+        if self.before != self.embedder.model:
+            table = self.embedder.table
+            missing = self.db.execute(
+                f"SELECT docs.id, docs.path FROM docs LEFT JOIN {table} ON {table}.id = docs.id"
+                f" WHERE {table}.id IS NULL ORDER BY docs.id"
+            ).fetchall()
+            field = (self.embedder.field,)
+            jobs = [
+                ArticleToRead(ws.wiki / rel, rel, wiki.entry_of(rel), embedded=field)
+                for _, rel in missing
+            ]
+            for (rowid, _), row in zip(missing, parallel.imap(read_row, jobs), strict=True):
+                self.add(rowid, row)
+            self._flush()
+        self.db.execute(
+            "REPLACE INTO meta VALUES (?, ?)", (self.embedder.meta, self.embedder.model)
         )
-    db.execute("REPLACE INTO meta VALUES (?, ?)", (embedder.meta, embedder.model))
-
-
-def _without_vector(
-    db: sqlite3.Connection, embedder: Embedder, among: Mapping[str, str] | None
-) -> list[tuple[int, str]]:
-    """The (id, path) of the articles without a vector of this kind, by id: only those
-    `among` these paths, looked up by path, or all of them (None)."""
-    table = embedder.table
-    query = (
-        f"SELECT docs.id, docs.path FROM docs LEFT JOIN {table} ON {table}.id = docs.id"
-        f" WHERE {table}.id IS NULL"
-    )
-    if among is None:
-        return db.execute(f"{query} ORDER BY docs.id").fetchall()
-    missing: list[tuple[int, str]] = []
-    for marks, paths in in_chunks(sorted(among)):
-        missing += db.execute(f"{query} AND docs.path IN ({marks})", paths).fetchall()
-    missing.sort()
-    return missing
 
 
 class Packer:
@@ -252,23 +254,30 @@ def _delete(db: sqlite3.Connection, rel: str, packer: Packer) -> list[str]:
 
 
 def _insert(
-    db: sqlite3.Connection, rel: str, stamp: str, row: ArticleRow, packer: Packer
-) -> tuple[str, ...]:
-    """Put an article in the index; return its names and the keys it refers to."""
+    db: sqlite3.Connection,
+    rel: str,
+    stamp: str,
+    row: ArticleRow,
+    packer: Packer,
+    named: set[str],
+    vectors: Sequence[_Embedding] = (),
+) -> None:
+    """Put an article in the index, with its `vectors`; add its names and the keys it refers
+    to to `named`."""
     cursor = db.execute(
         "INSERT INTO docs(path, stamp, title, type, status, tags, packed)"
         " VALUES (?, ?, ?, ?, ?, ?, ?)",
         (rel, stamp, row.title, row.type, row.status, row.tags, packer.pack(row.values)),
     )
+    rowid = cursor.lastrowid
+    assert rowid is not None
     db.execute(
-        f"INSERT INTO fts(rowid, {FTS_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
-        (cursor.lastrowid, *row.values),
+        f"INSERT INTO fts(rowid, {FTS_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)", (rowid, *row.values)
     )
-    db.executemany(
-        "INSERT INTO refs(key, src) VALUES (?, ?)", [(key, cursor.lastrowid) for key in row.refs]
-    )
+    db.executemany("INSERT INTO refs(key, src) VALUES (?, ?)", [(key, rowid) for key in row.refs])
     names = references.names(rel, row.title)
-    db.executemany(
-        "INSERT INTO names(key, doc) VALUES (?, ?)", [(key, cursor.lastrowid) for key in names]
-    )
-    return (*names, *row.refs)
+    db.executemany("INSERT INTO names(key, doc) VALUES (?, ?)", [(key, rowid) for key in names])
+    named.update(names)
+    named.update(row.refs)
+    for embedding in vectors:
+        embedding.add(rowid, row)

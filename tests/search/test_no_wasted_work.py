@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -119,3 +120,30 @@ def test_an_article_changed_within_its_stat_is_parsed_again(
     result = invoke("status", "-w", str(ws), "--json")
     assert [target for _, _, target in parsed] == ["notes/n01.md"]
     assert json.loads(result.stdout)["totals"]["edited"] == 1
+
+
+def test_the_index_takes_articles_in_as_they_are_read(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync does not read every article before it puts the first in: what it holds at once
+    does not grow with the wiki."""
+    _notes(ws, sync.SAMPLE + 30)
+    events: list[str] = []
+    read, insert = getattr(sync, "read_row"), sync._insert  # noqa: B009 (not exported)
+
+    def reading(job: Any) -> Any:
+        events.append("read")
+        return read(job)
+
+    def inserting(*args: Any) -> Any:
+        events.append("insert")
+        return insert(*args)
+
+    monkeypatch.setattr(sync, "read_row", reading)
+    monkeypatch.setattr(sync, "_insert", inserting)
+    assert invoke("-w", str(ws), "compile").exit_code == 0
+    assert events.count("read") == events.count("insert") == sync.SAMPLE + 30
+    ahead = [
+        events[: n + 1].count("read") - events[: n + 1].count("insert") for n in range(len(events))
+    ]
+    assert max(ahead) == sync.SAMPLE
