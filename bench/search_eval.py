@@ -61,7 +61,7 @@ class Scores:
 
     def row(self, label: str) -> str:
         return (
-            f"| {label} | {self.recall_1:.2f} | {self.recall_5:.2f} | {self.mrr_10:.2f} "
+            f"| {label} | {self.recall_1:.3f} | {self.recall_5:.3f} | {self.mrr_10:.3f} "
             f"| {self.ms_per_query:.1f} |"
         )
 

@@ -136,14 +136,17 @@ def render(
     return Rendered(join(meta, article_body), meta, headings, refs)
 
 
-def _refs(raw_rel: str, title: str, shape: markdown.Outline | None) -> tuple[str, ...]:
+def _refs(raw_rel: str, title: str, shape: markdown.Outline | None) -> tuple[str, ...] | None:
     """What the article refers to, read off the raw file's parse: its links as the article
     will hold them (rewritten), the names its code spans start with. A fenced file refers to
-    nothing."""
+    nothing. None where the raw file cannot tell: a link definition some link uses, when the
+    title the article drops may be that link (`# [Foo]`)."""
     if shape is None:
         return ()
     leading = shape.leading_h1
     dropped = leading[1] if leading and " ".join(leading[0].split()) == title else 0
+    if dropped and any(link.kind == "reference" for link in shape.links):
+        return None
     links = [
         (link.kind, rewrite_target(raw_rel, link.target, None))
         for link in shape.links

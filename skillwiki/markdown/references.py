@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from urllib.parse import unquote
 
-from skillwiki.workspace import MARKDOWN_SUFFIXES
+from skillwiki.workspace import MARKDOWN_SUFFIXES, PARSED_SUFFIXES
 
 WEIGHT = 0.15
 LINK_KINDS = ("inline", "reference", "wikilink")
@@ -73,6 +73,8 @@ def refs(
             article = _linked_article(path, target)
             if article is not None:
                 found.add(f"p:{article}")
+            elif (page := _page_named(target)) is not None:
+                found.add(f"k:{page}")
     found.update(f"k:{k}" for k in map(key, mentions) if k)
     return tuple(sorted(found - set(names(path, title))))
 
@@ -103,6 +105,34 @@ def _linked_article(path: str, target: str) -> str | None:
     if PurePosixPath(resolved).suffix.lower() not in MARKDOWN_SUFFIXES:
         return None
     return resolved
+
+
+def _page_named(target: str) -> str | None:
+    """The name a link to a page of the same site gives where it reaches no article by its
+    path: a site address (`/en/guides/content-collections/`, `../deploy/netlify/`,
+    `ch03-02-data-types.html`, `/docs/tar.md`) names the page by its last part, as a site
+    serves a page from its file's name. None for a URL of another site, an anchor, a file that
+    is not a page (`logo.svg`, `notes.txt`), a relative Markdown file outside the wiki (an
+    article's raw source), and a last part that names its folder's page (`index`, `README`)."""
+    if not target or target[0] == "#" or target.startswith("//") or _SCHEME.match(target):
+        return None
+    path = target.split("#", 1)[0].split("?", 1)[0].rstrip("/")
+    last = unquote(path.rpartition("/")[2])
+    stem, dot, suffix = last.rpartition(".")
+    if dot and stem:
+        kind = suffix.lower()
+        if kind not in _ADDRESS_SUFFIXES and not (path[:1] == "/" and kind in _MARKDOWN_NAMES):
+            return None
+        last = stem
+    name = key(last)
+    return None if not name or name in _FOLDER_PAGES else name
+
+
+# What a page's address ends in; a site path may name the Markdown file too (`/docs/tar.md`).
+_ADDRESS_SUFFIXES = frozenset({"html", "htm"})
+_MARKDOWN_NAMES = frozenset(suffix.lstrip(".") for suffix in PARSED_SUFFIXES)
+# File names that stand for their folder's page.
+_FOLDER_PAGES = frozenset({"index", "readme", "introduction", "overview"})
 
 
 def boost(inbound: int) -> float:

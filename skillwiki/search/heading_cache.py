@@ -26,8 +26,8 @@ from skillwiki import fsio, parallel
 from skillwiki.fingerprint import fingerprint, matches
 from skillwiki.workspace import Workspace
 
-VERSION = 1  # of outline.json (a code span refers to the names it starts with; Liquid comments
-# hide the headings in them): another version's file is not read
+VERSION = 2  # of outline.json (2: a link to a site path refers to the page it names):
+# another version's file is not read
 MIN_ARTICLES = 50  # articles to index at once before the file is worth reading
 # The body's fingerprint, its headings below the title, what it refers to (references.refs).
 ArticleHeadings = tuple[str, tuple[str, ...], tuple[str, ...]]

@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
-SCHEMA = "15"
+SCHEMA = "16"  # 16: a link to a site path refers to the page it names
 
 # How the index cuts text into words and stems them (search/snippets.py marks snippets the same)
 TOKENIZER = "porter unicode61 remove_diacritics 2"

@@ -33,7 +33,28 @@ def test_what_counts_as_a_reference() -> None:
     ]
     mentions = ["curl", "Self", "CURL", "--"]
     found = references.refs(links, mentions, "docs/self.md", "The Self")
-    assert found == ("k:curl", "k:gitrebase", "p:docs/tar.md", "p:tools/rsync.md")
+    assert found == ("k:absolute", "k:curl", "k:gitrebase", "p:docs/tar.md", "p:tools/rsync.md")
+
+
+def test_a_link_to_a_site_address_refers_to_the_page_it_names() -> None:
+    """Sites link their pages by address (Astro, Hugo, Docusaurus by path, mdBook by its
+    .html): the last part names the page, as the site serves it from its file's name."""
+    links = [
+        ("inline", "/en/guides/content-collections/"),
+        ("inline", "../deploy/netlify/#options"),
+        ("reference", "ch03-02-data-types.html"),
+        ("inline", "/docs/tar.md?plain=1"),
+        ("inline", "/en/guides/deploy/"),
+        ("inline", "/img/logo.svg"),  # a file, not a page
+        ("inline", "../../raw/docs/oncall.txt"),  # an article's raw source
+        ("inline", "../../raw/docs/notes.md"),
+        ("inline", "/en/reference/index.html"),  # names its folder's page
+        ("inline", "//cdn.example.org/x/"),
+        ("inline", "mailto:team@example.org"),
+        ("inline", "/en/self/"),  # the page itself
+    ]
+    found = references.refs(links, [], "docs/self.md", "Self")
+    assert found == ("k:ch0302datatypes", "k:contentcollections", "k:deploy", "k:netlify", "k:tar")
 
 
 def test_an_article_is_known_by_its_path_file_name_and_title() -> None:
@@ -117,6 +138,16 @@ def test_a_page_others_refer_to_ranks_first_and_follows_every_change(
     # The prior reorders equals only: a page that matches the words better stays first.
     write(raw / "gamma.md", "# Zebra crossing\n\nZebra crossing, zebra crossing.\n")
     assert hit_names(invoke, demo, "zebra crossing")[0] == "gamma.md"
+
+
+def test_a_page_named_by_a_site_address_ranks_first(demo: Path, invoke: Invoke) -> None:
+    raw = demo / ".wiki" / "raw" / "docs"
+    same = "Cross the zebra crossing only when the light is green.\n"
+    write(raw / "alpha.md", f"# Alpha\n\n{same}")
+    write(raw / "beta.md", f"# Beta\n\n{same}")
+    assert hit_names(invoke, demo, "zebra crossing")[:2] == ["alpha.md", "beta.md"]  # a tie
+    write(raw / "guide.md", "# Guide\n\nRead [the beta page](/en/docs/beta/) first.\n")
+    assert hit_names(invoke, demo, "zebra crossing")[:2] == ["beta.md", "alpha.md"]
 
 
 def test_explain_says_what_ranked_each_hit(demo: Path, invoke: Invoke) -> None:
