@@ -84,15 +84,17 @@ def compile_workspace(
     ):
         result = CompileResult(plan.count(), kept_edited=plan.edited(), problems=plan.problems)
         entry_of: Callable[[str], str | None] = partial(plan.entry_json, ws)
+        done: set[str] = set()
     else:
         with fsio.workspace_lock(ws, config.lock_timeout if wait else 0):
             if _generation(ws) != generation:  # another writer finished meanwhile: look again
                 plan = make_plan(ws, config, trust_articles=trust_articles)
             result = _apply(ws, config, plan, force, progress, outline)
+            done = {*result.headings, *result.removed}
         entry_of = partial(_entry_of, ws, plan, result.new_rows)
     loaded_at = plan.cache.saved_ns
     now = time.time_ns()
-    plan.renew_records(force, now)
+    plan.renew_records(force, now, done)
     statcache.settle(plan.cache, now)
     if write_cache:
         statcache.write(cache_path(ws), plan.cache, config.fingerprint)

@@ -5,7 +5,7 @@ where the record still holds; the others are looked into file by file (freshness
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -164,11 +164,17 @@ class Plan:
         self.others += [Entry(a, source, State(state)) for a, source, state in record.others]
         self.problems += [Problem(path, message) for path, message in record.problems]
 
-    def renew_records(self, force: bool, now: int) -> None:
-        """Give each key looked at a record of how its files are now, with what was found."""
+    def renew_records(self, force: bool, now: int, done: Collection[str] = ()) -> None:
+        """Give each key looked at a record of how its files are now, with what was found;
+        the articles a compile `done` (compiled or removed) as it left them: fresh, or gone.
+        The records of the folders it wrote into then hold (and are trusted where their files
+        are settled), rather than make the next look plan those folders file by file again.
+        What it left is as planned: a raw file it could not compile, an article edited while
+        it ran, are looked at again next time."""
         key_of = self.cache.key_of
+        left = [entry for entry in self.others if entry.article not in done]
         others: dict[Key, list[tuple[str, str | None, str]]] = {}
-        for entry in self.others:
+        for entry in left:
             mine = (entry.article, entry.raw, entry.state.value)
             others.setdefault(key_of(entry.article), []).append(mine)
         problems: dict[Key, list[tuple[str, str]]] = {}
@@ -176,7 +182,7 @@ class Plan:
             key = key_of(problem.path.removeprefix(".wiki/raw/"))
             problems.setdefault(key, []).append((problem.path, problem.message))
         acted_on = todo(force)
-        pending = {key_of(entry.article) for entry in self.others if entry.state in acted_on}
+        pending = {key_of(entry.article) for entry in left if entry.state in acted_on}
         leftovers = bool(self.temps)
         self.listing.renew(
             now,

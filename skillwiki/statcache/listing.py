@@ -4,6 +4,7 @@ file, which this run wrote into, and each article's stat as the run's writes lef
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ class Listing:
     looked: set[Key] = field(default_factory=set)  # folders (or buckets) planned file by file
     trusted_records: dict[Key, Record] = field(default_factory=dict)  # those their records answered
     written: set[str] = field(default_factory=set)  # wiki/ folders this run wrote into
+    grown: set[str] = field(default_factory=set)  # those it wrote a new article into
     # (folder, buckets) -> its raw files and articles spread over its keys, where computed
     splits: dict[tuple[str, int], tuple[dict[Key, Folder], dict[Key, Folder]]] = field(
         default_factory=dict
@@ -104,6 +106,8 @@ class Listing:
             if count > 1:  # on a copy of the key's dict, which the previous listing may hold
                 files = spread[1][key] = dict(files)
             places.append(files)
+        if stat is not None and name not in places[0]:
+            self.grown.add(folder)
         for files in places:
             if stat is None:
                 files.pop(name, None)
@@ -213,9 +217,29 @@ class Listing:
         not taken next time for someone else's.
         """
         keys = self.looked | {key for key in self.trusted_records if key[0] in self.written}
+        orders: dict[str, dict[str, int]] = {}
         for key in sorted(keys):
-            self.cache.renew(key, self._record(key, now, others, problems, pending(key)))
-        self._summarize({key[0] for key in keys} | {folder for folder, _ in self.splits})
+            self.cache.renew(key, self._record(key, now, others, problems, pending(key), orders))
+        self._summarize({key[0] for key in keys} | {folder for folder, _ in self.splits}, orders)
+
+    def _as_listed(self, folder: str, files: Folder, orders: dict[str, dict[str, int]]) -> Folder:
+        """A wiki/ folder's articles (or a key's share of them) in the order a listing of the
+        folder gives, which the records' digests depend on: the articles this run added went
+        last in this listing, and a record renewed with them there would not answer the next
+        look. Where the folder does not hold them all (someone's change meanwhile), as they
+        are: the record then does not match, and the next look goes through its files."""
+        if folder not in self.grown:
+            return files
+        if folder not in orders:
+            try:
+                with os.scandir(self.wiki_root / folder) as entries:
+                    orders[folder] = {entry.name: place for place, entry in enumerate(entries)}
+            except OSError:
+                orders[folder] = {}
+        places = orders[folder]
+        if any(name not in places for name in files):
+            return files
+        return {name: files[name] for name in sorted(files, key=places.__getitem__)}
 
     def _record(
         self,
@@ -224,9 +248,11 @@ class Listing:
         others: Mapping[Key, Others],
         problems: Mapping[Key, Problems],
         pending: bool,
+        orders: dict[str, dict[str, int]],
     ) -> Record | None:
         folder = key[0]
         raw, wiki = self.files_of(key)
+        wiki = self._as_listed(folder, wiki, orders)
         if not raw and not wiki:
             return None
         answered = self.trusted_records.get(key)
@@ -245,7 +271,7 @@ class Listing:
             own_folder_stat=folder in self.written,
         )
 
-    def _summarize(self, folders: set[str]) -> None:
+    def _summarize(self, folders: set[str], orders: dict[str, dict[str, int]]) -> None:
         """Renew the summaries of the big folders among these."""
         for folder in folders:
             if self.cache.buckets.get(folder, 1) == 1:
@@ -259,7 +285,7 @@ class Listing:
             for name in [name for name, known in wiki.items() if known is None]:
                 self.article_stat(folder + name)  # listed by name: its recorded stat
             known = {name: known for name, known in wiki.items() if known is not None}
-            self.cache.summarize(folder, raw, known, stat)
+            self.cache.summarize(folder, raw, self._as_listed(folder, known, orders), stat)
 
     def looked_articles(self) -> dict[str, dict[str, Stat]]:
         """Every article of the keys looked into, by folder, with its stat."""

@@ -147,3 +147,27 @@ def test_the_index_takes_articles_in_as_they_are_read(
         events[: n + 1].count("read") - events[: n + 1].count("insert") for n in range(len(events))
     ]
     assert max(ahead) == sync.SAMPLE
+
+
+def test_a_compile_leaves_records_that_answer_the_next_look(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a compile wrote is fresh in the records it leaves, and the names of a folder it
+    added articles to are digested in the order a listing gives them: the next look takes
+    every folder (a big one spread over buckets too) from its record, not file by file."""
+    from skillwiki.compiler import plan as planning
+
+    monkeypatch.setattr(statcache.cache, "RACY_NS", 0)  # every file settled at once
+    for number in range(statcache.BUCKET_FILES + 40):
+        write(ws / ".wiki" / "raw" / "big" / f"p{number:04}.md", f"# Page {number}\n\nText.\n")
+    _notes(ws, 3)
+    assert invoke("-w", str(ws), "compile").exit_code == 0
+    looked = count_calls(monkeypatch, planning, "plan_key")
+    result = invoke("status", "-w", str(ws), "--json")
+    assert looked == []
+    total = statcache.BUCKET_FILES + 43
+    assert json.loads(result.stdout)["totals"] == {
+        "fresh": total, "new": 0, "stale": 0, "orphan": 0, "edited": 0,
+    }  # fmt: skip
+    assert _hits(invoke, ws, "retry budget 2")[0] == ".wiki/wiki/notes/n02.md"
+    assert looked == []
