@@ -119,14 +119,21 @@ def test_the_boost_grows_slowly_with_the_count() -> None:
     assert references.boost(0) == 1.0 < references.boost(1) < references.boost(10) < 1.5
 
 
-def test_a_page_others_refer_to_ranks_first_and_follows_every_change(
-    demo: Path, invoke: Invoke
-) -> None:
+def _two_equal_pages(demo: Path, invoke: Invoke) -> Path:
+    """Pages alpha and beta, which the text finds equally good (a tie, by path); their
+    raw folder."""
     raw = demo / ".wiki" / "raw" / "docs"
     same = "Cross the zebra crossing only when the light is green.\n"
     write(raw / "alpha.md", f"# Alpha\n\n{same}")
     write(raw / "beta.md", f"# Beta\n\n{same}")
-    assert hit_names(invoke, demo, "zebra crossing")[:2] == ["alpha.md", "beta.md"]  # a tie
+    assert hit_names(invoke, demo, "zebra crossing")[:2] == ["alpha.md", "beta.md"]
+    return raw
+
+
+def test_a_page_others_refer_to_ranks_first_and_follows_every_change(
+    demo: Path, invoke: Invoke
+) -> None:
+    raw = _two_equal_pages(demo, invoke)
     write(raw / "notes.md", "# Notes\n\nSee `beta` first.\n")
     assert hit_names(invoke, demo, "zebra crossing")[:2] == ["beta.md", "alpha.md"]
     write(raw / "more.md", "# More\n\nRead [alpha](alpha.md) and [[Alpha]], and `alpha`.\n")
@@ -141,11 +148,7 @@ def test_a_page_others_refer_to_ranks_first_and_follows_every_change(
 
 
 def test_a_page_named_by_a_site_address_ranks_first(demo: Path, invoke: Invoke) -> None:
-    raw = demo / ".wiki" / "raw" / "docs"
-    same = "Cross the zebra crossing only when the light is green.\n"
-    write(raw / "alpha.md", f"# Alpha\n\n{same}")
-    write(raw / "beta.md", f"# Beta\n\n{same}")
-    assert hit_names(invoke, demo, "zebra crossing")[:2] == ["alpha.md", "beta.md"]  # a tie
+    raw = _two_equal_pages(demo, invoke)
     write(raw / "guide.md", "# Guide\n\nRead [the beta page](/en/docs/beta/) first.\n")
     assert hit_names(invoke, demo, "zebra crossing")[:2] == ["beta.md", "alpha.md"]
 
