@@ -143,7 +143,11 @@ def config_text(tree: Tree) -> str:
 
 
 def run(source: Path, repo: Path, *argv: str) -> tuple[int, float, float, str]:
-    """Run one skillwiki command in a process of its own: exit code, CPU-s, peak MiB, stdout."""
+    """Run one skillwiki command in a process of its own: exit code, CPU-s, peak MiB, stdout.
+
+    A child's peak is at least what this process held when it started the child (Linux keeps
+    the high-water mark of the memory the child began with across exec), so each tree is
+    measured by a bench process of its own, which has read no other tree's output."""
     env = {**os.environ, "PYTHONPATH": str(source)}
     out, err = repo.parent / "stdout", repo.parent / "stderr"
     with out.open("wb") as stdout, err.open("wb") as stderr:
@@ -216,9 +220,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--source", type=Path, default=HERE, help="where skillwiki/ is")
     parser.add_argument("--rounds", type=int, default=3, help="warm lints")
     args = parser.parse_args(argv)
-    for path in args.trees:
-        row = measure(args.source.resolve(), path.resolve(), max(1, args.rounds))
-        print(json.dumps(row, ensure_ascii=False), flush=True)
+    if len(args.trees) > 1:  # each tree measured by a bench process of its own: see `one`
+        for path in args.trees:
+            again = [sys.executable, __file__, str(path), "--source", str(args.source)]
+            subprocess.run([*again, "--rounds", str(args.rounds)], check=True)
+        return
+    row = measure(args.source.resolve(), args.trees[0].resolve(), max(1, args.rounds))
+    print(json.dumps(row, ensure_ascii=False), flush=True)
 
 
 if __name__ == "__main__":
