@@ -47,6 +47,7 @@ def compiled(
     force: bool = False,
     progress: Progress | None = None,
     ready_reads: bool = False,
+    indexing: Progress | None = None,
 ) -> CompileResult:
     """Compile, then bring the search index (where there is one) in step with what the
     compile wrote, so that the next read has nothing left to do: a writer's compile has its
@@ -57,12 +58,13 @@ def compiled(
     missing outline.json is made again, and a missing search index is built, so that the
     first read after a compile of many articles does not read them all again. A lesson
     recorded on a fresh clone leaves the index to the first read, which a hook's budget
-    could not spare."""
+    could not spare. `indexing` is told how many of the articles the search index takes in
+    it has taken (with the `semantic` extra, embedding them is most of a first build)."""
     from skillwiki import search
     from skillwiki.compiler import compile_workspace
 
     result = compile_workspace(ws, config, force=force, progress=progress, outline=ready_reads)
-    search.keep_in_step(ws, result.snapshot, build=ready_reads)
+    search.keep_in_step(ws, result.snapshot, build=ready_reads, progress=indexing)
     return result
 
 
@@ -95,17 +97,30 @@ class CompileAnswer:
 
 
 def compile(
-    ws: Workspace, config: Config, *, force: bool = False, progress: Progress | None = None
+    ws: Workspace,
+    config: Config,
+    *,
+    force: bool = False,
+    progress: Progress | None = None,
+    indexing: Progress | None = None,
 ) -> CompileAnswer:
     """Bring wiki/ and the indexes up to date with raw/ (`force`: over hand-edited articles,
-    each backed up first)."""
-    return _compiled(ws, config, force=force, progress=progress)
+    each backed up first); `progress` follows the compile, `indexing` the search index's
+    build."""
+    return _compiled(ws, config, force=force, progress=progress, indexing=indexing)
 
 
 def _compiled(
-    ws: Workspace, config: Config, *, force: bool, progress: Progress | None
+    ws: Workspace,
+    config: Config,
+    *,
+    force: bool,
+    progress: Progress | None,
+    indexing: Progress | None = None,
 ) -> CompileAnswer:
-    return CompileAnswer(compiled(ws, config, force=force, progress=progress, ready_reads=True))
+    return CompileAnswer(
+        compiled(ws, config, force=force, progress=progress, ready_reads=True, indexing=indexing)
+    )
 
 
 @dataclass(frozen=True)
@@ -151,6 +166,7 @@ def ingest(
     expected: str | None = None,
     compile_after: bool = True,
     progress: Progress | None = None,
+    indexing: Progress | None = None,
 ) -> IngestAnswer:
     """Copy files, folders or `stdin` (the path `-`, named `name`) into raw/, with the title,
     summary and tags given, then compile (unless `compile_after` is off). Of a folder, the
@@ -172,7 +188,11 @@ def ingest(
         kinds=kinds,
         expected=expected,
     )
-    compiled = _compiled(ws, config, force=False, progress=progress) if compile_after else None
+    compiled = (
+        _compiled(ws, config, force=False, progress=progress, indexing=indexing)
+        if compile_after
+        else None
+    )
     fingerprints = tuple(
         file_fingerprint(ws.raw / item.raw, config.fingerprint) for item in result.files
     )

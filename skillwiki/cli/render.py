@@ -75,16 +75,27 @@ def text(value: str, *, err: bool = False, nl: bool = True) -> None:
 @contextmanager
 def progress(label: str) -> Iterator[Callable[[int, int], None] | None]:
     """Yield a progress callback that draws a bar on a terminal; None when piped."""
+    with phases(label) as (update,):
+        yield update
+
+
+@contextmanager
+def phases(*labels: str) -> Iterator[tuple[Callable[[int, int], None] | None, ...]]:
+    """Yield a progress callback for each step of a command (`Compiling`, then `Indexing`),
+    each drawing its own bar on a terminal once it has 50 items or more to go through; each
+    None when piped."""
     if not fancy():
-        yield None
+        yield tuple(None for _ in labels)
         return
-    from rich.progress import Progress
+    from rich.progress import Progress, TaskID
 
     with Progress(transient=True) as bar:
-        task = bar.add_task(label, total=None)
 
-        def update(done: int, total: int) -> None:
-            if total >= 50:
-                bar.update(task, completed=done, total=total)
+        def bar_of(task: TaskID) -> Callable[[int, int], None]:
+            def update(done: int, total: int) -> None:
+                if total >= 50:
+                    bar.update(task, completed=done, total=total, visible=True)
 
-        yield update
+            return update
+
+        yield tuple(bar_of(bar.add_task(label, total=None, visible=False)) for label in labels)

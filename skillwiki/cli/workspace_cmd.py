@@ -102,7 +102,7 @@ def ingest(
     ws, config = open_workspace(ctx, workspace)
     tag_list = tuple(tag.strip() for tag in (tags or "").split(",") if tag.strip())
     data = sys.stdin.buffer.read() if STDIN in paths else None
-    with render.progress("Compiling") as progress:
+    with render.phases("Compiling", "Indexing") as (progress, indexing):
         answer = api.ingest(
             ws,
             config,
@@ -117,6 +117,7 @@ def ingest(
             expected=expect_fingerprint,
             compile_after=not no_compile,
             progress=progress,
+            indexing=indexing,
         )
     if as_json:
         render.print_json(answer.to_json())
@@ -168,8 +169,8 @@ def compile_(
     from skillwiki import api
 
     ws, config = open_workspace(ctx, workspace)
-    with render.progress("Compiling") as progress:
-        answer = api.compile(ws, config, force=force, progress=progress)
+    with render.phases("Compiling", "Indexing") as (progress, indexing):
+        answer = api.compile(ws, config, force=force, progress=progress, indexing=indexing)
     if as_json:
         render.print_json(answer.to_json())
     else:

@@ -22,7 +22,7 @@ from skillwiki.errors import SkillwikiError
 from skillwiki.search.embedders import EMBEDDERS, WORDS, Embedder
 from skillwiki.search.schema import SCHEMA, Damaged, create_schema, schema_version
 from skillwiki.search.snapshot import Snapshot
-from skillwiki.search.sync import sync
+from skillwiki.search.sync import Progress, sync
 from skillwiki.workspace import Workspace
 
 BUSY_SECONDS = 30
@@ -173,7 +173,9 @@ def open_index(
     return _built_in_memory(ws, wiki, shared)
 
 
-def keep_in_step(ws: Workspace, wiki: Snapshot, *, build: bool = False) -> None:
+def keep_in_step(
+    ws: Workspace, wiki: Snapshot, *, build: bool = False, progress: Progress | None = None
+) -> None:
     """After a write, bring the index in .cache/ in step with the articles as the write's
     compile left them (`wiki`, which names what it wrote and the headings it found), so that
     the next read finds nothing to do; the rows of a few articles cost a write little, where
@@ -182,23 +184,26 @@ def keep_in_step(ws: Workspace, wiki: Snapshot, *, build: bool = False) -> None:
     No index yet, or one of another schema: none is built (the next read builds it) unless
     `build`. One that another process is syncing (past a moment's wait), that cannot be
     written, or that fails (the sync is rolled back) is left for the next read, which syncs,
-    rebuilds or says why: the write is done."""
+    rebuilds or says why: the write is done. `progress` is told how many of the articles to
+    put in are in (sync.sync)."""
     path = index_path(ws)
     if not (build or path.exists()):
         return
     try:
         with closing(_connect(path, False, WRITER_WAIT)) as db:
             if build or schema_version(db) == SCHEMA:
-                _sync(db, ws, wiki)
+                _sync(db, ws, wiki, progress)
     except (sqlite3.Error, _Unwritable):
         pass
 
 
-def _sync(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot) -> None:
+def _sync(
+    db: sqlite3.Connection, ws: Workspace, wiki: Snapshot, progress: Progress | None = None
+) -> None:
     """Sync the index on `db` with `wiki`; after a bulk load, give the space of old segments
     back."""
     prepare_connection(db)
-    if sync(db, ws, wiki):
+    if sync(db, ws, wiki, progress=progress):
         db.execute("VACUUM")
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import chain, islice
 
 from skillwiki import parallel
@@ -34,9 +34,18 @@ SAMPLE = 64
 # Articles embedded together.
 EMBED_BATCH = 1024
 
+# How often a sync tells its progress: (articles put in, articles to put in).
+PROGRESS_EVERY = 64
+Progress = Callable[[int, int], None]
+
 
 def sync(
-    db: sqlite3.Connection, ws: Workspace, wiki: Snapshot, kinds: Sequence[Embedder] = EMBEDDERS
+    db: sqlite3.Connection,
+    ws: Workspace,
+    wiki: Snapshot,
+    kinds: Sequence[Embedder] = EMBEDDERS,
+    *,
+    progress: Progress | None = None,
 ) -> bool:
     """Apply the differences between the index on `db` and the articles `wiki` names, in one
     transaction (rolled back on any failure); True after a bulk load, which the caller may
@@ -46,7 +55,8 @@ def sync(
     Without a token (the articles as they are, listed), the one recorded stays: the index then
     holds the articles as they were at that state or later, and a later sync that knows what
     changed since that state still finds every difference; recording none would have it
-    compare every article."""
+    compare every article. `progress` is told, as the articles changed are put in, how many
+    are (every PROGRESS_EVERY, and the last)."""
     on = [embedder for embedder in kinds if embedder.available()]
     if (
         wiki.token is not None
@@ -56,7 +66,7 @@ def sync(
         return False
     db.execute("BEGIN IMMEDIATE")
     try:
-        bulk = _apply(db, ws, wiki, on)
+        bulk = _apply(db, ws, wiki, on, progress)
         if wiki.token is not None:
             db.execute("REPLACE INTO meta VALUES ('synced', ?)", (wiki.token,))
         db.execute("COMMIT")
@@ -71,7 +81,13 @@ def _synced(db: sqlite3.Connection) -> object:
     return db.execute("SELECT value FROM meta WHERE key = 'synced'").fetchone()
 
 
-def _apply(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot, on: Sequence[Embedder]) -> bool:
+def _apply(
+    db: sqlite3.Connection,
+    ws: Workspace,
+    wiki: Snapshot,
+    on: Sequence[Embedder],
+    progress: Progress | None = None,
+) -> bool:
     """The changes of one sync, inside its transaction; True for a bulk load. The articles
     changed are read, put in and embedded as they come, never all held at once."""
     since = (
@@ -85,10 +101,11 @@ def _apply(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot, on: Sequence[E
     named: set[str] = set()  # the names of articles gone or come, and what they refer to
     for rel in gone:
         named.update(_delete(db, rel, packer))
-    for rel, row in chain(first, read):
+    for done, (rel, row) in enumerate(chain(first, read), start=1):
         named.update(_delete(db, rel, packer))
         if row is not None:
             _insert(db, rel, wanted[rel], row, packer, named, vectors)
+        _tell(progress, done, len(changed))
     count_inbound(db, named, everything=len(changed) + len(gone) >= OPTIMIZE_AFTER)
     for embedding in vectors:
         embedding.finish(ws, wiki)
@@ -99,6 +116,12 @@ def _apply(db: sqlite3.Connection, ws: Workspace, wiki: Snapshot, on: Sequence[E
     if bulk:  # merge the index's segments after a bulk load
         db.execute("INSERT INTO fts(fts) VALUES ('optimize')")
     return bulk
+
+
+def _tell(progress: Progress | None, done: int, total: int) -> None:
+    """Tell `progress` how many of the articles to put in are in, every PROGRESS_EVERY."""
+    if progress is not None and (done % PROGRESS_EVERY == 0 or done == total):
+        progress(done, total)
 
 
 def _read_changed(

@@ -32,3 +32,16 @@ def test_no_progress_callback_when_piped(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
     with render.progress("Compiling") as callback:
         assert callback is None
+
+
+def test_each_step_has_its_own_bar_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
+    with render.phases("Compiling", "Indexing") as piped:
+        assert piped == (None, None)
+    monkeypatch.setattr(render, "fancy", lambda: True)
+    with render.phases("Compiling", "Indexing") as bars:
+        assert len(bars) == 2 and all(callable(bar) for bar in bars)
+        for bar in bars:
+            assert bar is not None
+            bar(10, 100)
+            bar(100, 100)

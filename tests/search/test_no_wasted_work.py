@@ -171,3 +171,17 @@ def test_a_compile_leaves_records_that_answer_the_next_look(
     }  # fmt: skip
     assert _hits(invoke, ws, "retry budget 2")[0] == ".wiki/wiki/notes/n02.md"
     assert looked == []
+
+
+def test_a_compile_tells_how_far_the_index_build_has_come(ws: Path) -> None:
+    """The search index a compile builds tells its progress (the command line draws it as a
+    bar of its own: with the `semantic` extra, embedding the articles takes longest)."""
+    from skillwiki import api
+    from skillwiki.config import load_config
+
+    _notes(ws, sync.PROGRESS_EVERY * 2 + 2)
+    root = Workspace(ws)
+    told: list[tuple[int, int]] = []
+    api.compile(root, load_config(root.config_file), indexing=lambda *now: told.append(now))
+    every, total = sync.PROGRESS_EVERY, sync.PROGRESS_EVERY * 2 + 2
+    assert told == [(every, total), (every * 2, total), (total, total)]
