@@ -13,7 +13,7 @@ from skillwiki.markdown.anchors import named_ids, numbered_ids
 from tests.support import Invoke, write
 from tests.support.links import CONFIG
 from tests.support.links import ingest as _ingest
-from tests.support.links import sw001 as _sw001
+from tests.support.links import sw001_targets as _targets
 
 HUGO = '[lint.links]\nroot = "content/en"\ndirectories = true\n'
 SCOPE = """---
@@ -39,10 +39,6 @@ ALL = """# All
 {{% include "/_common/locale.md" %}}
 """
 LOCALE = "---\n_comment: included\n---\n\n## Locale\n\nThe locale.\n"
-
-
-def _targets(ws: Path, invoke: Invoke) -> list[str]:
-    return [f["target"] for f in _sw001(ws, invoke)]
 
 
 def test_an_included_page_s_headings_are_the_including_page_s_anchors(

@@ -11,16 +11,12 @@ from skillwiki import markdown
 from tests.support import Invoke, write
 from tests.support.links import CONFIG
 from tests.support.links import ingest as _ingest
-from tests.support.links import sw001 as _sw001
+from tests.support.links import sw001_targets as _targets
 
 JEKYLL = (
     '[lint.links]\nroot = "src"\nhtml = true\ndirectories = true\n'
     'includes = ["include", "include_cached"]\ninclude_root = "src/_includes"\n'
 )
-
-
-def _targets(ws: Path, invoke: Invoke) -> list[str]:
-    return [f["target"] for f in _sw001(ws, invoke)]
 
 
 COMMENTED = """# Changefeed for

@@ -22,3 +22,8 @@ def ingest(ws: Path, invoke: Invoke, *paths: str) -> None:
     """Ingest the workspace's `paths`, which must succeed."""
     result = invoke("ingest", "-w", str(ws), *(str(ws / path) for path in paths))
     assert result.exit_code == 0, result.output
+
+
+def sw001_targets(ws: Path, invoke: Invoke) -> list[str]:
+    """The targets of the SW001 findings, as written, in the order lint gives them."""
+    return [finding["target"] for finding in sw001(ws, invoke)]
