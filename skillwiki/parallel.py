@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
+# What a long run over many items tells as it goes: (items done, items in all).
+Progress = Callable[[int, int], None]
+
 MIN_ITEMS = 400  # fewer files than this are parsed in this process
 MAX_WORKERS = 8
 IN_FLIGHT = 4  # chunks submitted ahead for each worker

@@ -19,12 +19,11 @@ from skillwiki.config import Config
 from skillwiki.errors import InputError
 from skillwiki.fingerprint import fingerprint, xxh3
 from skillwiki.frontmatter.documents import body_of, decode, split
+from skillwiki.parallel import Progress as Progress  # named here too: compiler.Progress
 from skillwiki.search import heading_cache
 from skillwiki.search.snapshot import ChangesSince, Snapshot
 from skillwiki.statcache import Stat, read_with_stat
 from skillwiki.workspace import Workspace
-
-Progress = Callable[[int, int], None]
 
 
 @dataclass

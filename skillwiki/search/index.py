@@ -19,10 +19,11 @@ from typing import TypeVar
 
 from skillwiki import fsio, statcache
 from skillwiki.errors import SkillwikiError
+from skillwiki.parallel import Progress
 from skillwiki.search.embedders import EMBEDDERS, WORDS, Embedder
 from skillwiki.search.schema import SCHEMA, Damaged, create_schema, schema_version
 from skillwiki.search.snapshot import Snapshot
-from skillwiki.search.sync import Progress, sync
+from skillwiki.search.sync import sync
 from skillwiki.workspace import Workspace
 
 BUSY_SECONDS = 30

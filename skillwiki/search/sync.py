@@ -7,11 +7,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from itertools import chain, islice
 
 from skillwiki import parallel
 from skillwiki.markdown import references
+from skillwiki.parallel import Progress
 from skillwiki.search import heading_cache, semantic
 from skillwiki.search.differences import differences
 from skillwiki.search.embedders import EMBEDDERS, Embedder
@@ -36,7 +37,6 @@ EMBED_BATCH = 1024
 
 # How often a sync tells its progress: (articles put in, articles to put in).
 PROGRESS_EVERY = 64
-Progress = Callable[[int, int], None]
 
 
 def sync(
