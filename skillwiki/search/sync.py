@@ -157,25 +157,26 @@ class _Embedding:
         self.before = _vectors(db, embedder)
         if self.before not in (None, "", embedder.model):  # of another model: made again
             db.execute(f"DELETE FROM {embedder.table}")
-        self.batch: list[tuple[int, str]] = []
+        self.batch: list[tuple[int, tuple[str, ...]]] = []
 
     def add(self, rowid: int, row: ArticleRow | None) -> None:
         """Embed an article put in (`row`: what was read of it; None: nothing could be)."""
-        self.batch.append((rowid, getattr(row, self.embedder.field) if row is not None else ""))
+        value = getattr(row, self.embedder.field) if row is not None else ""
+        self.batch.append((rowid, self.embedder.texts(value)))
         if len(self.batch) >= EMBED_BATCH:
             self._flush()
 
     def _flush(self) -> None:
+        """Embed the batch's texts together, and put in each article's vectors, packed one
+        after another in its row."""
         found, self.batch = self.batch, []
         if found:
-            matrix = self.embedder.embed([text for _, text in found])
-            self.db.executemany(
-                f"INSERT INTO {self.embedder.table}(id, vec) VALUES (?, ?)",
-                [
-                    (rowid, semantic.pack(vec))
-                    for (rowid, _), vec in zip(found, matrix, strict=True)
-                ],
-            )
+            matrix = self.embedder.embed([text for _, texts in found for text in texts])
+            rows, at = [], 0
+            for rowid, texts in found:
+                rows.append((rowid, b"".join(map(semantic.pack, matrix[at : at + len(texts)]))))
+                at += len(texts)
+            self.db.executemany(f"INSERT INTO {self.embedder.table}(id, vec) VALUES (?, ?)", rows)
 
     def finish(self, ws: Workspace, wiki: Snapshot) -> None:
         """Embed the articles put in that wait in the batch; then, unless every other article

@@ -18,13 +18,24 @@ class _Vectors(NamedTuple):
     """The vectors a search read last: of which connection and in what state of it (nothing
     to read again while that holds), of which index (`source`: ids mean the same articles in
     any connection to it while this holds, since an id is never given again), and the ids with
-    their vectors, in the order of the ids."""
+    their vectors, in the order of the ids: an article's rows one after another (`starts`:
+    the first of each; one row an article, when there are as many rows as ids)."""
 
     db: sqlite3.Connection
     state: tuple[int, int]
     source: tuple[str, str] | None
     ids: list[int]
     matrix: Any
+    starts: Any
+
+
+class _Read(NamedTuple):
+    """The ids of the articles with vectors, in order, and their vectors: the rows of the
+    matrix, an article's one after another from its place in `starts`."""
+
+    ids: list[int]
+    matrix: Any
+    starts: Any
 
 
 class Nearest(NamedTuple):
@@ -67,13 +78,13 @@ class VectorCache:
             self._sentences = VectorCache(SENTENCES, stays=self.stays)
         return self._sentences
 
-    def read(self, db: sqlite3.Connection) -> tuple[list[int], Any]:
+    def read(self, db: sqlite3.Connection) -> _Read:
         """The ids and vectors of every article, read again only when the index changed, and
         then only those of the articles that came since the last read of the same index."""
         state = (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes)
         last = self.last
         if last is not None and last.db is db and last.state == state:
-            return last.ids, last.matrix
+            return _Read(last.ids, last.matrix, last.starts)
         begun = not db.in_transaction
         if begun:  # the reads below see one state of the index
             db.execute("BEGIN")
@@ -85,7 +96,8 @@ class VectorCache:
             if read is None:
                 table = self.embedder.table
                 stored = db.execute(f"SELECT id, vec FROM {table} ORDER BY id").fetchall()
-                read = [rowid for rowid, _ in stored], _matrix(stored, self.embedder)
+                matrix, counts = _matrix(stored, self.embedder)
+                read = _Read([rowid for rowid, _ in stored], matrix, _starts(counts))
         finally:
             if begun:
                 db.execute("COMMIT")
@@ -96,11 +108,15 @@ class VectorCache:
         self, db: sqlite3.Connection, text: str, filters: Filters, wanted: int
     ) -> list[Nearest]:
         """The `wanted` articles passing the filters whose vectors are nearest the query's,
-        nearest first."""
-        ids, vectors = self.read(db)
+        nearest first: of an article with several, the nearest."""
+        ids, vectors, starts = self.read(db)
         if not ids:
             return []
         similarity = vectors @ self.embedder.embed_query(text)
+        if len(similarity) > len(ids):  # some have several: each article's nearest
+            import numpy as np
+
+            similarity = np.maximum.reduceat(similarity, starts)
         where, params = filter_sql(filters)
         found: list[Nearest] = []
         for count in (wanted, len(ids)):  # all of them only when the filters left too few
@@ -173,9 +189,7 @@ def _source(db: sqlite3.Connection, embedder: Embedder) -> tuple[str, str] | Non
     return file, str(meta["built"])
 
 
-def _vectors_since(
-    db: sqlite3.Connection, last: _Vectors, embedder: Embedder
-) -> tuple[list[int], Any] | None:
+def _vectors_since(db: sqlite3.Connection, last: _Vectors, embedder: Embedder) -> _Read | None:
     """The ids and vectors as `last` had them, less those gone since and with those that came
     after them (read from the index); None if that is not what the index holds now, or if so
     many changed that reading them all costs no more."""
@@ -195,7 +209,7 @@ def _vectors_since(
         came = np.setdiff1d(now, before, assume_unique=True).tolist()
         gone = np.flatnonzero(~np.isin(before, now, assume_unique=True)).tolist()
     if not came and not gone:
-        return last.ids, last.matrix
+        return _Read(last.ids, last.matrix, last.starts)
     if len(came) + len(gone) > _CHANGED_AT_MOST or (came and before.size and came[0] < before[-1]):
         return None  # many, or given ids below those kept (the extra was off): read them all
     stored = []
@@ -206,13 +220,14 @@ def _vectors_since(
     if len(stored) != len(came):
         return None
     stored.sort()
-    matrix = np.empty((len(now), last.matrix.shape[1]), dtype=last.matrix.dtype)
-    at = 0
-    for start, end in zip([-1, *gone], [*gone, len(before)], strict=True):  # the rows kept
-        matrix[at : at + end - start - 1] = last.matrix[start + 1 : end]
-        at += end - start - 1
-    matrix[at:] = _matrix(stored, embedder)
-    return now.tolist(), matrix
+    ends = np.append(last.starts[1:], len(last.matrix))
+    kept = np.ones(len(last.matrix), dtype=bool)
+    for place in gone:  # the rows of the articles gone
+        kept[last.starts[place] : ends[place]] = False
+    counts = np.delete(ends - last.starts, gone)
+    added, added_counts = _matrix(stored, embedder)
+    matrix = np.concatenate([last.matrix[kept], added])
+    return _Read(now.tolist(), matrix, _starts(np.concatenate([counts, added_counts])))
 
 
 def _changed_ids(db: sqlite3.Connection, ids: list[int]) -> tuple[list[int], list[int]] | None:
@@ -244,8 +259,22 @@ def _changed_ids(db: sqlite3.Connection, ids: list[int]) -> tuple[list[int], lis
     return came, [place]
 
 
-def _matrix(stored: list[Any], embedder: Embedder) -> Any:
-    """The vectors of (id, vec) rows as one matrix, each checked to be one."""
-    if any(not isinstance(vec, bytes) or len(vec) != embedder.packed for _, vec in stored):
-        raise Damaged("a stored vector is not one")
-    return semantic.matrix([vec for _, vec in stored], embedder.dimensions)
+def _matrix(stored: list[Any], embedder: Embedder) -> tuple[Any, list[int]]:
+    """The vectors of (id, vec) rows as one matrix, with how many each row holds, each checked
+    to hold one to `embedder.most`."""
+    most = embedder.packed * embedder.most
+    counts = []
+    for _, vec in stored:
+        if not isinstance(vec, bytes) or not vec or len(vec) > most or len(vec) % embedder.packed:
+            raise Damaged("a stored vector is not one")
+        counts.append(len(vec) // embedder.packed)
+    return semantic.matrix([vec for _, vec in stored], embedder.dimensions), counts
+
+
+def _starts(counts: Any) -> Any:
+    """Where each article's rows begin, of its count of them in order."""
+    import numpy as np
+
+    starts = np.zeros(len(counts), dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    return starts

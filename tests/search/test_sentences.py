@@ -12,6 +12,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -111,21 +112,42 @@ def test_prose_only() -> None:
         "# tar\n\n> Archiving utility.\n> More information: <https://www.gnu.org/software/tar>.\n\n"
         "- [c]reate an archive from files:\n\n`tar cf {{target.tar}} {{file1 file2 ...}}`\n"
     )
-    assert sentences.prose("tar", "", tldr) == (
-        "tar\nArchiving utility. More information: .\n[c]reate an archive from files:"
+    assert sentences.passages("tar", "", tldr) == (
+        "tar\nArchiving utility. More information: .\n[c]reate an archive from files:",
     )
     page = (
         "Intro with `inline` code and a [link](https://example.com/x) <b>bold</b>.\n\n"
         "## Setup\n\n```python\nprint('no')\n```\n~~~~\ncode ``` still\n~~~~\n"
         "1. First step\n* Second step\n\n    indented stays\n\n## Sources\n\n- raw/a.md\n"
     )
-    assert sentences.prose("Title", "A summary.", page) == (
-        "Title\nA summary.\nIntro with inline code and a link bold.\nSetup\n"
-        "First step\nSecond step\nindented stays"
+    assert sentences.passages("Title", "A summary.", page) == (
+        "Title\nA summary.\nIntro with inline code and a link bold.",
+        "Title: Setup\nFirst step\nSecond step\nindented stays",
     )
     long = "".join(f"Sentence number {n} of some words.\n" for n in range(1000))
-    cut = sentences.prose("t", "", long)
-    assert sentences.PROSE_CHARACTERS < len(cut) < sentences.PROSE_CHARACTERS + 100
+    (cut,) = sentences.passages("t", "", long)
+    assert sentences.PROSE_CHARACTERS - 100 < len(cut) <= sentences.PROSE_CHARACTERS + 1
+
+
+def test_an_article_is_read_as_its_opening_and_its_sections() -> None:
+    """A vector a passage: the opening (the `#` title's heading is the title's), then each
+    `##` or `###` section with the title and its heading, a deeper heading's text in its
+    section, a heading of code read as its text, a `##` in a code block no heading; at most
+    PASSAGES, the opening and the first sections."""
+    page = (
+        "# Title\n\nOpening words.\n\n## First\n\nOne.\n\n### Deeper\n\nTwo.\n\n"
+        "#### Deepest\n\nThree.\n\n```\n## not a heading\n```\n\n## `run()`\n\nFour.\n"
+    )
+    assert sentences.passages("Title", "", page) == (
+        "Title\nOpening words.",
+        "Title: First\nOne.",
+        "Title: Deeper\nTwo.\nDeepest\nThree.",
+        "Title: run()\nFour.",
+    )
+    many = "".join(f"## Part {n}\n\nText {n}.\n\n" for n in range(1, 20))
+    read = sentences.passages("Many", "", many)
+    assert len(read) == sentences.PASSAGES == 4
+    assert read[0] == "Many" and read[-1] == "Many: Part 3\nText 3."
 
 
 @pytest.mark.parametrize(
@@ -242,6 +264,115 @@ def test_the_nearest_by_sentence(ws: Path, invoke: Invoke, monkeypatch: pytest.M
         assert cache.nearest_sentences(db, "logging", Filters("lesson", (), False), 3) == []
         monkeypatch.setenv("SKILLWIKI_SEMANTIC", "0")
         assert cache.nearest_sentences(db, "keep a process running", filters, 3) == []
+
+
+SECTIONED = {
+    "kitchen.md": "# Kitchen notes\n\nFlour, sugar and butter, weighed for a cake.\n\n"
+    "## Ovens\n\nHeat the oven to 180 degrees before the tin goes in.\n\n"
+    "## Long jobs\n\nRun it with nohup, so that the process lives on after you log out.\n",
+    "garden.md": "# Garden\n\nWater the tomatoes at dawn.\n\n## Soil\n\nDig in compost.\n",
+}
+
+
+def _anew(db: sqlite3.Connection) -> tuple[list[int], Any, list[int]]:
+    """Every article's sentence vectors read from the index as they are stored: the ids, the
+    vectors one after another, and where each article's first is."""
+    import numpy as np
+
+    from skillwiki.search import semantic
+
+    rows = db.execute("SELECT id, vec FROM sents ORDER BY id").fetchall()
+    per = [semantic.matrix([vec], sentences.DIMENSIONS) for _, vec in rows]
+    starts = [sum(len(each) for each in per[:at]) for at in range(len(per))]
+    return [rowid for rowid, _ in rows], np.concatenate(per), starts
+
+
+def test_an_article_is_as_near_as_its_nearest_passage(ws: Path, invoke: Invoke) -> None:
+    """The page whose third passage says the task is found by it: its similarity is that
+    passage's, the nearest of its three stored vectors."""
+    import numpy as np
+
+    from skillwiki.search import semantic
+
+    for name, text in {**PAGES, **SECTIONED}.items():
+        write(ws / "notes" / name, text)
+    assert invoke("ingest", "-w", str(ws), str(ws / "notes")).exit_code == 0
+    _query(invoke, ws, "process")
+    stored, _ = _stored(ws)
+    assert len(stored["notes/kitchen.md"]) == 3 * (4 + sentences.DIMENSIONS)
+    text = "keep a job running after logging out"
+    query = sentences.embed_query(text)
+    passages = semantic.matrix([stored["notes/kitchen.md"]], sentences.DIMENSIONS) @ query
+    assert int(passages.argmax()) == 2
+    with sqlite3.connect(index_path(find_workspace(ws))) as db:
+        found = VectorCache().nearest_sentences(db, text, Filters(None, (), False), 7)
+    by_path = {hit.path: hit.similarity for hit in found}
+    assert np.isclose(by_path["notes/kitchen.md"], float(passages.max()), atol=1e-5)
+    assert [hit.path for hit in found][:2] in (
+        ["notes/nohup.md", "notes/kitchen.md"],
+        ["notes/kitchen.md", "notes/nohup.md"],
+    )
+
+
+def test_a_warm_read_after_a_change_keeps_each_article_s_passages(ws: Path, invoke: Invoke) -> None:
+    """A server's cache of sentence vectors, after an article of several passages changes
+    (its count of passages with it), one goes and one comes: the same ids, vectors and
+    starts as reading them all, the articles that stayed kept from the last read."""
+    import numpy as np
+
+    from skillwiki.server.live import LiveWorkspace, WorkspaceLookup
+
+    for name, text in {**PAGES, **SECTIONED}.items():
+        write(ws / "notes" / name, text)
+    assert invoke("ingest", "-w", str(ws), str(ws / "notes")).exit_code == 0
+    warm = LiveWorkspace(WorkspaceLookup(ws))
+    cache = VectorCache()
+    raw = ws / ".wiki" / "raw" / "notes"
+    changes: list[Callable[[], object]] = [
+        lambda: write(
+            raw / "kitchen.md", "# Kitchen\n\nOne.\n\n## A\n\nTwo.\n\n## B\n\nC.\n\n## D\n\nE.\n"
+        ),
+        lambda: (raw / "garden.md").unlink(),
+        lambda: write(raw / "lake.md", "# Lake\n\nSwim.\n\n## Boats\n\nRow a boat.\n"),
+    ]
+    try:
+        for change in [lambda: None, *changes]:
+            change()
+            with warm.reading() as reading:
+                ids, matrix, starts = cache.sentences.read(reading.index)
+                expected_ids, expected, expected_starts = _anew(reading.index)
+            assert ids == expected_ids and np.array_equal(matrix, expected)
+            assert list(starts) == expected_starts and len(matrix) > len(ids)
+    finally:
+        warm.close()
+
+
+@pytest.mark.parametrize("count", [0, 1.5, sentences.PASSAGES + 1])
+def test_a_row_of_sentence_vectors_that_is_not_one_to_four_has_the_index_rebuilt(
+    ws: Path, invoke: Invoke, count: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An article's row holds one to PASSAGES vectors: none, part of one, or more is damage,
+    and the index is built again, answering as before."""
+    from skillwiki.search import rank
+
+    for name, text in {**PAGES, **SECTIONED}.items():
+        write(ws / "notes" / name, text)
+    assert invoke("ingest", "-w", str(ws), str(ws / "notes")).exit_code == 0
+    text = "keep a job running after logging out"
+
+    def answer() -> list[tuple[str, Any]]:
+        result = invoke("query", "-w", str(ws), text, "--json", "--explain")
+        assert result.exit_code == 0, result.output
+        hits = json.loads(result.output)["results"]
+        return [(hit["path"], hit["signals"]["sentence_rank"]) for hit in hits]
+
+    expected = answer()
+    assert any(rank == 1 for _, rank in expected)
+    with sqlite3.connect(index_path(find_workspace(ws))) as db:
+        db.execute("UPDATE sents SET vec = ? WHERE id = 1", (b"\1" * int(count * 388),))
+    monkeypatch.setattr(rank, "SHARED", VectorCache())  # as a new process reads: all again
+    assert answer() == expected
+    assert len(_stored(ws)[0]["notes/cake.md"]) == 4 + sentences.DIMENSIONS
 
 
 def _loaded_after(root: Path, setting: str, *argv: str) -> list[str]:
