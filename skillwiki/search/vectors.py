@@ -14,28 +14,26 @@ from skillwiki.search.filters import Filters, filter_sql
 from skillwiki.search.schema import Damaged, in_chunks
 
 
+class _Read(NamedTuple):
+    """The ids of the articles with vectors, in order, and their vectors: the rows of the
+    matrix, an article's one after another from its place in `starts` (one row an article,
+    when there are as many rows as ids)."""
+
+    ids: list[int]
+    matrix: Any
+    starts: Any
+
+
 class _Vectors(NamedTuple):
     """The vectors a search read last: of which connection and in what state of it (nothing
     to read again while that holds), of which index (`source`: ids mean the same articles in
-    any connection to it while this holds, since an id is never given again), and the ids with
-    their vectors, in the order of the ids: an article's rows one after another (`starts`:
-    the first of each; one row an article, when there are as many rows as ids)."""
+    any connection to it while this holds, since an id is never given again), and what was
+    read."""
 
     db: sqlite3.Connection
     state: tuple[int, int]
     source: tuple[str, str] | None
-    ids: list[int]
-    matrix: Any
-    starts: Any
-
-
-class _Read(NamedTuple):
-    """The ids of the articles with vectors, in order, and their vectors: the rows of the
-    matrix, an article's one after another from its place in `starts`."""
-
-    ids: list[int]
-    matrix: Any
-    starts: Any
+    read: _Read
 
 
 class Nearest(NamedTuple):
@@ -84,7 +82,7 @@ class VectorCache:
         state = (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes)
         last = self.last
         if last is not None and last.db is db and last.state == state:
-            return _Read(last.ids, last.matrix, last.starts)
+            return last.read
         begun = not db.in_transaction
         if begun:  # the reads below see one state of the index
             db.execute("BEGIN")
@@ -92,7 +90,7 @@ class VectorCache:
             source = _source(db, self.embedder)
             read = None
             if last is not None and source is not None and last.source == source:
-                read = _vectors_since(db, last, self.embedder)
+                read = _vectors_since(db, last.read, self.embedder)
             if read is None:
                 table = self.embedder.table
                 stored = db.execute(f"SELECT id, vec FROM {table} ORDER BY id").fetchall()
@@ -101,7 +99,7 @@ class VectorCache:
         finally:
             if begun:
                 db.execute("COMMIT")
-        self.last = _Vectors(db, state, source, *read)
+        self.last = _Vectors(db, state, source, read)
         return read
 
     def nearest(
@@ -189,7 +187,7 @@ def _source(db: sqlite3.Connection, embedder: Embedder) -> tuple[str, str] | Non
     return file, str(meta["built"])
 
 
-def _vectors_since(db: sqlite3.Connection, last: _Vectors, embedder: Embedder) -> _Read | None:
+def _vectors_since(db: sqlite3.Connection, last: _Read, embedder: Embedder) -> _Read | None:
     """The ids and vectors as `last` had them, less those gone since and with those that came
     after them (read from the index); None if that is not what the index holds now, or if so
     many changed that reading them all costs no more."""
@@ -209,7 +207,7 @@ def _vectors_since(db: sqlite3.Connection, last: _Vectors, embedder: Embedder) -
         came = np.setdiff1d(now, before, assume_unique=True).tolist()
         gone = np.flatnonzero(~np.isin(before, now, assume_unique=True)).tolist()
     if not came and not gone:
-        return _Read(last.ids, last.matrix, last.starts)
+        return last
     if len(came) + len(gone) > _CHANGED_AT_MOST or (came and before.size and came[0] < before[-1]):
         return None  # many, or given ids below those kept (the extra was off): read them all
     stored = []

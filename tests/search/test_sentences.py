@@ -260,7 +260,7 @@ def test_the_nearest_by_sentence(ws: Path, invoke: Invoke, monkeypatch: pytest.M
         assert found[0].similarity > found[1].similarity >= found[2].similarity
         assert cache.nearest_sentences(db, "保持进程运行", filters, 3) == []
         kept = cache.sentences.last
-        assert kept is not None and len(kept.ids) == len(PAGES)
+        assert kept is not None and len(kept.read.ids) == len(PAGES)
         assert cache.nearest_sentences(db, "logging", Filters("lesson", (), False), 3) == []
         monkeypatch.setenv("SKILLWIKI_SEMANTIC", "0")
         assert cache.nearest_sentences(db, "keep a process running", filters, 3) == []
@@ -493,7 +493,7 @@ def test_a_server_loads_the_encoder_once_when_it_primes(ws: Path, invoke: Invoke
     with sqlite3.connect(index_path(find_workspace(ws))) as db:
         prime(db, cache)
         assert sentences.kept.cache_info().currsize == 1
-        assert cache.sentences.last is not None and len(cache.sentences.last.ids) == len(PAGES)
+        assert cache.sentences.last is not None and len(cache.sentences.last.read.ids) == len(PAGES)
         kept = sentences.kept()
         filters = Filters(None, (), False)
         assert cache.nearest_sentences(db, "keep a process running", filters, 1)

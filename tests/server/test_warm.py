@@ -207,7 +207,7 @@ def test_a_follower_reads_the_new_vectors_before_the_next_search(
     warm = LiveWorkspace(WorkspaceLookup(demo), follow=True)
     _hits(warm, "retry")
     assert warm.vectors.last is not None  # the kept index's own vectors, not a shared cache
-    before = list(warm.vectors.last.ids)
+    before = list(warm.vectors.last.read.ids)
     article = demo / ".wiki" / "wiki" / "docs" / "lyrebird.md"
     write(demo / ".wiki" / "raw" / "docs" / "lyrebird.md", "# Lyrebird\n\nMimics.\n")
     _until(article.exists)
@@ -217,7 +217,7 @@ def test_a_follower_reads_the_new_vectors_before_the_next_search(
         db = vectors.db
         assert db is warm._index.connection
         assert vectors.state == (db.execute("PRAGMA data_version").fetchone()[0], db.total_changes)
-        assert len(vectors.ids) == len(before) + 1
+        assert len(vectors.read.ids) == len(before) + 1
     warm.close()
 
 
