@@ -49,6 +49,7 @@ def refresh(
     write_cache: bool = True,
     kept: sqlite3.Connection | None = None,
     read_only: bool = False,
+    indexing: Progress | None = None,
 ) -> Refresh:
     """Compile what changed and bring the search index in step with the articles.
 
@@ -60,7 +61,9 @@ def refresh(
     write (`write_cache` off), and may give the index connection it keeps (`kept`, see
     search.open_index), which then comes back if it could serve. `read_only` (a server told
     to write nothing) compiles nothing and writes nothing, not even the caches: the raw files
-    changed since they were compiled are told, and the index is in memory.
+    changed since they were compiled are told, and the index is in memory. `progress` follows
+    the compile, `indexing` the search index's sync (an index built, or its vectors made
+    again, takes a while).
     """
     if read_only:
         return _as_they_are(ws, config, shared=shared, kept=kept)
@@ -81,9 +84,9 @@ def refresh(
             else "the workspace cannot be written"
         )
         snapshot = search.Snapshot(lambda: statcache.scan(ws.wiki))
-        index = search.open_index(ws, snapshot, shared=shared, kept=kept)
+        index = search.open_index(ws, snapshot, shared=shared, kept=kept, progress=indexing)
         return Refresh(0, index=index, skipped=f"{reason}: answered from the articles as they are")
-    index = search.open_index(ws, result.snapshot, shared=shared, kept=kept)
+    index = search.open_index(ws, result.snapshot, shared=shared, kept=kept, progress=indexing)
     wrote = {f"wiki/{article}" for article in result.written + result.removed}
     if wrote or result.indexes_written:
         wrote |= {"index.md", "index.json", "log.md"}
@@ -111,17 +114,21 @@ def _as_they_are(
     return Refresh(0, plan.problems, index, skipped=skipped)
 
 
-def as_compiled(ws: Workspace, config: Config) -> sqlite3.Connection:
+def as_compiled(
+    ws: Workspace, config: Config, indexing: Progress | None = None
+) -> sqlite3.Connection:
     """The search index as the last compile left it, for a read told not to compile
     (--no-compile): where the index was synced to the state the stat cache saved, it is
     opened as it is, without a look at wiki/; otherwise it is synced with the articles as
     they are, and that state recorded (the index then holds it or a later one), so that the
-    next read compares only what changed since, as after a compile."""
+    next read compares only what changed since, as after a compile. `indexing` follows the
+    sync."""
     from skillwiki.compiler import cache_path
 
     saved = statcache.open_cache(cache_path(ws), config.fingerprint, None)[0].saved_ns
     token = str(saved) if saved else None
-    return search.open_index(ws, search.Snapshot(lambda: statcache.scan(ws.wiki), token=token))
+    snapshot = search.Snapshot(lambda: statcache.scan(ws.wiki), token=token)
+    return search.open_index(ws, snapshot, progress=indexing)
 
 
 def notices(skipped: str | None, problems: Sequence[Problem]) -> list[str]:

@@ -83,11 +83,13 @@ def open_wiki(
     compile_first: bool = True,
     with_index: bool = True,
     progress: Progress | None = None,
+    indexing: Progress | None = None,
 ) -> Wiki:
     """Open the workspace for a read: compile what changed and bring the search index in step
     (reading.refresh; or the workspace a process keeps open, api.kept), or with
     `compile_first` off, open the index as the last compile left it (reading.as_compiled;
-    `with_index` off: none, each read opens what it needs)."""
+    `with_index` off: none, each read opens what it needs). `progress` follows the compile,
+    `indexing` the search index's sync."""
     from skillwiki.reading import as_compiled, refresh
 
     keep = keeper.get() if compile_first else None
@@ -105,11 +107,11 @@ def open_wiki(
             owned=False,
         )
     if compile_first:
-        done = refresh(ws, config, progress)
+        done = refresh(ws, config, progress, indexing=indexing)
         return Wiki(ws, config, done.index, done.refreshed, done.skipped, tuple(done.problems))
     if not with_index:
         return Wiki(ws, config)
-    return Wiki(ws, config, as_compiled(ws, config))
+    return Wiki(ws, config, as_compiled(ws, config, indexing))
 
 
 def opened_notices(wiki: Opened) -> tuple[str, ...]:

@@ -65,12 +65,15 @@ def open_wiki(
 
 
 def opened(ws: Workspace, config: Config, *, compile_first: bool, with_index: bool = True) -> Wiki:
-    """Open the workspace for a read: compiled first (with a progress bar on a terminal)
-    unless `compile_first` is off. The caller closes it with a `with` block."""
+    """Open the workspace for a read: compiled first unless `compile_first` is off, with a
+    progress bar on a terminal for the compile and for the search index's sync (an index built,
+    or its vectors made again, takes a while). The caller closes it with a `with` block."""
     from skillwiki import api
     from skillwiki.cli import render
 
-    if not compile_first:
-        return api.open_wiki(ws, config, compile_first=False, with_index=with_index)
-    with render.progress("Compiling") as progress:
-        return api.open_wiki(ws, config, progress=progress)
+    with render.phases("Compiling", "Indexing") as (progress, indexing):
+        if not compile_first:
+            return api.open_wiki(
+                ws, config, compile_first=False, with_index=with_index, indexing=indexing
+            )
+        return api.open_wiki(ws, config, progress=progress, indexing=indexing)

@@ -116,14 +116,16 @@ def _remove_index(path: Path) -> None:
         fsio.remove_file(stale)
 
 
-def _synced_file(ws: Workspace, path: Path, wiki: Snapshot, shared: bool) -> sqlite3.Connection:
+def _synced_file(
+    ws: Workspace, path: Path, wiki: Snapshot, shared: bool, progress: Progress | None = None
+) -> sqlite3.Connection:
     """The index file, synced with `wiki`, on the one connection the caller then reads it
     through: a second connection would read the schema and pages again, and closing the first
     (the last on the file) would checkpoint and delete the -wal and -shm files, which the
     second made again."""
     db = _connect(path, shared)
     try:
-        _sync(db, ws, wiki)
+        _sync(db, ws, wiki, progress)
     except BaseException:
         db.close()
         raise
@@ -137,6 +139,7 @@ def open_index(
     shared: bool = False,
     kept: sqlite3.Connection | None = None,
     in_memory: bool = False,
+    progress: Progress | None = None,
 ) -> sqlite3.Connection:
     """Return an index in step with the articles: the one in .cache/, kept up to date, or
     where the workspace cannot be written (or `in_memory`: a reader that writes nothing), one
@@ -149,6 +152,7 @@ def open_index(
     and it is returned: its cached pages still hold, where a new connection reads them
     again. Where it cannot serve (the
     index damaged or unwritable, its snapshot outdated), the index is opened as without it.
+    `progress` is told how many of the articles to put in, or to embed, are in (sync.sync).
     """
     path = index_path(ws)
     if kept is not None and _synced_on(kept, ws, path, wiki):
@@ -160,7 +164,9 @@ def open_index(
     if not in_memory:
         try:
             db = _patiently(
-                path, lambda: _synced_file(ws, path, wiki, shared), lambda: _remove_index(path)
+                path,
+                lambda: _synced_file(ws, path, wiki, shared, progress),
+                lambda: _remove_index(path),
             )
             if not shared:
                 return db
@@ -171,7 +177,7 @@ def open_index(
             return _connect(path, shared)
         except _Unwritable:
             pass
-    return _built_in_memory(ws, wiki, shared)
+    return _built_in_memory(ws, wiki, shared, progress=progress)
 
 
 def keep_in_step(
@@ -209,13 +215,17 @@ def _sync(
 
 
 def _built_in_memory(
-    ws: Workspace, wiki: Snapshot, shared: bool = False, kinds: Sequence[Embedder] = EMBEDDERS
+    ws: Workspace,
+    wiki: Snapshot,
+    shared: bool = False,
+    kinds: Sequence[Embedder] = EMBEDDERS,
+    progress: Progress | None = None,
 ) -> sqlite3.Connection:
     """An index of the articles `wiki` names, built in memory for this run alone, with the
     vectors of `kinds`."""
     db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=not shared)
     create_schema(db)
-    sync(db, ws, wiki, kinds)
+    sync(db, ws, wiki, kinds, progress=progress)
     return db
 
 

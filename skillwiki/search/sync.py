@@ -56,7 +56,8 @@ def sync(
     holds the articles as they were at that state or later, and a later sync that knows what
     changed since that state still finds every difference; recording none would have it
     compare every article. `progress` is told, as the articles changed are put in, how many
-    are (every PROGRESS_EVERY, and the last)."""
+    are (every PROGRESS_EVERY, and the last); then likewise of the articles whose vectors are
+    made again (of another model, or the extra installed since)."""
     on = [embedder for embedder in kinds if embedder.available()]
     if (
         wiki.token is not None
@@ -108,7 +109,7 @@ def _apply(
         _tell(progress, done, len(changed))
     count_inbound(db, named, everything=len(changed) + len(gone) >= OPTIMIZE_AFTER)
     for embedding in vectors:
-        embedding.finish(ws, wiki)
+        embedding.finish(ws, wiki, progress)
     for embedder in EMBEDDERS:
         if embedder not in on and changed:  # some articles lack one
             db.execute("REPLACE INTO meta VALUES (?, '')", (embedder.meta,))
@@ -178,10 +179,11 @@ class _Embedding:
                 at += len(texts)
             self.db.executemany(f"INSERT INTO {self.embedder.table}(id, vec) VALUES (?, ?)", rows)
 
-    def finish(self, ws: Workspace, wiki: Snapshot) -> None:
+    def finish(self, ws: Workspace, wiki: Snapshot, progress: Progress | None = None) -> None:
         """Embed the articles put in that wait in the batch; then, unless every other article
         had its vector of this model before the sync, those still without one (indexed while
-        the extra was off, or for another model), read again."""
+        the extra was off, or for another model), read again: `progress` is told how many of
+        those are in, as the articles put in were."""
         self._flush()
         if self.before != self.embedder.model:
             table = self.embedder.table
@@ -194,8 +196,10 @@ class _Embedding:
                 ArticleToRead(ws.wiki / rel, rel, wiki.entry_of(rel), embedded=field)
                 for _, rel in missing
             ]
-            for (rowid, _), row in zip(missing, parallel.imap(read_row, jobs), strict=True):
+            read = zip(missing, parallel.imap(read_row, jobs), strict=True)
+            for done, ((rowid, _), row) in enumerate(read, start=1):
                 self.add(rowid, row)
+                _tell(progress, done, len(missing))
             self._flush()
         self.db.execute(
             "REPLACE INTO meta VALUES (?, ?)", (self.embedder.meta, self.embedder.model)

@@ -185,3 +185,32 @@ def test_a_compile_tells_how_far_the_index_build_has_come(ws: Path) -> None:
     api.compile(root, load_config(root.config_file), indexing=lambda *now: told.append(now))
     every, total = sync.PROGRESS_EVERY, sync.PROGRESS_EVERY * 2 + 2
     assert told == [(every, total), (every * 2, total), (total, total)]
+
+
+@pytest.mark.parametrize("compile_first", [True, False])
+def test_a_read_that_builds_the_index_tells_how_far_it_has_come(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch, compile_first: bool
+) -> None:
+    """A query that finds no index builds it, which on a large wiki takes a while: the command
+    line draws that as its `Indexing` bar, with --no-compile too."""
+    from contextlib import contextmanager
+
+    from skillwiki.cli import render
+
+    total = sync.PROGRESS_EVERY * 2 + 2
+    _notes(ws, total)
+    assert invoke("compile", "-w", str(ws)).exit_code == 0
+    search.index_path(Workspace(ws)).unlink()
+    told: dict[str, list[tuple[int, int]]] = {}
+
+    @contextmanager
+    def phases(*labels: str) -> Any:
+        yield tuple(
+            lambda *now, label=label: told.setdefault(label, []).append(now) for label in labels
+        )
+
+    monkeypatch.setattr(render, "phases", phases)
+    more = () if compile_first else ("--no-compile",)
+    assert _hits(invoke, ws, "retry budget 2", *more)[0] == ".wiki/wiki/notes/n02.md"
+    every = sync.PROGRESS_EVERY
+    assert told == {"Indexing": [(every, total), (every * 2, total), (total, total)]}

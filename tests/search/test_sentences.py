@@ -234,6 +234,24 @@ def test_only_new_or_changed_articles_are_embedded(
     assert _stored(ws) == (after, sentences.MODEL)
 
 
+def test_vectors_made_again_tell_how_far_they_have_come(ws: Path, invoke: Invoke) -> None:
+    """Vectors of another model are made again by the next read, every article's, which on a
+    large wiki takes a while: the read tells how many are made (the command line's `Indexing`
+    bar), though no article changed."""
+    from skillwiki import api
+    from skillwiki.config import load_config
+
+    _workspace(ws, invoke)
+    with sqlite3.connect(index_path(find_workspace(ws))) as db:
+        db.execute("UPDATE meta SET value = 'another model' WHERE key = 'sentences'")
+    root = find_workspace(ws)
+    told: list[tuple[int, int]] = []
+    with api.open_wiki(root, load_config(root.config_file), indexing=lambda *now: told.append(now)):
+        pass
+    assert told == [(len(PAGES), len(PAGES))]
+    assert _stored(ws)[1] == sentences.MODEL
+
+
 def test_an_index_made_with_the_extra_off_gets_its_vectors_when_it_is_on(
     ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
 ) -> None:
