@@ -146,9 +146,15 @@ def search(
 
     # Copies take one place between them: rank further until `limit` pages are found, as many
     # more as the copies found so far take (at least twice as many).
+    # Past the places text_order reads for, its places are guesses, which the text ranking's
+    # best do not hang on; fused with rankings by meaning, a page they put first may sit
+    # there, and the best would hang on the guess (and so on the limit): every place is read.
+    reading = len(rows) if extras else limit
     shown_count = limit
     while True:
-        text_ranking = text_order(ws, rows, held, roots, shown_count, bodies, parts, titled)
+        text_ranking = text_order(
+            ws, rows, held, roots, max(reading, shown_count), bodies, parts, titled
+        )
         shown = fuse(text_ranking.ranked, extras, shown_count, signals_of)
         groups = grouped(shown, copies, words_of)
         if len(groups) >= limit or len(shown) < shown_count:
