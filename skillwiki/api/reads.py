@@ -152,10 +152,14 @@ def query(
     include_hidden: bool = False,
     explain: bool = False,
 ) -> QueryAnswer:
-    """Search the compiled articles for `text`, best first."""
+    """Search the compiled articles for `text`, best first (each lone surrogate in it, an
+    undecodable byte of a command-line argument, searched and echoed as U+FFFD)."""
     from skillwiki.reading import query_notices
     from skillwiki.search import search
     from skillwiki.search.copies import Copies
+    from skillwiki.search.text import well_formed
+
+    text = well_formed(text)
 
     hits = search(
         wiki.ws,

@@ -24,7 +24,7 @@ from skillwiki.search.near import Close as Close  # what closeness gives, named 
 from skillwiki.search.schema import in_chunks
 from skillwiki.search.snippets import marked_snippet
 from skillwiki.search.terms import MAX_QUERY_WORDS, distinct_words, prefixed, terms_of, word_root
-from skillwiki.search.text import words
+from skillwiki.search.text import well_formed, words
 from skillwiki.search.vectors import SHARED, Nearest, VectorCache
 from skillwiki.workspace import Workspace
 
@@ -93,6 +93,7 @@ def search(
     holds `db` (None: the one shared by those who hold none). A page whose whole title the
     query names (half its words or more) counts one word more held together (cover.py).
     """
+    text = well_formed(text)
     distinct = distinct_words(words(text))
     kept = distinct[:MAX_QUERY_WORDS]
     terms, boosts = terms_of(kept)

@@ -13,11 +13,20 @@ _CAMEL_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 # (_marks). The pattern opens with its `[` so that the regex engine can skip to each one: an
 # opening look-behind had it try every character.
 _BRACKETED = re.compile(r"\[(\w{1,3})\]")
+# A lone surrogate: no character, but what Python makes of a byte a command-line argument
+# cannot decode, or of a `\udcff` escape in a hook's JSON. No encoder or tokenizer takes one.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 STOP_WORDS = frozenset(
     "a about an and are as at be but by can could did do does for from how i if in into is it"
     " its me my of on or our should so than that the their them then there they this to us was"
     " we what when where which who why will with would you your".split()
 )
+
+
+def well_formed(text: str) -> str:
+    """`text` with each lone surrogate in it as U+FFFD, the character a decoder puts in place
+    of bytes it cannot read (as the index's articles have theirs)."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def normalize(text: str) -> str:

@@ -265,6 +265,23 @@ def test_an_index_made_with_the_extra_off_gets_its_vectors_when_it_is_on(
     assert len(vectors) == len(PAGES) and model == sentences.MODEL
 
 
+def test_a_query_holding_a_lone_surrogate_is_ranked_by_every_ranking(
+    ws: Path, invoke: Invoke
+) -> None:
+    """A byte a command-line argument cannot decode reaches the query as a lone surrogate (as
+    does a `\\udcff` escape in a hook's JSON), which neither model's tokenizer takes: the query
+    is answered, and echoed, as if that byte were U+FFFD, by all three rankings, rather than a
+    traceback (or JSON that is not UTF-8)."""
+    _workspace(ws, invoke)
+    answers = []
+    for text in ("keep a process \udcff running \ud800", "keep a process \ufffd running \ufffd"):
+        result = invoke("query", "-w", str(ws), text, "--json", "--explain")
+        assert result.exit_code == 0, result.output
+        answers.append(json.loads(result.stdout))
+    assert answers[0] == answers[1]  # the query too, as searched
+    assert answers[0]["results"][0]["signals"]["sentence_rank"] is not None
+
+
 def test_the_nearest_by_sentence(ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
     """The rank module's one call: the articles nearest the query by their prose, passing the
     filters; none for a query in a script the model does not read, or with the extra off."""
