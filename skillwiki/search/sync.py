@@ -32,8 +32,9 @@ LEVEL = 6
 # The first rows read, whose values make the compression dictionary of a new index.
 SAMPLE = 64
 
-# Articles embedded together.
-EMBED_BATCH = 1024
+# Articles embedded together: enough that their texts, sorted by length, pad little; few
+# enough that a sync's progress, told as their vectors are made, moves on a terminal.
+EMBED_BATCH = 256
 
 # How often a sync tells its progress: (articles put in, articles to put in).
 PROGRESS_EVERY = 64
@@ -102,14 +103,17 @@ def _apply(
     named: set[str] = set()  # the names of articles gone or come, and what they refer to
     for rel in gone:
         named.update(_delete(db, rel, packer))
+    tell = _Teller(progress, len(changed), vectors)
     for done, (rel, row) in enumerate(chain(first, read), start=1):
         named.update(_delete(db, rel, packer))
         if row is not None:
             _insert(db, rel, wanted[rel], row, packer, named, vectors)
-        _tell(progress, done, len(changed))
-    count_inbound(db, named, everything=len(changed) + len(gone) >= OPTIMIZE_AFTER)
+        tell(done)
     for embedding in vectors:
-        embedding.finish(ws, wiki, progress)
+        embedding.flush()
+    tell(len(changed))
+    count_inbound(db, named, everything=len(changed) + len(gone) >= OPTIMIZE_AFTER)
+    _embed_the_rest(ws, wiki, vectors, progress)
     for embedder in EMBEDDERS:
         if embedder not in on and changed:  # some articles lack one
             db.execute("REPLACE INTO meta VALUES (?, '')", (embedder.meta,))
@@ -119,10 +123,57 @@ def _apply(
     return bulk
 
 
-def _tell(progress: Progress | None, done: int, total: int) -> None:
-    """Tell `progress` how many of the articles to put in are in, every PROGRESS_EVERY."""
-    if progress is not None and (done % PROGRESS_EVERY == 0 or done == total):
-        progress(done, total)
+class _Teller:
+    """Tells `progress` how many of `total` articles are in, every PROGRESS_EVERY and the last,
+    each count once: of those read (`done`), the ones whose vectors are made, when some wait in
+    a batch of `vectors` (embedding them is most of the time a sync takes)."""
+
+    def __init__(
+        self, progress: Progress | None, total: int, vectors: Sequence[_Embedding] = ()
+    ) -> None:
+        self.progress, self.total, self.vectors = progress, total, vectors
+        self.told = 0
+
+    def __call__(self, done: int) -> None:
+        done -= max((len(embedding.batch) for embedding in self.vectors), default=0)
+        if self.progress is None or done == self.told or not self.total:
+            return
+        if done % PROGRESS_EVERY == 0 or done == self.total:
+            self.progress(done, self.total)
+            self.told = done
+
+
+def _embed_the_rest(
+    ws: Workspace, wiki: Snapshot, vectors: Sequence[_Embedding], progress: Progress | None
+) -> None:
+    """Give the vectors of each kind to the articles still without one, where that kind's were
+    not all of its model before the sync (indexed while the extra was off, or for another
+    model): each article read once, for every kind it lacks, and `progress` told how many of
+    those articles have their vectors, as a sync's articles put in are told."""
+    lacking: dict[int, tuple[str, list[_Embedding]]] = {}
+    for embedding in vectors:
+        for rowid, rel in embedding.missing():
+            lacking.setdefault(rowid, (rel, []))[1].append(embedding)
+    ids = sorted(lacking)
+    jobs = [
+        ArticleToRead(
+            ws.wiki / rel,
+            rel,
+            wiki.entry_of(rel),
+            embedded=tuple(embedding.embedder.field for embedding in kinds),
+        )
+        for rel, kinds in map(lacking.__getitem__, ids)
+    ]
+    tell = _Teller(progress, len(ids), vectors)
+    read = zip(ids, parallel.imap(read_row, jobs), strict=True)
+    for done, (rowid, row) in enumerate(read, start=1):
+        for embedding in lacking[rowid][1]:
+            embedding.add(rowid, row)
+        tell(done)
+    for embedding in vectors:
+        embedding.flush()
+        embedding.made()
+    tell(len(ids))
 
 
 def _read_changed(
@@ -151,7 +202,7 @@ def _vectors(db: sqlite3.Connection, embedder: Embedder) -> str | None:
 
 class _Embedding:
     """The vectors of one kind a sync makes: for the articles it puts in, a batch at a time
-    as they come, then for any other article that lacks one (`finish`)."""
+    as they come, then for any other article that lacks one (_embed_the_rest)."""
 
     def __init__(self, db: sqlite3.Connection, embedder: Embedder) -> None:
         self.db, self.embedder = db, embedder
@@ -165,9 +216,9 @@ class _Embedding:
         value = getattr(row, self.embedder.field) if row is not None else ""
         self.batch.append((rowid, self.embedder.texts(value)))
         if len(self.batch) >= EMBED_BATCH:
-            self._flush()
+            self.flush()
 
-    def _flush(self) -> None:
+    def flush(self) -> None:
         """Embed the batch's texts together, and put in each article's vectors, packed one
         after another in its row."""
         found, self.batch = self.batch, []
@@ -179,28 +230,20 @@ class _Embedding:
                 at += len(texts)
             self.db.executemany(f"INSERT INTO {self.embedder.table}(id, vec) VALUES (?, ?)", rows)
 
-    def finish(self, ws: Workspace, wiki: Snapshot, progress: Progress | None = None) -> None:
-        """Embed the articles put in that wait in the batch; then, unless every other article
-        had its vector of this model before the sync, those still without one (indexed while
-        the extra was off, or for another model), read again: `progress` is told how many of
-        those are in, as the articles put in were."""
-        self._flush()
-        if self.before != self.embedder.model:
-            table = self.embedder.table
-            missing = self.db.execute(
-                f"SELECT docs.id, docs.path FROM docs LEFT JOIN {table} ON {table}.id = docs.id"
-                f" WHERE {table}.id IS NULL ORDER BY docs.id"
-            ).fetchall()
-            field = (self.embedder.field,)
-            jobs = [
-                ArticleToRead(ws.wiki / rel, rel, wiki.entry_of(rel), embedded=field)
-                for _, rel in missing
-            ]
-            read = zip(missing, parallel.imap(read_row, jobs), strict=True)
-            for done, ((rowid, _), row) in enumerate(read, start=1):
-                self.add(rowid, row)
-                _tell(progress, done, len(missing))
-            self._flush()
+    def missing(self) -> list[tuple[int, str]]:
+        """The articles without a vector of this kind, (id, path) by id, unless every article
+        had one of this model before the sync."""
+        if self.before == self.embedder.model:
+            return []
+        table = self.embedder.table
+        found: list[tuple[int, str]] = self.db.execute(
+            f"SELECT docs.id, docs.path FROM docs LEFT JOIN {table} ON {table}.id = docs.id"
+            f" WHERE {table}.id IS NULL ORDER BY docs.id"
+        ).fetchall()
+        return found
+
+    def made(self) -> None:
+        """Record that every article has its vector of this kind's model."""
         self.db.execute(
             "REPLACE INTO meta VALUES (?, ?)", (self.embedder.meta, self.embedder.model)
         )

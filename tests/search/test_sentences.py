@@ -23,7 +23,7 @@ from skillwiki.search import index_path, sentences
 from skillwiki.search.filters import Filters
 from skillwiki.search.vectors import VectorCache
 from skillwiki.workspace import find_workspace
-from tests.support import DATA, Invoke, write
+from tests.support import DATA, Invoke, count_calls, write
 
 pytestmark = pytest.mark.skipif(
     not sentences.installed(), reason="the semantic extra is not installed"
@@ -234,35 +234,40 @@ def test_only_new_or_changed_articles_are_embedded(
     assert _stored(ws) == (after, sentences.MODEL)
 
 
-def test_vectors_made_again_tell_how_far_they_have_come(ws: Path, invoke: Invoke) -> None:
-    """Vectors of another model are made again by the next read, every article's, which on a
-    large wiki takes a while: the read tells how many are made (the command line's `Indexing`
-    bar), though no article changed."""
+def test_vectors_made_again_tell_how_far_they_have_come(
+    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Vectors of another model, of both kinds, are made again by the next read, every
+    article's, which on a large wiki takes a while: the read tells how many articles have them
+    (the command line's `Indexing` bar), though no article changed, counting an article once
+    its vectors are made, not once it is read; and it reads each article once for both kinds."""
     from skillwiki import api
     from skillwiki.config import load_config
+    from skillwiki.search import sync
 
     _workspace(ws, invoke)
     with sqlite3.connect(index_path(find_workspace(ws))) as db:
-        db.execute("UPDATE meta SET value = 'another model' WHERE key = 'sentences'")
+        db.execute("UPDATE meta SET value = 'another model' WHERE key IN ('sentences', 'vectors')")
     root = find_workspace(ws)
-    told: list[tuple[int, int]] = []
-    with api.open_wiki(root, load_config(root.config_file), indexing=lambda *now: told.append(now)):
+    embedded: list[str] = []
+    real_embed = sentences.embed
+
+    def embedding(texts: Any) -> Any:
+        embedded.extend(texts)
+        return real_embed(texts)
+
+    monkeypatch.setattr(sentences, "embed", embedding)
+    read = count_calls(monkeypatch, sync, "read_row")
+    told: list[tuple[int, int, int]] = []
+    with api.open_wiki(
+        root,
+        load_config(root.config_file),
+        indexing=lambda *now: told.append((*now, len(embedded))),
+    ):
         pass
-    assert told == [(len(PAGES), len(PAGES))]
+    assert told == [(len(PAGES), len(PAGES), len(PAGES))]  # each page has one passage
+    assert sorted(job.rel for (job,) in read) == sorted(f"notes/{name}" for name in PAGES)
     assert _stored(ws)[1] == sentences.MODEL
-
-
-def test_an_index_made_with_the_extra_off_gets_its_vectors_when_it_is_on(
-    ws: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("SKILLWIKI_SEMANTIC", "0")
-    _workspace(ws, invoke)
-    _query(invoke, ws, "process")
-    assert _stored(ws) == ({}, "")
-    monkeypatch.setenv("SKILLWIKI_SEMANTIC", "1")
-    _query(invoke, ws, "process")
-    vectors, model = _stored(ws)
-    assert len(vectors) == len(PAGES) and model == sentences.MODEL
 
 
 def test_a_query_holding_a_lone_surrogate_is_ranked_by_every_ranking(
