@@ -249,21 +249,14 @@ def test_vectors_made_again_tell_how_far_they_have_come(
     with sqlite3.connect(index_path(find_workspace(ws))) as db:
         db.execute("UPDATE meta SET value = 'another model' WHERE key IN ('sentences', 'vectors')")
     root = find_workspace(ws)
-    embedded: list[str] = []
-    real_embed = sentences.embed
-
-    def embedding(texts: Any) -> Any:
-        embedded.extend(texts)
-        return real_embed(texts)
-
-    monkeypatch.setattr(sentences, "embed", embedding)
+    embeds = count_calls(monkeypatch, sentences, "embed")
     read = count_calls(monkeypatch, sync, "read_row")
     told: list[tuple[int, int, int]] = []
-    with api.open_wiki(
-        root,
-        load_config(root.config_file),
-        indexing=lambda *now: told.append((*now, len(embedded))),
-    ):
+
+    def indexing(done: int, total: int) -> None:  # with how many texts were embedded by then
+        told.append((done, total, sum(len(texts) for (texts,) in embeds)))
+
+    with api.open_wiki(root, load_config(root.config_file), indexing=indexing):
         pass
     assert told == [(len(PAGES), len(PAGES), len(PAGES))]  # each page has one passage
     assert sorted(job.rel for (job,) in read) == sorted(f"notes/{name}" for name in PAGES)
