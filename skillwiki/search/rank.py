@@ -145,12 +145,12 @@ def search(
             read[page.path] = _words_of(f"{wiki}/{page.path}")
         return read[page.path]
 
-    # Copies take one place between them: rank further until `limit` pages are found, as many
-    # more as the copies found so far take (at least twice as many).
     # Past the places text_order reads for, its places are guesses, which the text ranking's
     # best do not hang on; fused with rankings by meaning, a page they put first may sit
     # there, and the best would hang on the guess (and so on the limit): every place is read.
     reading = len(rows) if extras else limit
+    # Copies take one place between them: rank further until `limit` pages are found, as many
+    # more as the copies found so far take (at least twice as many).
     shown_count = limit
     while True:
         text_ranking = text_order(
