@@ -129,7 +129,7 @@ class _Teller:
     a batch of `vectors` (embedding them is most of the time a sync takes)."""
 
     def __init__(
-        self, progress: Progress | None, total: int, vectors: Sequence[_Embedding] = ()
+        self, progress: Progress | None, total: int, vectors: Sequence[_Embedding]
     ) -> None:
         self.progress, self.total, self.vectors = progress, total, vectors
         self.told = 0

@@ -402,7 +402,10 @@ def test_a_row_of_sentence_vectors_that_is_not_one_to_four_has_the_index_rebuilt
     expected = answer()
     assert any(rank == 1 for _, rank in expected)
     with sqlite3.connect(index_path(find_workspace(ws))) as db:
-        db.execute("UPDATE sents SET vec = ? WHERE id = 1", (b"\1" * int(count * 388),))
+        db.execute(
+            "UPDATE sents SET vec = ? WHERE id = 1",
+            (b"\1" * int(count * (4 + sentences.DIMENSIONS)),),
+        )
     monkeypatch.setattr(rank, "SHARED", VectorCache())  # as a new process reads: all again
     assert answer() == expected
     assert len(_stored(ws)[0]["notes/cake.md"]) == 4 + sentences.DIMENSIONS
