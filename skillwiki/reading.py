@@ -29,7 +29,8 @@ class Refresh:
     index: sqlite3.Connection | None = None
     skipped: str | None = None
     wrote: frozenset[str] = frozenset()  # what the compile wrote, relative to .wiki/
-    listing: statcache.Listing | None = None  # the files as the compile left them
+    # The files as the compile left them (or as its plan found them, when `skipped`).
+    listing: statcache.Listing | None = None
 
     def __enter__(self) -> Refresh:
         return self
@@ -78,14 +79,11 @@ def refresh(
             write_cache=write_cache,
         )
     except (LockTimeout, ReadOnlyWorkspace) as exc:
-        reason = (
-            "another skillwiki process is writing"
-            if isinstance(exc, LockTimeout)
-            else "the workspace cannot be written"
+        return _uncompiled(ws, exc, None, shared=shared, kept=kept, indexing=indexing)
+    if result.unlocked is not None:
+        return _uncompiled(
+            ws, result.unlocked, result.listing, shared=shared, kept=kept, indexing=indexing
         )
-        snapshot = search.Snapshot(lambda: statcache.scan(ws.wiki))
-        index = search.open_index(ws, snapshot, shared=shared, kept=kept, progress=indexing)
-        return Refresh(0, index=index, skipped=f"{reason}: answered from the articles as they are")
     index = search.open_index(ws, result.snapshot, shared=shared, kept=kept, progress=indexing)
     wrote = {f"wiki/{article}" for article in result.written + result.removed}
     if wrote or result.indexes_written:
@@ -93,6 +91,29 @@ def refresh(
     return Refresh(
         result.refreshed, result.problems, index, wrote=frozenset(wrote), listing=result.listing
     )
+
+
+def _uncompiled(
+    ws: Workspace,
+    why: LockTimeout | ReadOnlyWorkspace,
+    listing: statcache.Listing | None,
+    *,
+    shared: bool,
+    kept: sqlite3.Connection | None,
+    indexing: Progress | None,
+) -> Refresh:
+    """A refresh that compiled nothing, for `why`: the index in step with the articles as they
+    are. `listing`: the files as the compile's plan found them, if it made one (a look at them
+    since the last compile, which compiled none of the changes it found)."""
+    reason = (
+        "another skillwiki process is writing"
+        if isinstance(why, LockTimeout)
+        else "the workspace cannot be written"
+    )
+    snapshot = search.Snapshot(lambda: statcache.scan(ws.wiki))
+    index = search.open_index(ws, snapshot, shared=shared, kept=kept, progress=indexing)
+    skipped = f"{reason}: answered from the articles as they are"
+    return Refresh(0, index=index, skipped=skipped, listing=listing)
 
 
 def _as_they_are(

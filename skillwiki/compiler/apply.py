@@ -3,6 +3,7 @@ many), drop orphans, keep hand edits, write index.md/index.json, outline.json an
 
 from __future__ import annotations
 
+import contextlib
 import marshal
 import time
 from collections.abc import Callable
@@ -16,7 +17,7 @@ from skillwiki import COMPILER, clock, fsio, parallel, statcache
 from skillwiki.compiler.freshness import Entry, Facts, Problem, State, row_key
 from skillwiki.compiler.plan import Plan, cache_path, make_plan
 from skillwiki.config import Config
-from skillwiki.errors import InputError
+from skillwiki.errors import InputError, LockTimeout, ReadOnlyWorkspace
 from skillwiki.fingerprint import fingerprint, xxh3
 from skillwiki.frontmatter.documents import body_of, decode, split
 from skillwiki.parallel import Progress as Progress  # named here too: compiler.Progress
@@ -44,6 +45,10 @@ class CompileResult:
     # wiki/ as this compile left it, for the search index
     snapshot: Snapshot = field(default_factory=lambda: Snapshot(dict))
     listing: statcache.Listing | None = None  # the files as this compile left them
+    # Why nothing was compiled, without `wait`: another writer held the lock (LockTimeout), or
+    # the checkout cannot be written (ReadOnlyWorkspace). `listing` is then the files as the plan
+    # found them, a look made since the last compile; nothing was written, not the stat cache.
+    unlocked: LockTimeout | ReadOnlyWorkspace | None = None
 
     @property
     def refreshed(self) -> int:
@@ -66,7 +71,8 @@ def compile_workspace(
 
     `trust_articles` (for the read commands) lists wiki/ by name only, and `changes` looks
     again only at the files it names: see make_plan. Without `wait`, a workspace lock held by
-    another writer raises LockTimeout at once. Without `write_cache`, the stat cache is
+    another writer (or a checkout that cannot be written) compiles nothing: the result says
+    why (`unlocked`) at once. Without `write_cache`, the stat cache is
     settled but not written (the caller writes it, with statcache.write, when it can spare
     the time: a server, once it is idle). With `outline` (the compile and ingest commands), a
     missing outline.json is made again from the articles (see heading_cache).
@@ -85,7 +91,13 @@ def compile_workspace(
         entry_of: Callable[[str], str | None] = partial(plan.entry_json, ws)
         done: set[str] = set()
     else:
-        with fsio.workspace_lock(ws, config.lock_timeout if wait else 0):
+        with contextlib.ExitStack() as held:
+            try:
+                held.enter_context(fsio.workspace_lock(ws, config.lock_timeout if wait else 0))
+            except (LockTimeout, ReadOnlyWorkspace) as exc:
+                if wait:
+                    raise
+                return CompileResult(plan.count(), listing=plan.listing, unlocked=exc)
             if _generation(ws) != generation:  # another writer finished meanwhile: look again
                 plan = make_plan(ws, config, trust_articles=trust_articles)
             result = _apply(ws, config, plan, force, progress, outline)

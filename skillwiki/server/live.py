@@ -331,14 +331,19 @@ class LiveWorkspace:
             read_only=self.read_only,
         )
         assert done.index is not None
+        # Another writer held the lock: the changes this look found are still to compile. Its
+        # listing is the next look's start, with what the watcher told kept for it to look at
+        # again (and what it tells meanwhile): not a look at every file.
+        uncompiled = done.skipped is not None and not self.read_only
         self._unwritten = None  # this look's cache is the newer, whether the same or not
-        if later and done.listing is not None and done.listing.cache.unwritten:
+        if later and not uncompiled and done.listing is not None and done.listing.cache.unwritten:
             from skillwiki.compiler.plan import cache_path
 
             self._unwritten = (cache_path(ws), done.listing.cache, config.fingerprint)
         self._index.keep(done.index, ws)
         self._listing = done.listing
-        self._changes.looked()
+        if not uncompiled:
+            self._changes.looked()
         reading = Reading(
             ws,
             config,

@@ -753,6 +753,31 @@ def test_a_look_that_fails_leaves_the_next_to_list_everything(
 
 
 @needs_inotify
+def test_a_look_another_writer_kept_from_compiling_leaves_the_next_to_list_only_what_changed(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A look made while another writer holds the lock compiles nothing (it answers from the
+    articles as they are), and what the watcher told stays for the next look: that one lists
+    only the files changed since the last compile, not every folder, and leaves the listing
+    and answers a look at every file gives."""
+    from skillwiki import fsio
+    from skillwiki.workspace import find_workspace
+
+    warm = LiveWorkspace(WorkspaceLookup(demo))
+    _hits(warm, "retry")
+    raw = demo / ".wiki" / "raw"
+    write(raw / "numbat.md", "# Numbat\n\nThe numbat page eats termites.\n")
+    with fsio.workspace_lock(find_workspace(demo), 0):  # held as by another process
+        with warm.reading() as read:
+            assert read.skipped is not None and read.refreshed == 0
+    assert not (demo / ".wiki" / "wiki" / "numbat.md").exists()
+    write(raw / "docs" / "ci.md", (raw / "docs" / "ci.md").read_text() + "\nThe kookaburra.\n")
+    _looked_as_at_every_file(warm, demo, monkeypatch)
+    assert (demo / ".wiki" / "wiki" / "numbat.md").is_file()
+    warm.close()
+
+
+@needs_inotify
 def test_after_a_change_the_other_folders_are_answered_by_the_records_kept(
     demo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
