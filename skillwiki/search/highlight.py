@@ -56,9 +56,8 @@ class Highlight:
         start alone too."""
         found: set[str] = set()
         meant: dict[str, tuple[frozenset[str], bool]] = {}
-        for term in terms:
-            if term in STOP_WORDS:
-                continue
+        # Stop words aside unless all are, as the query searches for them (terms.distinct_words).
+        for term in [term for term in terms if term not in STOP_WORDS] or terms:
             root = word_root(term)
             found.add(root)
             stems, by_start = meant.get(root.lower(), (frozenset(), False))

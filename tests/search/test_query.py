@@ -508,6 +508,9 @@ def test_stop_words_never_empty_a_query(demo: Path, invoke: Invoke) -> None:
     write(demo / ".wiki" / "raw" / "docs" / "who.md", "# The Who\n\nWho are they?\n")
     assert _found(invoke, demo, "who")[0] == "who.md"  # only stop words: all are kept
     assert _found(invoke, demo, "the who")[0] == "who.md"
+    # and the snippet shows them, marked, as it shows the words of any other query
+    result = invoke("query", "-w", str(demo), "the who", "--json")
+    assert json.loads(result.stdout)["results"][0]["snippet"] == "**Who** are they?"
     # With other words beside them, stop words are left out: "how" alone matches nothing here.
     assert _found(invoke, demo, "how do we deploy")[0] == "deployment.md"
 
