@@ -17,9 +17,14 @@ _BRACKETED = re.compile(r"\[(\w{1,3})\]")
 # cannot decode, or of a `\udcff` escape in a hook's JSON. No encoder or tokenizer takes one.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 STOP_WORDS = frozenset(
-    "a about an and are as at be but by can could did do does for from how i if in into is it"
-    " its me my of on or our should so than that the their them then there they this to us was"
-    " we what when where which who why will with would you your".split()
+    (
+        "a about an and are as at be but by can could did do does for from how i if in into is"
+        " it its me my of on or our should so than that the their them then there they this to"
+        " us was we what when where which who why will with would you your"
+        # What an apostrophe leaves of a contraction or a possessive ("isn't", "user's",
+        # "we'll"), which the index cuts there too: no word a person means, yet on most pages.
+        " aren couldn d didn doesn don hadn hasn haven isn ll m s shouldn t ve wasn weren wouldn"
+    ).split()
 )
 
 

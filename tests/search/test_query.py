@@ -533,6 +533,16 @@ def test_the_index_syncs_to_disk_at_checkpoints_not_at_each_commit(demo: Path) -
         assert db.execute("PRAGMA synchronous").fetchone() == (1,)
 
 
+def test_what_an_apostrophe_leaves_of_a_word_is_no_query_word() -> None:
+    """A query's "isn't" and "user's" are cut at the apostrophe, as the index cuts them: the
+    "t" and "s" they leave are on most pages, and a page was ranked for holding "don't"."""
+    from skillwiki.search import query_terms
+
+    assert query_terms("why isn't the user's key set") == query_terms("why is the user key set")
+    assert query_terms("we'll see, they've gone") == query_terms("we see, they gone")
+    assert query_terms("don't") == (['"don"', '"t"'], ['"don t"'])  # nothing else: all kept
+
+
 def test_a_query_of_one_stop_word_repeated_is_that_word_once() -> None:
     """A query of stop words alone keeps them, each once: 400 repeats of "the" (a pasted log)
     made 400 terms and 399 phrases, and took 14 s where one takes milliseconds."""
