@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 from skillwiki import search, statcache
 from skillwiki.compiler import Problem, Progress, compile_workspace, make_plan
 from skillwiki.config import Config
-from skillwiki.errors import LockTimeout, NotFound, OutsideWorkspace, ReadOnlyWorkspace
+from skillwiki.errors import LockTimeout, NotFound, OutsideWorkspace
 from skillwiki.fingerprint import fingerprint
 from skillwiki.frontmatter.documents import decode, split
 from skillwiki.search import Hit
@@ -68,22 +68,25 @@ def refresh(
     """
     if read_only:
         return _as_they_are(ws, config, shared=shared, kept=kept)
-    try:
-        result = compile_workspace(
-            ws,
-            config,
-            progress=progress,
-            trust_articles=True,
-            wait=False,
-            changes=changes,
-            write_cache=write_cache,
-        )
-    except (LockTimeout, ReadOnlyWorkspace) as exc:
-        return _uncompiled(ws, exc, None, shared=shared, kept=kept, indexing=indexing)
+    result = compile_workspace(
+        ws,
+        config,
+        progress=progress,
+        trust_articles=True,
+        wait=False,
+        changes=changes,
+        write_cache=write_cache,
+    )
     if result.unlocked is not None:
-        return _uncompiled(
-            ws, result.unlocked, result.listing, shared=shared, kept=kept, indexing=indexing
+        reason = (
+            "another skillwiki process is writing"
+            if isinstance(result.unlocked, LockTimeout)
+            else "the workspace cannot be written"
         )
+        snapshot = search.Snapshot(lambda: statcache.scan(ws.wiki))
+        index = search.open_index(ws, snapshot, shared=shared, kept=kept, progress=indexing)
+        skipped = f"{reason}: answered from the articles as they are"
+        return Refresh(0, index=index, skipped=skipped, listing=result.listing)
     index = search.open_index(ws, result.snapshot, shared=shared, kept=kept, progress=indexing)
     wrote = {f"wiki/{article}" for article in result.written + result.removed}
     if wrote or result.indexes_written:
@@ -91,29 +94,6 @@ def refresh(
     return Refresh(
         result.refreshed, result.problems, index, wrote=frozenset(wrote), listing=result.listing
     )
-
-
-def _uncompiled(
-    ws: Workspace,
-    why: LockTimeout | ReadOnlyWorkspace,
-    listing: statcache.Listing | None,
-    *,
-    shared: bool,
-    kept: sqlite3.Connection | None,
-    indexing: Progress | None,
-) -> Refresh:
-    """A refresh that compiled nothing, for `why`: the index in step with the articles as they
-    are. `listing`: the files as the compile's plan found them, if it made one (a look at them
-    since the last compile, which compiled none of the changes it found)."""
-    reason = (
-        "another skillwiki process is writing"
-        if isinstance(why, LockTimeout)
-        else "the workspace cannot be written"
-    )
-    snapshot = search.Snapshot(lambda: statcache.scan(ws.wiki))
-    index = search.open_index(ws, snapshot, shared=shared, kept=kept, progress=indexing)
-    skipped = f"{reason}: answered from the articles as they are"
-    return Refresh(0, index=index, skipped=skipped, listing=listing)
 
 
 def _as_they_are(
