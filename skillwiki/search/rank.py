@@ -171,12 +171,7 @@ def search(
                 page.title,
                 page.type,
                 round(group[0].score, 4),
-                marked_snippet(
-                    f"{wiki}/{page.path}",
-                    highlight,
-                    opening=page.signals.words == 0,
-                    data=bodies.get(page.path),
-                ),
+                marked_snippet(f"{wiki}/{page.path}", highlight, data=bodies.get(page.path)),
                 page.signals,
                 tuple(f".wiki/wiki/{each.path}" for each in group if each is not page),
             )

@@ -27,15 +27,17 @@ _TAGS_ONLY = re.compile(r"(?:<[^<>]*>\s*)+")
 _NOT_SHOWN = ("# ", "```", "~~~")
 # A heading's opening marks (CommonMark's ATX heading): a snippet shows its text.
 _HEADING_OPENING = re.compile(r"#{1,6}(?=[ \t]|\Z)")
+# How far a snippet's end moves in, at most, to fall between words (snippets._window).
+_EDGE = 24
 # Line breaks other than \n that str.splitlines cuts at too.
 _ODD_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
-def snippet(path: Path, terms: Sequence[str], width: int = 160, *, opening: bool = False) -> str:
-    """Return the line of the article that matches the most terms, with them in **bold**; with
-    `opening` (a page found by meaning alone, holding none of them), its first line of text."""
+def snippet(path: Path, terms: Sequence[str], width: int = 160) -> str:
+    """Return the line of the article that matches the most terms, with them in **bold**; if
+    none can be marked, its first line of text."""
     kept = kept_of(terms)
-    return marked_snippet(path, Highlight.of(kept, prefix=prefixed(kept)), width, opening=opening)
+    return marked_snippet(path, Highlight.of(kept, prefix=prefixed(kept)), width)
 
 
 def marked_snippet(
@@ -43,11 +45,12 @@ def marked_snippet(
     highlight: Highlight | None,
     width: int = 160,
     *,
-    opening: bool = False,
     data: bytes | None = None,
 ) -> str:
     """`snippet`, with the query's Highlight made once for all the hits; `data`: the article's
-    bytes if read already (None: read it here)."""
+    bytes if read already (None: read it here). A page with no line to mark shows its first
+    line of text: one found by meaning alone, or by a word the index finds where a mark cannot
+    go (the `Tools` of `allowedTools`, a word of a link's address)."""
     if highlight is None:
         return ""
     body = article_body(path) if data is None else body_of(decoded(data))
@@ -57,7 +60,7 @@ def marked_snippet(
     # (`E[x]tract`); the line is shown as written (code such as `v[0]` stays as it is).
     plain = unmark(body) if marked_letters(body) else body
     best = best_line(plain, highlight)
-    if not best and opening:
+    if not best:
         best = best_line_by_line(plain, Highlight(re.compile(r"\A")))  # the first line
     if not best:
         return ""
@@ -68,10 +71,25 @@ def marked_snippet(
     first = next(
         (m for m in highlight.pattern.finditer(best) if highlight.counts(m.group(0))), None
     )
-    start = max(0, (first.start() if first else 0) - width // 3)
-    cut = best[start : start + width]
-    cut = ("…" if start else "") + cut + ("…" if start + width < len(best) else "")
+    start, stop = _window(best, first.span() if first else (0, 0), width)
+    cut = ("…" if start else "") + best[start:stop] + ("…" if stop < len(best) else "")
     return highlight.pattern.sub(_bold(highlight), cut)
+
+
+def _window(line: str, first: tuple[int, int], width: int) -> tuple[int, int]:
+    """Where a snippet of `line` starts and stops: from about a third of `width` before the
+    first of the query's words (`first`, its span) to `width` after, each end moved in to the
+    nearest space (no word shown in part) if one is within _EDGE characters and leaves that
+    word whole; else (a long address, a run of Chinese) cut where it falls."""
+    start = max(0, first[0] - width // 3)
+    if start and not line[start - 1].isspace():
+        space = line.find(" ", start, min(first[0], start + _EDGE))
+        start = space + 1 if space != -1 else start
+    stop = start + width
+    if stop < len(line) and not line[stop].isspace():
+        space = line.rfind(" ", max(first[1], stop - _EDGE), stop)
+        stop = space if space != -1 else stop
+    return start, stop
 
 
 def shown_text(line: str) -> str:
@@ -113,8 +131,7 @@ def _marked_as_written(line: str, highlight: Highlight, width: int) -> str:
         for match in highlight.pattern.finditer(plain)
         if match.end() > match.start() and highlight.counts(match.group(0))
     ]
-    start = max(0, (spans[0][0] if spans else 0) - width // 3)
-    stop = start + width
+    start, stop = _window(line, spans[0] if spans else (0, 0), width)
     parts = ["…" if start else ""]
     done = start
     for left, right in spans:

@@ -175,6 +175,33 @@ def test_a_snippet_comes_from_anywhere_in_a_long_page(ws: Path, invoke: Invoke) 
     ]
 
 
+def test_a_snippet_of_a_long_line_shows_no_word_cut(ws: Path, invoke: Invoke) -> None:
+    """A line longer than a snippet is cut about a third of its width before the first of the
+    query's words, and a width after: each end at a space, so no word is shown in part (the
+    cut fell mid-word: "…nd call was refused"). Where no space is near (a long address), the
+    line is cut where it falls."""
+    words = " ".join(f"word{number}" for number in range(60))
+    text = f"# Long\n\n{words} the axolotl {words}\n\n{'x' * 300} okapi {'y' * 300}\n"
+    shown, unspaced = _snippets(ws, invoke, "notes/long.md", text, "axolotl", "okapi")
+    assert shown.startswith("…word") and shown.endswith("…") and "**axolotl**" in shown
+    inner = shown.removeprefix("…").removesuffix("…")
+    assert f" {inner} " in f" {words} the axolotl {words} ".replace("axolotl", "**axolotl**")
+    assert len(inner) <= 160
+    assert unspaced == "…" + "x" * 52 + " **okapi** " + "y" * 101 + "…"
+
+
+def test_a_page_found_by_a_word_no_mark_can_go_on_shows_its_first_line(
+    ws: Path, invoke: Invoke
+) -> None:
+    """The index finds "tools" in `allowedTools` (cut at its camel-case break), where a mark
+    cannot go: the hit shows the page's first line of text, as one found by meaning alone
+    does, not an empty snippet."""
+    text = "# Gateway\n\nThe gateway checks each call.\n\nSee `allowedTools` below.\n"
+    assert _snippets(ws, invoke, "notes/gateway.md", text, "tools") == [
+        "The gateway checks each call."
+    ]
+
+
 def test_a_snippet_marks_the_words_the_index_matched(ws: Path, invoke: Invoke) -> None:
     """The index stems words (SQLite's porter): "substitutions" finds "substituted", so the
     snippet marks it there, where a fixed cut of the word marked nothing and the hit showed
