@@ -14,6 +14,9 @@ from skillwiki.cli.common import JsonOption, NoCompileOption, WorkspaceOption, o
 if TYPE_CHECKING:
     from skillwiki.search import Hit
 
+# How much of a query "No results" quotes back, at most.
+QUOTED_MAX = 80
+
 
 def register(app: typer.Typer) -> None:
     app.command("query", no_args_is_help=True)(query)
@@ -31,7 +34,8 @@ def query(
         list[str] | None, typer.Option(help="Only articles with this tag (repeatable).")
     ] = None,
     show_all: Annotated[
-        bool, typer.Option("--all", help="Include archived and superseded lessons.")
+        bool,
+        typer.Option("--all", help="Include archived and superseded lessons, and retired rules."),
     ] = False,
     explain: Annotated[
         bool,
@@ -70,7 +74,8 @@ def query(
         render.print_json(answer.to_json())
         return
     if not answer.hits:
-        render.echo(f"No results for {text!r}.")
+        shown = text if len(text) <= QUOTED_MAX else text[: QUOTED_MAX - 1] + "…"
+        render.echo(f"No results for {shown!r}.")  # a pasted log is not printed back whole
     for number, hit in enumerate(answer.hits, start=1):
         _print_hit(number, hit, explain)
 

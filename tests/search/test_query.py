@@ -257,6 +257,10 @@ def test_query_limit_and_no_hits(demo: Path, invoke: Invoke) -> None:
     none = invoke("query", "-w", str(demo), "zzzyyyxxx")
     assert none.exit_code == 0
     assert none.stdout == "No results for 'zzzyyyxxx'.\n"
+    pasted = " ".join(f"zq{number}" for number in range(30000))  # a log pasted whole
+    none = invoke("query", "-w", str(demo), pasted)
+    assert none.exit_code == 0
+    assert none.stdout == f"No results for {pasted[:79] + '…'!r}.\n"  # quoted in part
 
 
 def test_query_refreshes_first_and_never_returns_raw(demo: Path, invoke: Invoke) -> None:
