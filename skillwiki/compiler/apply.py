@@ -45,9 +45,8 @@ class CompileResult:
     # wiki/ as this compile left it, for the search index
     snapshot: Snapshot = field(default_factory=lambda: Snapshot(dict))
     listing: statcache.Listing | None = None  # the files as this compile left them
-    # Why nothing was compiled, without `wait`: another writer held the lock (LockTimeout), or
-    # the checkout cannot be written (ReadOnlyWorkspace). `listing` is then the files as the plan
-    # found them, a look made since the last compile; nothing was written, not the stat cache.
+    # Why nothing was compiled (no `wait`): another writer held the lock, or the checkout cannot
+    # be written. `listing` is then the files as the plan found them; nothing was written.
     unlocked: LockTimeout | ReadOnlyWorkspace | None = None
 
     @property
@@ -318,7 +317,10 @@ def _job(ws: Workspace, config: Config, raw_rel: str, article: str) -> Job:
 def compile_one(job: Job) -> Compiled | Problem:
     """Compile one raw file into its article's bytes and catalog row (in a worker, if many)."""
     raw_rel, target, path, algorithm, max_bytes = job
-    data, stat = read_with_stat(Path(path))
+    try:
+        data, stat = read_with_stat(Path(path))
+    except FileNotFoundError:  # removed since it was listed: its article goes with the next
+        return Problem(f".wiki/raw/{raw_rel}", "removed while this compile ran")
     return _compiled(raw_rel, target, data, stat, algorithm, max_bytes)
 
 

@@ -87,7 +87,7 @@ def plan_key(
             fresh.append((target, source))
         else:
             plan.others.append(Entry(target, source, state))
-    for name in wiki:
+    for name in list(wiki):  # state_of drops an article that went since it was listed
         if folder + name not in expected:
             target = folder + name
             plan.others.append(Entry(target, None, state_of(ws, config, plan, target, None)))
@@ -169,7 +169,14 @@ def state_of(ws: Workspace, config: Config, plan: Plan, target: str, raw_rel: st
     if stat is None:
         return State.NEW
     known = plan.cache.article_facts(target, stat)
-    facts = _learned(ws, plan, target, stat) if known is None else Facts._make(known)
+    if known is not None:
+        facts = Facts._make(known)
+    else:
+        try:
+            facts = _learned(ws, plan, target, stat)
+        except FileNotFoundError:  # removed since it was listed (by another writer, a person)
+            plan.listing.set_article(target, None)
+            return State.NEW if raw_rel is not None else State.ORPHAN
     plan.facts[target] = facts
     if facts.edited:
         return State.EDITED
@@ -202,13 +209,16 @@ def _source_state(ws: Workspace, config: Config, plan: Plan, raw_rel: str, store
     another fingerprint algorithm too, checked against the file), stale otherwise."""
     raw_stat = plan.listing.raw_stat(raw_rel)
     current = plan.cache.raw_fingerprint(raw_rel, raw_stat)
-    if current is None:
-        current = fingerprint(read_bytes(ws.raw / raw_rel), config.fingerprint)
-        plan.cache.remember_raw(raw_rel, raw_stat, current)
-    if stored == current:
-        return State.FRESH
-    if algorithm_of(stored) not in (None, config.fingerprint):
-        return State.FRESH if matches(read_bytes(ws.raw / raw_rel), stored) else State.STALE
+    try:
+        if current is None:
+            current = fingerprint(read_bytes(ws.raw / raw_rel), config.fingerprint)
+            plan.cache.remember_raw(raw_rel, raw_stat, current)
+        if stored == current:
+            return State.FRESH
+        if algorithm_of(stored) not in (None, config.fingerprint):
+            return State.FRESH if matches(read_bytes(ws.raw / raw_rel), stored) else State.STALE
+    except FileNotFoundError:  # removed since it was listed: the compile finds it gone
+        pass
     return State.STALE
 
 

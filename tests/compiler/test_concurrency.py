@@ -220,3 +220,47 @@ def test_another_writer_right_after_the_lock_is_not_taken_for_this_one(
     assert others == [other]
     assert compile_workspace(root, config, trust_articles=True).kept_edited == [f"big/{other}"]
     assert "Edited by hand." in article.read_text()
+
+
+def test_files_removed_while_a_compile_plans_and_runs_are_taken_as_gone(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Between the listing and the read of a file, another writer (a compile beside this one,
+    a person) may remove it: a raw file read to be hashed, or to be compiled, and an article
+    read for its facts. The compile ended in a FileNotFoundError traceback. Now an article
+    gone is written again, and a raw file gone is named (exit 2, no traceback); the next
+    compile removes its article."""
+    from skillwiki.compiler import apply, freshness
+    from skillwiki.statcache import read_with_stat
+
+    raw, wiki = demo / ".wiki" / "raw" / "docs", demo / ".wiki" / "wiki" / "docs"
+    assert invoke("compile", "-w", str(demo)).exit_code == 0
+    for name in ("ci.md", "agents.md"):
+        write(raw / name, (raw / name).read_text() + "\nOne more line.\n")
+    later = time.time() + 5  # its stat no longer the one the cache vouches for: it is read
+    os.utime(wiki / "deployment.md", (later, later))
+
+    def removed_before(gone: set[Path]) -> Any:
+        def read(path: Path) -> Any:
+            if path in gone:
+                gone.discard(path)
+                path.unlink()
+            return read_with_stat(path)
+
+        return read
+
+    planning, compiling = {raw / "ci.md", wiki / "deployment.md"}, {raw / "agents.md"}
+    monkeypatch.setattr(freshness, "read_with_stat", removed_before(planning))
+    monkeypatch.setattr(apply, "read_with_stat", removed_before(compiling))
+    result = invoke("compile", "-w", str(demo))
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and not planning and not compiling
+    assert "Error: 2 raw files could not be compiled" in result.stderr
+    for name in ("agents.md", "ci.md"):
+        assert f".wiki/raw/docs/{name}: removed while this compile ran" in result.stderr
+    assert "docs/deployment.md" in (wiki / "deployment.md").read_text()  # written again
+    monkeypatch.undo()
+    again = invoke("compile", "-w", str(demo), "--json")
+    assert again.exit_code == 0, again.output
+    removed = sorted(json.loads(again.stdout)["removed"])
+    assert removed == [".wiki/wiki/docs/agents.md", ".wiki/wiki/docs/ci.md"]
