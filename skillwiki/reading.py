@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -214,7 +215,7 @@ def show(ws: Workspace, key: str, algorithm: str = "xxh3") -> Shown:
 
 
 def _resolve(ws: Workspace, key: str) -> str | None:
-    cleaned = key.strip().removeprefix("./").removeprefix(".wiki/")
+    cleaned = _from_here(ws, key) or key.strip().removeprefix("./").removeprefix(".wiki/")
     candidates = []
     if cleaned.startswith("wiki/"):
         candidates.append(cleaned.removeprefix("wiki/"))
@@ -226,6 +227,22 @@ def _resolve(ws: Workspace, key: str) -> str | None:
         if ".." not in rel.split("/") and _is_file(ws.wiki / rel):
             return rel
     return _by_id(ws, cleaned)
+
+
+def _from_here(ws: Workspace, key: str) -> str | None:
+    """`key` as a path from the working directory (`../.wiki/wiki/x.md` in a folder of the
+    checkout, `x.md` in .wiki/raw/), as `wiki/...` or `raw/...`, when it names a file of
+    either; None otherwise (a path from the workspace's root, an id)."""
+    try:
+        path = Path(os.path.abspath(key.strip()))
+        if not path.is_file():
+            return None
+    except (OSError, ValueError):  # a name the system refuses (too long, a NUL)
+        return None
+    for top, prefix in ((ws.wiki, "wiki/"), (ws.raw, "raw/")):
+        if path.is_relative_to(top):
+            return prefix + path.relative_to(top).as_posix()
+    return None
 
 
 def _is_file(path: Path) -> bool:

@@ -28,6 +28,25 @@ def test_show_by_id_article_path_or_raw_path(demo: Path, invoke: Invoke, key: st
     assert result.stdout == article.read_text()
 
 
+def test_show_takes_a_path_from_the_working_directory(
+    demo: Path, invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From a folder of the checkout, `../.wiki/wiki/x.md` is the article it names (it was "no
+    article or lesson"); in .wiki/raw/, a raw file's own path; from the root, as before."""
+    article = demo / ".wiki" / "wiki" / "lessons" / f"{LESSON}.md"
+    (demo / "src").mkdir()
+    for here, key in [
+        (demo / "src", f"../.wiki/wiki/lessons/{LESSON}.md"),
+        (demo / ".wiki" / "raw", f"lessons/{LESSON}.md"),
+        (demo / ".wiki" / "raw" / "lessons", f"{LESSON}.md"),
+        (demo, f".wiki/wiki/lessons/{LESSON}.md"),
+    ]:
+        monkeypatch.chdir(here)
+        result = invoke("show", key)
+        assert result.exit_code == 0, (here, key, result.output)
+        assert result.stdout == article.read_text()
+
+
 def test_show_json(demo: Path, invoke: Invoke) -> None:
     shown = json.loads(invoke("show", "-w", str(demo), "raw/docs/oncall.txt", "--json").stdout)
     assert shown["path"] == ".wiki/wiki/docs/oncall.txt.md"
