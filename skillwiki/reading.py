@@ -215,7 +215,7 @@ def show(ws: Workspace, key: str, algorithm: str = "xxh3") -> Shown:
 
 
 def _resolve(ws: Workspace, key: str) -> str | None:
-    cleaned = _from_here(ws, key) or key.strip().removeprefix("./").removeprefix(".wiki/")
+    cleaned = (_from_here(ws, key) or key.strip()).removeprefix("./").removeprefix(".wiki/")
     candidates = []
     if cleaned.startswith("wiki/"):
         candidates.append(cleaned.removeprefix("wiki/"))
@@ -231,18 +231,13 @@ def _resolve(ws: Workspace, key: str) -> str | None:
 
 def _from_here(ws: Workspace, key: str) -> str | None:
     """`key` as a path from the working directory (`../.wiki/wiki/x.md` in a folder of the
-    checkout, `x.md` in .wiki/raw/), as `wiki/...` or `raw/...`, when it names a file of
-    either; None otherwise (a path from the workspace's root, an id)."""
-    try:
-        path = Path(os.path.abspath(key.strip()))
-        if not path.is_file():
-            return None
-    except (OSError, ValueError):  # a name the system refuses (too long, a NUL)
+    checkout), from the workspace's root, when it names a file of .wiki/; None otherwise (a
+    path from the workspace's root, an id). A name the system refuses names no file."""
+    path = os.path.abspath(key.strip())
+    if not os.path.isfile(path):
         return None
-    for top, prefix in ((ws.wiki, "wiki/"), (ws.raw, "raw/")):
-        if path.is_relative_to(top):
-            return prefix + path.relative_to(top).as_posix()
-    return None
+    rel = ws.rel(Path(path))
+    return rel if rel.startswith(".wiki/") else None
 
 
 def _is_file(path: Path) -> bool:
